@@ -1,0 +1,59 @@
+/* gjk/base.h — status table, version, assertion hook.
+ *
+ * Statuses are results, not errors: every query returns one of them and they are all
+ * distinct. The table below is the single source of the enum, the names and the
+ * one-line messages; the daemon's wire status codes map one-to-one onto it. */
+#ifndef GJK_BASE_H
+#define GJK_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define GJK_API
+#else
+#define GJK_API __attribute__((visibility("default")))
+#endif
+
+#define GJK_VERSION_MAJOR 0
+#define GJK_VERSION_MINOR 1
+#define GJK_VERSION_PATCH 0
+
+/* X(NAME, value, "message"). Values are stable: they are also wire values. */
+#define GJK_STATUS_TABLE(X)                                                                        \
+    X(SEPARATED, 1, "shapes are separated; distance and witnesses are exact within tolerance")    \
+    X(TOUCHING, 2, "shapes touch: |signed distance| is within the contact tolerance")             \
+    X(OVERLAPPING, 3, "shapes overlap")                                                           \
+    X(BEYOND_CUTOFF, 4, "certified lower bound exceeds the cutoff; distance is that bound")       \
+    X(ITERATION_LIMIT, 5, "iteration cap reached; the best bounds found are reported")            \
+    X(CAPACITY_LIMIT, 6, "EPA ran out of its fixed capacity; the best depth found is reported")   \
+    X(INVALID_INPUT, 7, "invalid input: NaN/Inf, negative size or margin, bad quaternion, empty")
+
+typedef enum gjk_status {
+    GJK_STATUS_UNSPECIFIED = 0,
+#define GJK_X_ENUM(name, value, msg) GJK_STATUS_##name = value,
+    GJK_STATUS_TABLE(GJK_X_ENUM)
+#undef GJK_X_ENUM
+        GJK_STATUS_COUNT
+} gjk_status;
+
+/* Short upper-case name of a status ("SEPARATED"); "UNKNOWN" for values outside the table. */
+GJK_API const char *gjk_status_name(gjk_status status);
+/* One-line human-readable description of a status. */
+GJK_API const char *gjk_status_message(gjk_status status);
+
+/* Assertion hook: internal invariants only (never user input, which gets
+ * GJK_STATUS_INVALID_INPUT). Asserts stay on unless NDEBUG is defined. The default
+ * handler aborts; a program may install its own (returning from it continues). */
+typedef void gjk_assert_fn(const char *condition, const char *file, int line);
+GJK_API void gjk_set_assert_handler(gjk_assert_fn *handler);
+GJK_API void gjk_assert_failed(const char *condition, const char *file, int line);
+
+#ifdef NDEBUG
+#define GJK_ASSERT(c) ((void)0)
+#else
+#define GJK_ASSERT(c) ((c) ? (void)0 : gjk_assert_failed(#c, __FILE__, __LINE__))
+#endif
+
+#endif /* GJK_BASE_H */

@@ -1,0 +1,77 @@
+/* internal.h — contracts shared by support.c, gjk.c, epa.c and query.c. Not installed.
+ *
+ * The narrow phase works on the *cores* of the two shapes: a sphere is its centre point and
+ * a capsule its segment, their radii joining the margins in `inflate`. GJK and EPA then run
+ * on the Minkowski difference D = core(A) - core(B), expressed in A's local frame (the
+ * pair-local frame), and query.c adds `inflate` back, which is exact for Minkowski sums:
+ *   distance(A, B) = distance(coreA, coreB) - inflate        (cores separated)
+ *   depth(A, B)    = depth(coreA, coreB) + inflate           (cores overlapping)  */
+#ifndef GJK_INTERNAL_H
+#define GJK_INTERNAL_H
+
+#include "gjk/gjk.h"
+
+/* A pair of shapes placed in A's local frame. */
+typedef struct gjk_pair_frame {
+    const gjk_shape *a;
+    const gjk_shape *b;
+    gjk_mat3 rot_b;   /* rotation B-local -> A-local */
+    gjk_vec3 pos_b;   /* B's origin in A-local coordinates */
+    double inflate;   /* margins plus sphere/capsule radii of both shapes */
+    double scale;     /* size of the pair (for absolute tolerances): bounding radii + |pos_b| */
+    bool hill_a;      /* use hill climbing on A's / B's polytope */
+    bool hill_b;
+} gjk_pair_frame;
+
+/* One vertex of a simplex in D. */
+typedef struct gjk_vertex {
+    gjk_vec3 a;       /* support point of core A (A-local) */
+    gjk_vec3 b;       /* support point of core B (A-local) */
+    gjk_vec3 w;       /* a - b */
+    uint32_t ia, ib;  /* support features (GJK_CACHE_NO_INDEX when none) */
+} gjk_vertex;
+
+/* GJK's final simplex and the barycentric weights of its closest point to the origin. */
+typedef struct gjk_simplex {
+    gjk_vertex v[4];
+    double lambda[4];
+    int32_t count;
+} gjk_simplex;
+
+/* Support point of core(shape) in local direction d. `hint` seeds hill climbing (any
+ * value is safe); *index receives the support feature or GJK_CACHE_NO_INDEX. */
+gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
+                          uint32_t *index);
+
+/* Core point of a shape for a cached support feature; false if the index is not valid for
+ * this shape (stale or foreign cache). */
+bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point);
+
+/* Radius added to the core: margin + sphere/capsule radius. */
+double gjk_core_inflate(const gjk_shape *shape);
+
+/* Support vertex of D in direction d (A-local): a = sA(d), b = sB(-d), w = a - b. Hints
+ * seed hill climbing. */
+void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
+                      gjk_vertex *out);
+
+/* EPA on D, starting from GJK's final simplex (which contains the origin, possibly as a
+ * degenerate simplex: it is blown up to a tetrahedron). Finds the point p of the boundary
+ * of D nearest the origin: depth = |p|, normal = p / |p| (A towards B, A-local), and
+ * deepest points pa (on core A), pb (on core B) with pa - pb = p. No allocation: fixed
+ * capacity on the stack. Returns GJK_STATUS_OVERLAPPING (converged), TOUCHING (depth 0:
+ * the origin is on the boundary), ITERATION_LIMIT or CAPACITY_LIMIT (best estimate filled
+ * in); never NaN. */
+typedef struct gjk_epa_result {
+    gjk_status status;
+    double depth;
+    gjk_vec3 normal;
+    gjk_vec3 point_a, point_b;
+    int32_t iterations;
+    int32_t support_calls;
+} gjk_epa_result;
+
+gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                       const gjk_options *options);
+
+#endif /* GJK_INTERNAL_H */
