@@ -2,7 +2,8 @@
  *
  * Statuses are results, not errors: every query returns one of them and they are all
  * distinct. The table below is the single source of the enum, the names and the
- * one-line messages; the daemon's wire status codes map one-to-one onto it. */
+ * one-line messages; the daemon's wire status codes map one-to-one onto it. Values 1-7 are
+ * pair-query results; 8 and up are reported by the world layer (gjk/world.h). */
 #ifndef GJK_BASE_H
 #define GJK_BASE_H
 
@@ -28,7 +29,9 @@
     X(BEYOND_CUTOFF, 4, "certified lower bound exceeds the cutoff; distance is that bound")       \
     X(ITERATION_LIMIT, 5, "iteration cap reached; the best bounds found are reported")            \
     X(CAPACITY_LIMIT, 6, "EPA ran out of its fixed capacity; the best depth found is reported")   \
-    X(INVALID_INPUT, 7, "invalid input: NaN/Inf, negative size or margin, bad quaternion, empty")
+    X(INVALID_INPUT, 7, "invalid input: NaN/Inf, negative size or margin, bad quaternion, empty")  \
+    X(NOT_FOUND, 8, "no such robot, link, obstacle or part")                                      \
+    X(OUT_OF_MEMORY, 9, "allocation failed or a configured capacity was exceeded")
 
 typedef enum gjk_status {
     GJK_STATUS_UNSPECIFIED = 0,
