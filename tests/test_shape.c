@@ -526,9 +526,10 @@ static void test_polytope_create_layout(void **state)
         assert_int_equal((uintptr_t)p.x % 64, 0);
         assert_int_equal((uintptr_t)p.y % 64, 0);
         assert_int_equal((uintptr_t)p.z % 64, 0);
-        /* One allocation: the arrays live inside `storage`. */
-        assert_ptr_equal(p.x, p.storage);
-        assert_true((const char *)p.y > (const char *)p.x && (const char *)p.z > (const char *)p.y);
+        /* One allocation: the arrays live inside `storage`, one after the other. */
+        assert_true((const char *)p.x > (const char *)p.storage);
+        assert_ptr_equal(p.y, p.x + p.padded_count);
+        assert_ptr_equal(p.z, p.y + p.padded_count);
         double radius = 0.0;
         for (int32_t i = 0; i < p.padded_count; ++i) {
             gjk_vec3 expect = pts[i < n ? i : n - 1];
@@ -612,6 +613,67 @@ static void test_polytope_create_rejects(void **state)
         assert_int_equal(gjk_polytope_create(&p, q, 4, NULL, NULL), GJK_STATUS_INVALID_INPUT);
         assert_memory_equal(&p, &zero, sizeof p);
     }
+}
+
+/* Owned polytopes validate in O(1) against the record made when they were built, so a
+ * changed field is caught without scanning the vertices. */
+static void test_owned_polytope_tampering(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    gjk_polytope p;
+    assert_int_equal(gjk_polytope_create(&p, pts, 4, tet_start, tet_adj), GJK_STATUS_SEPARATED);
+    gjk_shape s = gjk_make_polytope(&p);
+    assert_int_equal(gjk_shape_validate(&s), GJK_STATUS_SEPARATED);
+
+    gjk_polytope copy = p; /* a struct copy describes the same block: still valid */
+    s.polytope = &copy;
+    assert_int_equal(gjk_shape_validate(&s), GJK_STATUS_SEPARATED);
+    copy.adj_start = NULL; /* dropping the adjacency is allowed */
+    copy.adj = NULL;
+    assert_int_equal(gjk_shape_validate(&s), GJK_STATUS_SEPARATED);
+
+    const char *what[] = {"count", "padded_count", "radius", "x", "z", "adj", "adj_start"};
+    for (size_t i = 0; i < sizeof what / sizeof what[0]; ++i) {
+        copy = p;
+        switch (i) {
+        case 0:
+            copy.count = 3;
+            break;
+        case 1:
+            copy.padded_count = 16;
+            break;
+        case 2:
+            copy.radius = 2.0;
+            break;
+        case 3:
+            copy.x = copy.y;
+            break;
+        case 4:
+            copy.z = tet_z;
+            break;
+        case 5:
+            copy.adj = tet_adj;
+            break;
+        default:
+            copy.adj_start = tet_start;
+            break;
+        }
+        if (gjk_shape_validate(&s) != GJK_STATUS_INVALID_INPUT) {
+            print_error("changed %s: still valid\n", what[i]);
+            fail();
+        }
+    }
+    /* Adjacency attached to a polytope created without one. */
+    gjk_polytope q;
+    assert_int_equal(gjk_polytope_create(&q, pts, 4, NULL, NULL), GJK_STATUS_SEPARATED);
+    q.adj_start = (const int32_t *)(const void *)(q.z + q.padded_count);
+    s.polytope = &q;
+    assert_int_equal(gjk_shape_validate(&s), GJK_STATUS_INVALID_INPUT);
+    q.adj_start = NULL;
+    assert_int_equal(gjk_shape_validate(&s), GJK_STATUS_SEPARATED);
+    gjk_polytope_destroy(&q);
+    gjk_polytope_destroy(&p);
 }
 
 static void test_polytope_destroy_is_safe(void **state)
@@ -874,6 +936,7 @@ int main(void)
         cmocka_unit_test(test_polytope_create_layout),
         cmocka_unit_test(test_polytope_create_adjacency),
         cmocka_unit_test(test_polytope_create_rejects),
+        cmocka_unit_test(test_owned_polytope_tampering),
         cmocka_unit_test(test_polytope_destroy_is_safe),
         cmocka_unit_test(test_support_closed_form),
         cmocka_unit_test(test_support_brute_force),
