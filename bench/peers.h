@@ -39,6 +39,8 @@ typedef struct bench_answer {
     bool has_normal;    /* normal is an answer */
     gjk_vec3 normal;    /* unit, from A to B, world frame */
     int32_t iterations; /* GJK iterations (or as the engine counts them); -1 when not exposed */
+    int32_t code;       /* the engine's own status code (gjk_status, libccd return value,
+                           btGjkEpaSolver2 status, ...), for the per-case CSV */
 } bench_answer;
 
 typedef struct bench_world {

@@ -107,6 +107,7 @@ void bt_gjk_query(void *p, const void *pr, bench_kind kind, void *warm, bench_an
     }
     *out = bench_answer{};
     out->iterations = detector.m_curIter;
+    out->code = detector.m_lastUsedMethod;
     out->ok = result.m_hasResult && std::isfinite(result.m_distance);
     if (!out->ok)
         return;
@@ -140,6 +141,7 @@ void bt_epa2_query(void *p, const void *pr, bench_kind kind, void *warm, bench_a
         pen = btGjkEpaSolver2::Penetration(pair->a, pair->tf_a, pair->b, pair->tf_b, guess, r);
     *out = bench_answer{};
     out->iterations = -1;
+    out->code = static_cast<int32_t>(r.status);
     if (kind == BENCH_DISTANCE) {
         out->ok = sep || r.status == btGjkEpaSolver2::sResults::Penetrating;
         if (sep) {

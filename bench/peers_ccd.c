@@ -121,6 +121,7 @@ static ccd_t ccd_settings(void)
 static void ccd_answer(int rc, ccd_real_t depth, const ccd_vec3_t *dir, bench_answer *out)
 {
     out->iterations = -1;
+    out->code = rc;
     out->ok = rc == 0 || rc == -1;
     if (rc == 0) {
         /* Translating B (obj2) by depth * dir separates the shapes: dir points from A to B. */

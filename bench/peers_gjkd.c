@@ -184,6 +184,7 @@ static void gjkd_query(void *p, const void *pr, bench_kind kind, void *warm, ben
                                                                 pair->pose_b, cache, &ctx->options);
     memset(out, 0, sizeof *out);
     out->iterations = r.iterations;
+    out->code = (int32_t)r.status;
     switch (r.status) {
     case GJK_STATUS_SEPARATED:
     case GJK_STATUS_TOUCHING:
