@@ -37,7 +37,8 @@ typedef struct sub_simplex {
     int32_t n;
     int32_t idx[4];
     double lambda[4];
-    double dist2; /* |sum lambda_i w_i|^2 */
+    gjk_vec3 v;   /* its point nearest the origin */
+    double dist2; /* |v|^2 */
 } sub_simplex;
 
 static bool same_sign(double a, double b)
@@ -45,35 +46,51 @@ static bool same_sign(double a, double b)
     return (a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0);
 }
 
-static void sub_finish(const gjk_vec3 *w, sub_simplex *s)
+/* Edge y - x of D, as (ya - xa) - (yb - xb): when one shape is much larger or farther from
+ * the pair origin than the other, the w's carry its rounding, while the differences of
+ * support points of the same shape are exact for a shared feature and accurate to the
+ * feature's own size otherwise. Thin simplices (a long edge of one shape against a short
+ * edge of the other) would otherwise get normals off by |w| eps / |short edge|. */
+static gjk_vec3 edge(const gjk_vertex *x, const gjk_vertex *y)
 {
-    gjk_vec3 v = gjk_v3(0.0, 0.0, 0.0);
-    for (int32_t k = 0; k < s->n; ++k) {
-        v = gjk_madd(v, s->lambda[k], w[s->idx[k]]);
+    return gjk_sub(gjk_sub(y->a, x->a), gjk_sub(y->b, x->b));
+}
+
+/* |v|^2 for v = w_0 + sum_{k>0} lambda_k (w_k - w_0): relative to the first vertex, so
+ * that errors in the weights scale with edge lengths, not with |w| (which can be huge next
+ * to the distance when a long thin simplex passes close to the origin). */
+static void sub_finish(const gjk_vertex *x, sub_simplex *s)
+{
+    const gjk_vertex *base = &x[s->idx[0]];
+    gjk_vec3 v = base->w;
+    for (int32_t k = 1; k < s->n; ++k) {
+        v = gjk_madd(v, s->lambda[k], edge(base, &x[s->idx[k]]));
     }
+    s->v = v;
     s->dist2 = gjk_length_sq(v);
 }
 
-static void sub_point(const gjk_vec3 *w, int32_t i, sub_simplex *out)
+static void sub_point(const gjk_vertex *x, int32_t i, sub_simplex *out)
 {
     out->n = 1;
     out->idx[0] = i;
     out->lambda[0] = 1.0;
-    out->dist2 = gjk_length_sq(w[i]);
+    out->v = x[i].w;
+    out->dist2 = gjk_length_sq(x[i].w);
 }
 
-/* Segment w_i w_j: the origin's projection at w_i + t (w_j - w_i), t = -w_i.e / e.e. */
-static void sub_segment(const gjk_vec3 *w, int32_t i, int32_t j, sub_simplex *out)
+/* Segment w_i w_j: the origin's projection at w_i + t e, t = -w_i.e / e.e. */
+static void sub_segment(const gjk_vertex *x, int32_t i, int32_t j, sub_simplex *out)
 {
-    gjk_vec3 e = gjk_sub(w[j], w[i]);
+    gjk_vec3 e = edge(&x[i], &x[j]);
     double ee = gjk_dot(e, e);
-    double t = ee > 0.0 ? -gjk_dot(w[i], e) / ee : 0.0;
+    double t = ee > 0.0 ? -gjk_dot(x[i].w, e) / ee : 0.0;
     if (!(t > 0.0)) {
-        sub_point(w, i, out);
+        sub_point(x, i, out);
         return;
     }
     if (t >= 1.0) {
-        sub_point(w, j, out);
+        sub_point(x, j, out);
         return;
     }
     out->n = 2;
@@ -81,7 +98,7 @@ static void sub_segment(const gjk_vec3 *w, int32_t i, int32_t j, sub_simplex *ou
     out->idx[1] = j;
     out->lambda[0] = 1.0 - t;
     out->lambda[1] = t;
-    sub_finish(w, out);
+    sub_finish(x, out);
 }
 
 static void keep_nearest(sub_simplex *best, const sub_simplex *candidate)
@@ -96,23 +113,45 @@ static double coord(gjk_vec3 v, int32_t axis)
     return axis == 0 ? v.x : (axis == 1 ? v.y : v.z);
 }
 
-/* Twice the signed area of (p, q, r) projected on the coordinate plane (k, l). */
-static double area2(gjk_vec3 p, gjk_vec3 q, gjk_vec3 r, int32_t k, int32_t l)
+/* 2-D cross product of u and v in the coordinate plane (k, l). */
+static double cross2(gjk_vec3 u, gjk_vec3 v, int32_t k, int32_t l)
 {
-    return (coord(q, k) - coord(p, k)) * (coord(r, l) - coord(p, l)) -
-           (coord(q, l) - coord(p, l)) * (coord(r, k) - coord(p, k));
+    return coord(u, k) * coord(v, l) - coord(u, l) * coord(v, k);
 }
 
-static void sub_triangle(const gjk_vec3 *w, int32_t i, int32_t j, int32_t k, sub_simplex *out)
+/* Triangle w_i w_j w_k, everything relative to w_i: edges e1 = w_j - w_i, e2 = w_k - w_i,
+ * q = (origin projected onto the plane) - w_i. The signed areas with one vertex replaced by
+ * the projected origin are then mu - cj - ck, cj = cross2(q, e2) and ck = cross2(e1, q),
+ * with mu = cross2(e1, e2) = n[axis]. */
+static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0, sub_simplex *out)
 {
-    gjk_vec3 a = w[i], b = w[j], c = w[k];
-    gjk_vec3 n = gjk_cross(gjk_sub(b, a), gjk_sub(c, a));
+    /* Base the computation at the vertex opposite the longest edge (a cyclic rotation, so
+     * orientation is kept). The normal is then the cross product of the two shortest edges,
+     * whose rounding is eps |e1| |e2|: on a long thin triangle (two long nearly parallel
+     * edges from a big shape, one short edge from a small one) the long pair would tilt the
+     * normal by eps |long| / |short|. */
+    int32_t i = i0, j = j0, k = k0;
+    {
+        double ljk = gjk_length_sq(edge(&x[j0], &x[k0]));
+        double lik = gjk_length_sq(edge(&x[i0], &x[k0]));
+        double lij = gjk_length_sq(edge(&x[i0], &x[j0]));
+        if (lik > ljk && lik >= lij) {
+            i = j0; /* longest edge i0 k0: base j0 */
+            j = k0;
+            k = i0;
+        } else if (lij > ljk && lij > lik) {
+            i = k0; /* longest edge i0 j0: base k0 */
+            j = i0;
+            k = j0;
+        }
+    }
+    gjk_vec3 a = x[i].w;
+    gjk_vec3 e1 = edge(&x[i], &x[j]), e2 = edge(&x[i], &x[k]);
+    gjk_vec3 n = gjk_cross(e1, e2);
     double nn = gjk_dot(n, n);
     double mu = 0.0, ci = 0.0, cj = 0.0, ck = 0.0;
     if (nn > 0.0) {
-        /* Origin projected onto the plane; areas in the plane of largest projection. The
-         * coordinate pair (k1, k2) is cyclic after the dropped axis, so mu = n[axis]. */
-        gjk_vec3 p = gjk_scale(n, gjk_dot(a, n) / nn);
+        gjk_vec3 q = gjk_sub(gjk_scale(n, gjk_dot(a, n) / nn), a);
         int32_t axis = 0;
         double m = fabs(n.x);
         if (fabs(n.y) > m) {
@@ -123,20 +162,24 @@ static void sub_triangle(const gjk_vec3 *w, int32_t i, int32_t j, int32_t k, sub
             axis = 2;
         }
         int32_t k1 = (axis + 1) % 3, k2 = (axis + 2) % 3;
-        mu = coord(n, axis);
-        ci = area2(p, b, c, k1, k2);
-        cj = area2(a, p, c, k1, k2);
-        ck = area2(a, b, p, k1, k2);
+        mu = cross2(e1, e2, k1, k2);
+        cj = cross2(q, e2, k1, k2);
+        ck = cross2(e1, q, k1, k2);
+        ci = mu - cj - ck;
         if (same_sign(mu, ci) && same_sign(mu, cj) && same_sign(mu, ck)) {
-            double sum = ci + cj + ck;
             out->n = 3;
             out->idx[0] = i;
             out->idx[1] = j;
             out->idx[2] = k;
-            out->lambda[0] = ci / sum;
-            out->lambda[1] = cj / sum;
-            out->lambda[2] = ck / sum;
-            sub_finish(w, out);
+            out->lambda[1] = cj / mu;
+            out->lambda[2] = ck / mu;
+            out->lambda[0] = 1.0 - out->lambda[1] - out->lambda[2];
+            /* v is the projected origin itself, n (a.n) / n.n: its direction is that of
+             * the accurate normal, its length |a.n| / |n| is accurate to the rounding of
+             * a. Summing weighted vertices instead would tilt v by (rounding of w) / |v|,
+             * which near contact is far more than the next support point can tolerate. */
+            out->v = gjk_add(q, a);
+            out->dist2 = gjk_length_sq(out->v);
             return;
         }
     }
@@ -145,38 +188,45 @@ static void sub_triangle(const gjk_vec3 *w, int32_t i, int32_t j, int32_t k, sub
     out->dist2 = INFINITY;
     sub_simplex cand;
     if (!same_sign(mu, ci)) {
-        sub_segment(w, j, k, &cand);
+        sub_segment(x, j, k, &cand);
         keep_nearest(out, &cand);
     }
     if (!same_sign(mu, cj)) {
-        sub_segment(w, i, k, &cand);
+        sub_segment(x, i, k, &cand);
         keep_nearest(out, &cand);
     }
     if (!same_sign(mu, ck)) {
-        sub_segment(w, i, j, &cand);
+        sub_segment(x, i, j, &cand);
         keep_nearest(out, &cand);
     }
 }
 
-/* Signed volume of (p, q, r, s): (q - p) . ((r - p) x (s - p)). */
-static double volume(gjk_vec3 p, gjk_vec3 q, gjk_vec3 r, gjk_vec3 s)
+static double det3(gjk_vec3 a, gjk_vec3 b, gjk_vec3 c)
 {
-    return gjk_dot(gjk_sub(q, p), gjk_cross(gjk_sub(r, p), gjk_sub(s, p)));
+    return gjk_dot(a, gjk_cross(b, c));
 }
 
-static void sub_tetrahedron(const gjk_vec3 *w, sub_simplex *out)
+/* Tetrahedron: with edges e_k = w_k - w_0 (k = 1..3), the origin is w_0 + sum lambda_k e_k
+ * where, by Cramer's rule, lambda_k = C_k / mu, mu = det(e1, e2, e3) and C_k the same
+ * determinant with e_k replaced by -w_0; C_0 = mu - C_1 - C_2 - C_3. */
+static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
 {
-    gjk_vec3 o = gjk_v3(0.0, 0.0, 0.0);
-    double mu = volume(w[0], w[1], w[2], w[3]);
-    double c[4] = {volume(o, w[1], w[2], w[3]), volume(w[0], o, w[2], w[3]),
-                   volume(w[0], w[1], o, w[3]), volume(w[0], w[1], w[2], o)};
+    gjk_vec3 e1 = edge(&x[0], &x[1]), e2 = edge(&x[0], &x[2]), e3 = edge(&x[0], &x[3]);
+    gjk_vec3 o = gjk_neg(x[0].w);
+    double mu = det3(e1, e2, e3);
+    double c[4];
+    c[1] = det3(o, e2, e3);
+    c[2] = det3(e1, o, e3);
+    c[3] = det3(e1, e2, o);
+    c[0] = mu - c[1] - c[2] - c[3];
     if (same_sign(mu, c[0]) && same_sign(mu, c[1]) && same_sign(mu, c[2]) && same_sign(mu, c[3])) {
-        double sum = c[0] + c[1] + c[2] + c[3];
         out->n = 4;
         for (int32_t k = 0; k < 4; ++k) {
             out->idx[k] = k;
-            out->lambda[k] = c[k] / sum;
+            out->lambda[k] = c[k] / mu;
         }
+        out->lambda[0] = 1.0 - out->lambda[1] - out->lambda[2] - out->lambda[3];
+        out->v = gjk_v3(0.0, 0.0, 0.0);
         out->dist2 = 0.0; /* the origin is inside */
         return;
     }
@@ -185,32 +235,28 @@ static void sub_tetrahedron(const gjk_vec3 *w, sub_simplex *out)
     sub_simplex cand;
     for (int32_t k = 0; k < 4; ++k) {
         if (!same_sign(mu, c[k])) {
-            sub_triangle(w, face[k][0], face[k][1], face[k][2], &cand);
+            sub_triangle(x, face[k][0], face[k][1], face[k][2], &cand);
             keep_nearest(out, &cand);
         }
     }
 }
 
-/* Replaces s by its sub-simplex nearest the origin, with weights; returns |v|^2. */
-static double reduce(gjk_simplex *s)
+/* Replaces s by its sub-simplex nearest the origin, with weights; returns |v|^2 and v. */
+static double reduce(gjk_simplex *s, gjk_vec3 *v)
 {
-    gjk_vec3 w[4];
-    for (int32_t k = 0; k < s->count; ++k) {
-        w[k] = s->v[k].w;
-    }
     sub_simplex r;
     switch (s->count) {
     case 1:
-        sub_point(w, 0, &r);
+        sub_point(s->v, 0, &r);
         break;
     case 2:
-        sub_segment(w, 0, 1, &r);
+        sub_segment(s->v, 0, 1, &r);
         break;
     case 3:
-        sub_triangle(w, 0, 1, 2, &r);
+        sub_triangle(s->v, 0, 1, 2, &r);
         break;
     default:
-        sub_tetrahedron(w, &r);
+        sub_tetrahedron(s->v, &r);
         break;
     }
     gjk_simplex old = *s;
@@ -219,16 +265,8 @@ static double reduce(gjk_simplex *s)
         s->lambda[k] = r.lambda[k];
     }
     s->count = r.n;
+    *v = r.v;
     return r.dist2;
-}
-
-static gjk_vec3 simplex_point(const gjk_simplex *s)
-{
-    gjk_vec3 v = gjk_v3(0.0, 0.0, 0.0);
-    for (int32_t k = 0; k < s->count; ++k) {
-        v = gjk_madd(v, s->lambda[k], s->v[k].w);
-    }
-    return v;
 }
 
 static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
@@ -314,10 +352,11 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
     gjk_simplex *s = &r.simplex;
     uint32_t hint_a = 0, hint_b = 0;
     double dist2;
+    gjk_vec3 v;
     if (cache != NULL && warm_simplex(f, cache, s)) {
         hint_a = s->v[s->count - 1].ia;
         hint_b = s->v[s->count - 1].ib;
-        dist2 = reduce(s);
+        dist2 = reduce(s, &v);
     } else {
         /* First support point: along the cached direction, else towards B's origin (the
          * centre of D is roughly -pos_b, so the nearest point of D to the origin lies on
@@ -338,12 +377,12 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         s->lambda[0] = 1.0;
         hint_a = s->v[0].ia;
         hint_b = s->v[0].ib;
-        dist2 = gjk_length_sq(s->v[0].w);
+        v = s->v[0].w;
+        dist2 = gjk_length_sq(v);
     }
 
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    gjk_vec3 v = simplex_point(s);
     bool overlap = s->count == 4 || dist2 <= abs_tol * abs_tol;
 
     while (!overlap) {
@@ -384,9 +423,10 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         }
 
         gjk_simplex previous = *s;
+        gjk_vec3 next_v;
         s->v[s->count] = x;
         s->count += 1;
-        double next2 = reduce(s);
+        double next2 = reduce(s, &next_v);
         if (s->count == 4) {
             overlap = true;
             break;
@@ -396,16 +436,16 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
             break;
         }
         dist2 = next2;
-        v = simplex_point(s);
+        v = next_v;
         if (dist2 <= abs_tol * abs_tol) {
             overlap = true;
         }
     }
 
-    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0), pb = gjk_v3(0.0, 0.0, 0.0);
-    for (int32_t k = 0; k < s->count; ++k) {
-        pa = gjk_madd(pa, s->lambda[k], s->v[k].a);
-        pb = gjk_madd(pb, s->lambda[k], s->v[k].b);
+    gjk_vec3 pa = s->v[0].a, pb = s->v[0].b;
+    for (int32_t k = 1; k < s->count; ++k) {
+        pa = gjk_madd(pa, s->lambda[k], gjk_sub(s->v[k].a, s->v[0].a));
+        pb = gjk_madd(pb, s->lambda[k], gjk_sub(s->v[k].b, s->v[0].b));
     }
     r.point_a = pa;
     r.point_b = pb;
@@ -413,7 +453,6 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         r.status = GJK_STATUS_OVERLAPPING;
         r.upper = s->count == 4 ? 0.0 : sqrt(dist2);
         r.lower = 0.0;
-        v = simplex_point(s);
     } else {
         r.upper = sqrt(dist2);
         if (r.lower > r.upper) {
