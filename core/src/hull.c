@@ -187,7 +187,9 @@ static gjk_status run_qhull(int dim, coordT *coords, int32_t count, hull_graph *
         for (int32_t i = 0; i < count; ++i) {
             new_index[i] = -1;
         }
-        /* Vertices are those of the facets (the vertex list may keep stragglers). */
+        /* Vertices are those of the facets (the vertex list may keep stragglers). Every
+         * one must be an input point: Qt adds none, but check rather than index blindly. */
+        bool foreign = false;
         FORALLfacets
         {
             if (facet->visible) {
@@ -196,7 +198,12 @@ static gjk_status run_qhull(int dim, coordT *coords, int32_t count, hull_graph *
             ++facet_count;
             FOREACHvertex_(facet->vertices)
             {
-                new_index[qh_pointid(qh, vertex->point)] = 0;
+                int id = qh_pointid(qh, vertex->point);
+                if (id >= 0 && id < count) {
+                    new_index[id] = 0;
+                } else {
+                    foreign = true;
+                }
             }
         }
         int32_t nv = 0;
@@ -206,7 +213,9 @@ static gjk_status run_qhull(int dim, coordT *coords, int32_t count, hull_graph *
         int32_t pairs_per_facet = dim == 3 ? 3 : 1;
         g->vertex = malloc((size_t)nv * sizeof *g->vertex);
         g->edge = malloc((size_t)facet_count * (size_t)pairs_per_facet * sizeof *g->edge);
-        if (g->vertex == NULL || g->edge == NULL) {
+        if (foreign || nv == 0) {
+            status = GJK_STATUS_INVALID_INPUT;
+        } else if (g->vertex == NULL || g->edge == NULL) {
             status = GJK_STATUS_OUT_OF_MEMORY;
         } else {
             /* Output vertices in ascending input order: deterministic. */
