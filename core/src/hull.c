@@ -371,9 +371,9 @@ static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, cons
             start[i + 1] += start[i];
             fill[i] = start[i];
         }
-        /* Edges are sorted by (lo, hi): appending hi to lo's list and lo to hi's list in
-         * this order leaves every list ascending (all lo < hi entries of vertex v come
-         * from edges with a smaller lo, which are earlier). */
+        /* Edges are sorted by (lo, hi). First every vertex receives its smaller
+         * neighbours (edges (lo, v) come in ascending lo), then its larger ones (edges
+         * (v, hi) in ascending hi): every list ends up ascending. */
         for (int32_t e = 0; e < g->edge_count; ++e) {
             adj[fill[g->edge[e].hi]++] = g->edge[e].lo;
         }
