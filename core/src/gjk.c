@@ -151,7 +151,8 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
     double nn = gjk_dot(n, n);
     double mu = 0.0, ci = 0.0, cj = 0.0, ck = 0.0;
     if (nn > 0.0) {
-        gjk_vec3 q = gjk_sub(gjk_scale(n, gjk_dot(a, n) / nn), a);
+        gjk_vec3 p = gjk_scale(n, gjk_dot(a, n) / nn); /* the projected origin */
+        gjk_vec3 q = gjk_sub(p, a);
         int32_t axis = 0;
         double m = fabs(n.x);
         if (fabs(n.y) > m) {
@@ -178,7 +179,7 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
              * the accurate normal, its length |a.n| / |n| is accurate to the rounding of
              * a. Summing weighted vertices instead would tilt v by (rounding of w) / |v|,
              * which near contact is far more than the next support point can tolerate. */
-            out->v = gjk_add(q, a);
+            out->v = p;
             out->dist2 = gjk_length_sq(out->v);
             return;
         }
@@ -241,30 +242,31 @@ static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
     }
 }
 
-/* Replaces s by its sub-simplex nearest the origin, with weights; returns |v|^2 and v. */
-static double reduce(gjk_simplex *s, gjk_vec3 *v)
+/* Writes into *out the sub-simplex of the first n vertices of src nearest the origin, with
+ * weights; returns |v|^2 and v. src keeps its own count (the caller may have put an extra
+ * vertex past it) and is left intact, so it still holds the previous simplex. */
+static double reduce(const gjk_simplex *src, int32_t n, gjk_simplex *out, gjk_vec3 *v)
 {
     sub_simplex r;
-    switch (s->count) {
+    switch (n) {
     case 1:
-        sub_point(s->v, 0, &r);
+        sub_point(src->v, 0, &r);
         break;
     case 2:
-        sub_segment(s->v, 0, 1, &r);
+        sub_segment(src->v, 0, 1, &r);
         break;
     case 3:
-        sub_triangle(s->v, 0, 1, 2, &r);
+        sub_triangle(src->v, 0, 1, 2, &r);
         break;
     default:
-        sub_tetrahedron(s->v, &r);
+        sub_tetrahedron(src->v, &r);
         break;
     }
-    gjk_simplex old = *s;
     for (int32_t k = 0; k < r.n; ++k) {
-        s->v[k] = old.v[r.idx[k]];
-        s->lambda[k] = r.lambda[k];
+        out->v[k] = src->v[r.idx[k]];
+        out->lambda[k] = r.lambda[k];
     }
-    s->count = r.n;
+    out->count = r.n;
     *v = r.v;
     return r.dist2;
 }
@@ -349,14 +351,18 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
     r.support_calls = 0;
     r.lower = 0.0;
 
-    gjk_simplex *s = &r.simplex;
+    gjk_simplex buf[2]; /* current simplex and scratch, swapped on progress */
+    gjk_simplex *s = &buf[0], *spare = &buf[1];
     uint32_t hint_a = 0, hint_b = 0;
     double dist2;
     gjk_vec3 v;
     if (cache != NULL && warm_simplex(f, cache, s)) {
         hint_a = s->v[s->count - 1].ia;
         hint_b = s->v[s->count - 1].ib;
-        dist2 = reduce(s, &v);
+        dist2 = reduce(s, s->count, spare, &v);
+        gjk_simplex *t = s;
+        s = spare;
+        spare = t;
     } else {
         /* First support point: along the cached direction, else towards B's origin (the
          * centre of D is roughly -pos_b, so the nearest point of D to the origin lies on
@@ -422,19 +428,20 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
             break; /* converged: no support point improves on the simplex */
         }
 
-        gjk_simplex previous = *s;
         gjk_vec3 next_v;
         s->v[s->count] = x;
-        s->count += 1;
-        double next2 = reduce(s, &next_v);
-        if (s->count == 4) {
+        double next2 = reduce(s, s->count + 1, spare, &next_v);
+        if (spare->count == 4) {
+            s = spare;
             overlap = true;
             break;
         }
         if (!(next2 < dist2)) {
-            *s = previous; /* no progress in floating point: keep the better simplex */
-            break;
+            break; /* no progress in floating point: keep the previous, better simplex */
         }
+        gjk_simplex *t = s;
+        s = spare;
+        spare = t;
         dist2 = next2;
         v = next_v;
         if (dist2 <= abs_tol * abs_tol) {
@@ -442,6 +449,7 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         }
     }
 
+    r.simplex = *s;
     gjk_vec3 pa = s->v[0].a, pb = s->v[0].b;
     for (int32_t k = 1; k < s->count; ++k) {
         pa = gjk_madd(pa, s->lambda[k], gjk_sub(s->v[k].a, s->v[0].a));
@@ -449,6 +457,7 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
     }
     r.point_a = pa;
     r.point_b = pb;
+    r.v = v;
     if (overlap) {
         r.status = GJK_STATUS_OVERLAPPING;
         r.upper = s->count == 4 ? 0.0 : sqrt(dist2);

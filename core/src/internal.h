@@ -89,7 +89,9 @@ typedef struct gjk_gjk_result {
     gjk_simplex simplex; /* final simplex and the weights of its point nearest the origin */
     gjk_vec3 point_a;    /* witness on core A (A-local) */
     gjk_vec3 point_b;    /* witness on core B (A-local) */
-    double lower, upper; /* certified bounds on the core distance (upper = |point_a - point_b|) */
+    gjk_vec3 v; /* point of the final simplex nearest the origin (A-local): point_a - point_b up
+                   to rounding, but with an accurate direction near contact */
+    double lower, upper; /* certified bounds on the core distance (upper = |v|) */
     int32_t iterations;
     int32_t support_calls;
 } gjk_gjk_result;

@@ -68,6 +68,26 @@ static gjk_result invalid_result(void)
     return r;
 }
 
+/* Per-query validation, O(1) for every kind. Polytope vertex lists and adjacency are
+ * checked in full where they are built (gjk_polytope_create, gjk_hull_build) and by
+ * gjk_shape_validate; a query checks the polytope's header only, because scanning 2000
+ * vertices costs more than the whole distance query. A non-finite vertex that a query
+ * reaches makes the answer non-finite, which is reported as GJK_STATUS_INVALID_INPUT;
+ * out-of-range neighbour indices are skipped by hill climbing. */
+static bool shape_is_valid(const gjk_shape *s)
+{
+    if (s == NULL) {
+        return false;
+    }
+    if (s->kind != GJK_SHAPE_POLYTOPE) {
+        return gjk_shape_validate(s) == GJK_STATUS_SEPARATED;
+    }
+    const gjk_polytope *p = s->polytope;
+    return isfinite(s->margin) && s->margin >= 0.0 && p != NULL && p->x != NULL && p->y != NULL &&
+           p->z != NULL && p->count >= 1 && p->padded_count >= p->count && isfinite(p->radius) &&
+           p->radius >= 0.0;
+}
+
 static bool use_hill_climbing(const gjk_shape *s, const gjk_options *o)
 {
     return s->kind == GJK_SHAPE_POLYTOPE && s->polytope->adj_start != NULL &&
@@ -83,9 +103,7 @@ static bool result_is_finite(const gjk_result *r)
 
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
 {
-    if (query == NULL || query->shape_a == NULL || query->shape_b == NULL ||
-        gjk_shape_validate(query->shape_a) != GJK_STATUS_SEPARATED ||
-        gjk_shape_validate(query->shape_b) != GJK_STATUS_SEPARATED ||
+    if (query == NULL || !shape_is_valid(query->shape_a) || !shape_is_valid(query->shape_b) ||
         !gjk_transform_is_valid(query->pose_a) || !gjk_transform_is_valid(query->pose_b) ||
         isnan(query->cutoff)) {
         return invalid_result();
@@ -150,10 +168,11 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         r.lower_bound = sd;
         r.upper_bound = sd;
     } else {
-        gjk_vec3 gap = gjk_sub(pb, pa);
-        double d = gjk_length(gap);
+        /* Normal and distance from GJK's v, whose direction stays accurate near contact
+         * (the witnesses' difference would carry their rounding / d). */
+        double d = gjk_length(g.v);
         if (d > 0.0) {
-            n = gjk_scale(gap, 1.0 / d);
+            n = gjk_scale(g.v, -1.0 / d);
         }
         sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
         if (g.status == GJK_STATUS_SEPARATED && sd < 0.0) {

@@ -24,12 +24,15 @@
 
 /* ------------------------------------------------------------------ polytopes */
 
+/* Index of the vertex of largest dot with d, or -1 if a vertex is not finite (the sum of
+ * all dots, kept on the side, is then not finite either: the check costs one add). */
 static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     int32_t n = p->count;
     double best[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     int32_t bi[4] = {0, 0, 0, 0};
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
     int32_t i = 0;
     /* Padded storage holds copies of the last vertex: scanning them changes nothing (the
      * lower original index wins the tie) and spares the tail. */
@@ -37,6 +40,7 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
     for (; i < n4; i += 4) {
         for (int32_t j = 0; j < 4; ++j) {
             double s = x[i + j] * d.x + y[i + j] * d.y + z[i + j] * d.z;
+            sum[j] += s;
             if (s > best[j]) {
                 best[j] = s;
                 bi[j] = i + j;
@@ -45,6 +49,7 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
     }
     for (; i < n; ++i) {
         double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
+        sum[0] += s;
         if (s > best[i & 3]) {
             best[i & 3] = s;
             bi[i & 3] = i;
@@ -57,6 +62,9 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
             bv = best[j];
             b = bi[j];
         }
+    }
+    if (!isfinite(sum[0] + sum[1] + sum[2] + sum[3]) && gjk_vec3_is_finite(d)) {
+        return -1;
     }
     return b < n ? b : n - 1;
 }
@@ -117,6 +125,10 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
     case GJK_SHAPE_POLYTOPE: {
         const gjk_polytope *p = shape->polytope;
         int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+        if (i < 0) {
+            *index = GJK_CACHE_NO_INDEX;
+            return gjk_v3(NAN, NAN, NAN); /* non-finite vertex: the query reports it */
+        }
         *index = (uint32_t)i;
         return gjk_v3(p->x[i], p->y[i], p->z[i]);
     }
