@@ -412,7 +412,10 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
             case GJK_SHAPE_CYLINDER:
                 e = shape->half_height * ai + disk_extent(axis, i, shape->radius);
                 break;
-            default: /* point */
+            case GJK_SHAPE_POINT:
+                break;
+            default:
+                GJK_ASSERT(false && "unknown shape kind");
                 break;
             }
             lo[i] = -e;
