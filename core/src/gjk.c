@@ -286,17 +286,17 @@ static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_si
     }
     s->count = 0;
     for (int32_t k = 0; k < cache->count; ++k) {
-        gjk_vertex x;
+        gjk_vertex *x = &s->v[s->count]; /* built in place, kept unless a duplicate */
         gjk_vec3 bl;
-        x.ia = cache->index_a[k];
-        x.ib = cache->index_b[k];
-        if (!gjk_core_point(f->a, x.ia, &x.a) || !gjk_core_point(f->b, x.ib, &bl)) {
+        x->ia = cache->index_a[k];
+        x->ib = cache->index_b[k];
+        if (!gjk_core_point(f->a, x->ia, &x->a) || !gjk_core_point(f->b, x->ib, &bl)) {
             return false;
         }
-        x.b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
-        x.w = gjk_sub(x.a, x.b);
-        if (!in_simplex(s, &x)) {
-            s->v[s->count++] = x;
+        x->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
+        x->w = gjk_sub(x->a, x->b);
+        if (!in_simplex(s, x)) {
+            s->count += 1;
         }
     }
     return s->count > 0;
@@ -312,11 +312,7 @@ static void write_cache(const gjk_pair_frame *f, const gjk_simplex *s, gjk_vec3 
             ++n;
         }
     }
-    for (int32_t k = n; k < 4; ++k) {
-        cache->index_a[k] = GJK_CACHE_NO_INDEX;
-        cache->index_b[k] = GJK_CACHE_NO_INDEX;
-    }
-    cache->count = n;
+    cache->count = n; /* slots past count are never read */
     cache->kind_a = (uint8_t)f->a->kind;
     cache->kind_b = (uint8_t)f->b->kind;
     cache->reserved = 0;
@@ -333,10 +329,11 @@ static gjk_vec3 cached_direction(const gjk_cache *cache, bool *ok)
     return d;
 }
 
-gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache)
+void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
+             gjk_gjk_result *out)
 {
     const gjk_options *opt = in->options;
-    gjk_gjk_result r;
+    gjk_gjk_result r; /* filled here, copied out once at the end */
     r.status = GJK_STATUS_SEPARATED;
     r.iterations = 0;
     r.support_calls = 0;
@@ -440,7 +437,6 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         }
     }
 
-    r.simplex = *s;
     gjk_vec3 pa = s->v[0].a, pb = s->v[0].b;
     for (int32_t k = 1; k < s->count; ++k) {
         pa = gjk_madd(pa, s->lambda[k], gjk_sub(s->v[k].a, s->v[0].a));
@@ -453,6 +449,7 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         r.status = GJK_STATUS_OVERLAPPING;
         r.upper = s->count == 4 ? 0.0 : sqrt(dist2);
         r.lower = 0.0;
+        r.simplex = *s; /* EPA's seed */
     } else {
         r.upper = sqrt(dist2);
         if (r.lower > r.upper) {
@@ -462,5 +459,18 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
     if (cache != NULL) {
         write_cache(f, s, v, cache);
     }
-    return r;
+    /* Everything but the simplex, which only an overlap needs. */
+    out->status = r.status;
+    out->point_a = r.point_a;
+    out->point_b = r.point_b;
+    out->v = r.v;
+    out->lower = r.lower;
+    out->upper = r.upper;
+    out->iterations = r.iterations;
+    out->support_calls = r.support_calls;
+    if (overlap) {
+        out->simplex = r.simplex;
+    } else {
+        out->simplex.count = 0;
+    }
 }

@@ -86,7 +86,7 @@ typedef struct gjk_gjk_input {
 
 typedef struct gjk_gjk_result {
     gjk_status status;   /* SEPARATED, OVERLAPPING, BEYOND_CUTOFF or ITERATION_LIMIT */
-    gjk_simplex simplex; /* final simplex and the weights of its point nearest the origin */
+    gjk_simplex simplex; /* OVERLAPPING: final simplex with weights (EPA's seed); else count 0 */
     gjk_vec3 point_a;    /* witness on core A (A-local) */
     gjk_vec3 point_b;    /* witness on core B (A-local) */
     gjk_vec3 v; /* point of the final simplex nearest the origin (A-local): point_a - point_b up
@@ -96,6 +96,7 @@ typedef struct gjk_gjk_result {
     int32_t support_calls;
 } gjk_gjk_result;
 
-gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache);
+void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
+             gjk_gjk_result *out);
 
 #endif /* GJK_INTERNAL_H */
