@@ -56,20 +56,6 @@ static gjk_vec3 edge(const gjk_vertex *x, const gjk_vertex *y)
     return gjk_sub(gjk_sub(y->a, x->a), gjk_sub(y->b, x->b));
 }
 
-/* |v|^2 for v = w_0 + sum_{k>0} lambda_k (w_k - w_0): relative to the first vertex, so
- * that errors in the weights scale with edge lengths, not with |w| (which can be huge next
- * to the distance when a long thin simplex passes close to the origin). */
-static void sub_finish(const gjk_vertex *x, sub_simplex *s)
-{
-    const gjk_vertex *base = &x[s->idx[0]];
-    gjk_vec3 v = base->w;
-    for (int32_t k = 1; k < s->n; ++k) {
-        v = gjk_madd(v, s->lambda[k], edge(base, &x[s->idx[k]]));
-    }
-    s->v = v;
-    s->dist2 = gjk_length_sq(v);
-}
-
 static void sub_point(const gjk_vertex *x, int32_t i, sub_simplex *out)
 {
     out->n = 1;
@@ -98,7 +84,13 @@ static void sub_segment(const gjk_vertex *x, int32_t i, int32_t j, sub_simplex *
     out->idx[1] = j;
     out->lambda[0] = 1.0 - t;
     out->lambda[1] = t;
-    sub_finish(x, out);
+    /* v = w_i + t e keeps a component along e of the rounding of w_i, which tilts a tiny v
+     * (parallel edges nearly touching) by eps |w_i| / |v|; a second projection removes it,
+     * leaving v exactly perpendicular to the accurate edge direction. */
+    gjk_vec3 v = gjk_madd(x[i].w, t, e);
+    v = gjk_madd(v, -gjk_dot(v, e) / ee, e);
+    out->v = v;
+    out->dist2 = gjk_length_sq(v);
 }
 
 static void keep_nearest(sub_simplex *best, const sub_simplex *candidate)

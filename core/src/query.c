@@ -15,10 +15,10 @@ gjk_options gjk_default_options(void)
 {
     gjk_options o;
     o.rel_tolerance = 1e-12;
-    o.abs_tolerance = 1e-15;
+    o.abs_tolerance = 1e-16;
     o.touch_tolerance = 1e-9;
     o.max_iterations = 128;
-    o.epa_max_iterations = 128;
+    o.epa_max_iterations = 512;
     o.hill_climb_min_vertices = 48;
     return o;
 }
