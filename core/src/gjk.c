@@ -269,6 +269,27 @@ static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
     return false;
 }
 
+/* True when |v| (squared: dist2) cannot be told from contact: below the absolute tolerance,
+ * or below the rounding of the simplex's own vertices (two ulps of the largest |w|): each w
+ * is only known to that, so a smaller v has no reliable length or direction. */
+static bool at_contact(const gjk_simplex *s, double dist2, double abs_tol, double scale)
+{
+    if (dist2 <= abs_tol * abs_tol) {
+        return true;
+    }
+    double bound = 2.0 * DBL_EPSILON * scale; /* scale >= every |w| */
+    if (dist2 > bound * bound) {
+        return false;
+    }
+    double wmax = 0.0;
+    for (int32_t k = 0; k < s->count; ++k) {
+        gjk_vec3 w = s->v[k].w;
+        wmax = fmax(wmax, fmax(fabs(w.x), fmax(fabs(w.y), fabs(w.z))));
+    }
+    double noise = 2.0 * DBL_EPSILON * wmax;
+    return dist2 <= noise * noise;
+}
+
 /* Rebuilds the cached simplex; false when the cache is cold, foreign or stale. */
 static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_simplex *s)
 {
@@ -369,7 +390,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
 
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    bool overlap = s->count == 4 || dist2 <= abs_tol * abs_tol;
+    bool overlap = s->count == 4 || at_contact(s, dist2, abs_tol, f->scale);
 
     while (!overlap) {
         double upper = sqrt(dist2);
@@ -424,7 +445,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
         spare = t;
         dist2 = next2;
         v = next_v;
-        if (dist2 <= abs_tol * abs_tol) {
+        if (at_contact(s, dist2, abs_tol, f->scale)) {
             overlap = true;
         }
     }
