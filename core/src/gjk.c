@@ -418,7 +418,10 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
         if (lower > r.lower) {
             r.lower = lower;
         }
-        if (r.lower > in->cutoff) {
+        /* A positive lower bound certifies that the cores are apart, so the signed
+         * distance is at least lower - inflate; before that, an overlap (negative signed
+         * distance) is not excluded and no negative cutoff may fire. */
+        if (r.lower > 0.0 && r.lower > in->cutoff) {
             r.status = GJK_STATUS_BEYOND_CUTOFF;
             break;
         }

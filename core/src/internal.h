@@ -78,9 +78,10 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
  * shapes (NULL: cold start) and writes the final simplex back into it. */
 typedef struct gjk_gjk_input {
     const gjk_options *options; /* resolved: no zero fields */
-    double cutoff; /* core-distance cutoff: BEYOND_CUTOFF once lower > cutoff (INFINITY: never) */
+    double cutoff;    /* core-distance cutoff: BEYOND_CUTOFF once lower > max(cutoff, 0) (INFINITY:
+                         never) */
     double threshold; /* boolean mode: SEPARATED once lower > threshold, OVERLAPPING once
-                         upper <= threshold (the pair's inflate: touching counts as overlap) */
+                         upper <= threshold (inflate + touch tolerance: touching counts) */
     bool boolean_only;
 } gjk_gjk_input;
 

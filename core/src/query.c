@@ -167,7 +167,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     gjk_gjk_input in;
     in.options = &opt;
     in.cutoff = query->cutoff + f.inflate; /* INFINITY stays INFINITY */
-    in.threshold = f.inflate;
+    /* Boolean answers agree with the signed distance's status: within the touch tolerance
+     * is touching, and touching counts as intersecting. */
+    in.threshold = f.inflate + opt.touch_tolerance;
     in.boolean_only = query->boolean_only;
     gjk_cache saved;
     if (cache != NULL) {
