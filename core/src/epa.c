@@ -37,25 +37,25 @@
  *    its boundary is checked to be one simple loop before anything changes. If rounding ever
  *    breaks that, EPA stops with its best estimate rather than corrupt the polytope.
  *
- * Capacity: no allocation; everything lives in one structure on the stack (~67 KiB) sized
- * for 512 vertices, which the deepest 2000 x 2000-vertex pairs of the case sets need (the
- * count grows as D approaches a sphere around the origin: the lower bound needs P to
- * approximate D everywhere to within h(n) - depth). Faces carry no adjacency: the faces
- * that see w are found by one pass over the plane arrays (structure of arrays, which the
- * compiler vectorises), and their edges are matched among themselves. */
+ * Capacity: no allocation; everything lives in one structure on the stack (63 KiB) sized
+ * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
+ * count grows as D approaches a ball around the origin: a certified lower bound needs P to
+ * follow D everywhere to within h(n) - depth). Faces carry no adjacency: the faces that see
+ * w come from one pass over the plane arrays (structure of arrays), and their edges are
+ * matched among themselves. */
 #include "internal.h"
 
 #include <float.h>
 #include <string.h>
 
 enum {
-    EPA_MAX_VERTICES = 512,
+    EPA_MAX_VERTICES = 480,
     /* A closed triangulated polytope with V vertices has 2V - 4 faces (Euler). */
     EPA_MAX_FACES = 2 * EPA_MAX_VERTICES - 4,
     /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
      * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
-    EPA_MAX_REGION = 256,
-    EPA_MAX_HORIZON = 256,
+    EPA_MAX_REGION = 128,
+    EPA_MAX_HORIZON = 128,
     EPA_DEFAULT_MAX_ITERATIONS = 128
 };
 
@@ -89,7 +89,6 @@ typedef struct epa_polytope {
     int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
     int16_t hface[EPA_MAX_HORIZON];                   /* ... and that seen face */
     int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
-    int16_t by_vertex[EPA_MAX_VERTICES];              /* horizon edge starting at a vertex */
 } epa_polytope;
 
 typedef struct epa_settings {
@@ -213,7 +212,6 @@ static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
         face_set(p, f, tri[f][0], tri[f][1], tri[f][2], n);
     }
     p->face_count = 4;
-    memset(p->by_vertex, 0xff, sizeof p->by_vertex);
 }
 
 static int32_t nearest_face(const epa_polytope *p)
@@ -285,31 +283,37 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, in
 }
 
 /* Links the horizon edges into a loop (hnext); false unless they form one simple loop:
- * every start vertex distinct, every edge followed by the one starting at its end, and
- * following the links from edge 0 visits all of them before coming back. */
+ * each edge is followed by exactly one edge starting where it ends, and following the links
+ * from edge 0 visits all of them before coming back. (Quadratic in the horizon length,
+ * which is small: a few to a few tens of edges.) */
 static bool link_horizon(epa_polytope *p, int32_t horizon)
 {
-    bool ok = horizon >= 3;
-    for (int32_t i = 0; i < horizon && ok; ++i) {
-        if (p->by_vertex[p->hx[i]] >= 0) {
-            ok = false;
-        } else {
-            p->by_vertex[p->hx[i]] = (int16_t)i;
-        }
-    }
-    for (int32_t i = 0; i < horizon && ok; ++i) {
-        p->hnext[i] = p->by_vertex[p->hy[i]];
-        ok = p->hnext[i] >= 0;
+    if (horizon < 3) {
+        return false;
     }
     for (int32_t i = 0; i < horizon; ++i) {
-        p->by_vertex[p->hx[i]] = -1;
+        int32_t next = -1;
+        for (int32_t j = 0; j < horizon; ++j) {
+            if (p->hx[j] == p->hy[i]) {
+                if (next >= 0) {
+                    return false; /* the loop touches itself at a vertex */
+                }
+                next = j;
+            }
+        }
+        if (next < 0) {
+            return false;
+        }
+        p->hnext[i] = (int16_t)next;
     }
     int32_t cur = 0;
-    for (int32_t k = 1; k <= horizon && ok; ++k) {
+    for (int32_t k = 1; k <= horizon; ++k) {
         cur = p->hnext[cur];
-        ok = (cur == 0) == (k == horizon);
+        if ((cur == 0) != (k == horizon)) {
+            return false;
+        }
     }
-    return ok;
+    return true;
 }
 
 /* Normal of the face outside the region across horizon edge i (the twin of x -> y): the
