@@ -234,19 +234,28 @@ typedef enum epa_expand_result {
 } epa_expand_result;
 
 /* Collects the faces that see vertex iw and are edge-connected to f0 (which sees it), and
- * the horizon: the edges of those faces whose twin belongs to a face that does not. */
+ * the horizon: the edges of those faces whose twin belongs to a face that does not. The
+ * same pass finds the nearest face among those that survive (*keep, -1 if none). */
 static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, int32_t *region_count,
-                                     int32_t *horizon_count)
+                                     int32_t *horizon_count, int32_t *keep)
 {
     gjk_vec3 w = p->w[iw];
-    int32_t seen = 0;
+    int32_t seen = 0, best = -1;
+    double best_d = INFINITY;
     p->seen[seen++] = (int16_t)f0;
     for (int32_t f = 0; f < p->face_count; ++f) {
-        if (f != f0 && p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > p->d[f]) {
+        double d = p->d[f];
+        if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d) {
+            if (f == f0) {
+                continue;
+            }
             if (seen == EPA_MAX_REGION) {
                 return EPA_EXPAND_CAPACITY;
             }
             p->seen[seen++] = (int16_t)f;
+        } else if (d < best_d) {
+            best_d = d;
+            best = f;
         }
     }
     memset(p->taken, 0, (size_t)seen * sizeof p->taken[0]);
@@ -277,8 +286,16 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, in
             }
         }
     }
+    /* Faces that see w but are not connected to f0 stay (rounding far away). */
+    for (int32_t s = 1; s < seen; ++s) {
+        if (!p->taken[s] && p->d[p->seen[s]] < best_d) {
+            best_d = p->d[p->seen[s]];
+            best = p->seen[s];
+        }
+    }
     *region_count = count;
     *horizon_count = horizon;
+    *keep = best;
     return EPA_EXPANDED;
 }
 
@@ -347,12 +364,12 @@ static void sort_ascending(int16_t *v, int32_t n)
     }
 }
 
-/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P. Nothing changes
- * unless the expansion succeeds. */
-static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw)
+/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
+ * the nearest face of the new P. Nothing changes unless the expansion succeeds. */
+static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, int32_t *nearest)
 {
-    int32_t region = 0, horizon = 0;
-    epa_expand_result e = find_region(p, f0, iw, &region, &horizon);
+    int32_t region = 0, horizon = 0, best = -1;
+    epa_expand_result e = find_region(p, f0, iw, &region, &horizon, &best);
     if (e != EPA_EXPANDED) {
         return e;
     }
@@ -376,13 +393,18 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
         }
         int32_t f = used < region ? p->region[used++] : p->face_count++;
         face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
+        if (best < 0 || p->d[f] < p->d[best]) {
+            best = f;
+        }
     }
     for (int32_t r = region - 1; r >= used; --r) {
         int32_t last = --p->face_count;
         if (last != p->region[r]) {
             face_move(p, p->region[r], last);
+            best = best == last ? p->region[r] : best;
         }
     }
+    *nearest = best;
     return EPA_EXPANDED;
 }
 
@@ -726,8 +748,8 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
 
     epa_polytope p;
     polytope_init(&p, seed.v);
+    int32_t fi = nearest_face(&p);
     for (;;) {
-        int32_t fi = nearest_face(&p);
         gjk_vec3 n = face_normal(&p, fi);
         double d = p.d[fi];
         double tolerance = epa_max(s.rel_tolerance * d, s.abs_tolerance);
@@ -770,7 +792,7 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         }
         int32_t iw = p.vertex_count++;
         vertex_set(&p, iw, &w);
-        epa_expand_result e = polytope_expand(&p, fi, iw);
+        epa_expand_result e = polytope_expand(&p, fi, iw, &fi);
         if (e != EPA_EXPANDED) {
             --p.vertex_count;
             r.status =
