@@ -234,10 +234,13 @@ typedef enum epa_expand_result {
 } epa_expand_result;
 
 /* Collects the faces that see vertex iw and are edge-connected to f0 (which sees it), and
- * the horizon: the edges of those faces whose twin belongs to a face that does not. The
- * same pass finds the nearest face among those that survive (*keep, -1 if none). */
-static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, int32_t *region_count,
-                                     int32_t *horizon_count, int32_t *keep)
+ * the horizon: the edges of those faces whose twin belongs to a face that does not. A face
+ * sees w when w is more than `eps` above its plane: faces w is coplanar with to rounding stay
+ * (a point on a flat part of D, e.g. a cone's base rim, would otherwise take the whole
+ * coplanar fan with it). The same pass finds the nearest face among those that survive
+ * (*keep, -1 if none). */
+static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                     int32_t *region_count, int32_t *horizon_count, int32_t *keep)
 {
     gjk_vec3 w = p->w[iw];
     int32_t seen = 0, best = -1;
@@ -245,7 +248,7 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, in
     p->seen[seen++] = (int16_t)f0;
     for (int32_t f = 0; f < p->face_count; ++f) {
         double d = p->d[f];
-        if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d) {
+        if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
             if (f == f0) {
                 continue;
             }
@@ -366,10 +369,11 @@ static void sort_ascending(int16_t *v, int32_t n)
 
 /* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
  * the nearest face of the new P. Nothing changes unless the expansion succeeds. */
-static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, int32_t *nearest)
+static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                         int32_t *nearest)
 {
     int32_t region = 0, horizon = 0, best = -1;
-    epa_expand_result e = find_region(p, f0, iw, &region, &horizon, &best);
+    epa_expand_result e = find_region(p, f0, iw, eps, &region, &horizon, &best);
     if (e != EPA_EXPANDED) {
         return e;
     }
@@ -792,7 +796,7 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         }
         int32_t iw = p.vertex_count++;
         vertex_set(&p, iw, &w);
-        epa_expand_result e = polytope_expand(&p, fi, iw, &fi);
+        epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
         if (e != EPA_EXPANDED) {
             --p.vertex_count;
             r.status =
