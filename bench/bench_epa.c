@@ -23,6 +23,7 @@ typedef struct row {
     char subset[64];
     char bucket;
     double err;
+    double gap; /* (depth_upper - depth) / lref */
     double ns;
     int32_t iterations;
     gjk_status status;
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
         snprintf(r->subset, sizeof r->subset, "%s", c->subset);
         r->bucket = gjk_case_bucket(&set, c);
         r->err = fabs(e.depth + c->sd) / c->lref;
+        r->gap = (e.depth_upper - e.depth) / c->lref;
         r->iterations = e.iterations;
         r->status = e.status;
         r->id = c->id;
@@ -181,24 +183,29 @@ int main(int argc, char **argv)
     printf("bench_epa %s: %zu intersecting cases with an overlapping GJK verdict (%d without)\n",
            argv[1], n, gjk_not_overlapping);
     printf("epa_max_iterations %d\n\n", opt.epa_max_iterations);
-    printf("depth error |depth - (-sd*)| / lref\n  subset      n      median         max"
-           "   converged  iter-limit  capacity  touching\n");
+    printf("depth error |depth - (-sd*)| / lref; gap: largest (depth_upper - depth) / lref when "
+           "converged\n  subset      n      median         max         gap   converged  iter-limit"
+           "  capacity  touching\n");
     const char *subsets[] = {"main", "scale", "degen", "traj"};
     for (int s = 0; s < 4; ++s) {
         size_t m = 0;
         int st[GJK_STATUS_COUNT] = {0};
+        double gap = 0.0;
         for (size_t i = 0; i < n; ++i) {
             if (!strcmp(rows[i].subset, subsets[s])) {
                 scratch[m++] = rows[i].err;
                 st[rows[i].status]++;
+                if (rows[i].status == GJK_STATUS_OVERLAPPING && rows[i].gap > gap) {
+                    gap = rows[i].gap;
+                }
             }
         }
         if (m == 0) {
             continue;
         }
         double med = quantile(scratch, m, 0.5), max = scratch[m - 1];
-        printf("  %-6s %6zu  %10.3g  %10.3g  %10d  %10d  %8d  %8d\n", subsets[s], m, med, max,
-               st[GJK_STATUS_OVERLAPPING], st[GJK_STATUS_ITERATION_LIMIT],
+        printf("  %-6s %6zu  %10.3g  %10.3g  %10.3g  %10d  %10d  %8d  %8d\n", subsets[s], m, med,
+               max, gap, st[GJK_STATUS_OVERLAPPING], st[GJK_STATUS_ITERATION_LIMIT],
                st[GJK_STATUS_CAPACITY_LIMIT], st[GJK_STATUS_TOUCHING]);
     }
     printf("\nEPA per size bucket (S: both <= 20 vertices, M: larger 32-256, L: larger "

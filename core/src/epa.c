@@ -551,6 +551,7 @@ static void answer_touching(const gjk_vertex *v, const double *lambda, int32_t c
 
 typedef struct epa_seed {
     gjk_vertex v[4];
+    double upper;  /* least support value h(n) seen: an upper bound on the depth */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
     bool touching; /* a support value proved depth ~ 0 */
@@ -564,7 +565,9 @@ static gjk_vertex seed_support(const gjk_pair_frame *f, const epa_settings *s, e
     gjk_vertex w;
     gjk_pair_support(f, n, seed->v[0].ia, seed->v[0].ib, &w);
     ++*support_calls;
-    if (!seed->touching && gjk_dot(w.w, n) <= s->zero) {
+    double h = gjk_dot(w.w, n);
+    seed->upper = h < seed->upper ? h : seed->upper;
+    if (!seed->touching && h <= s->zero) {
         seed->touching = true;
         seed->touch_normal = n;
     }
@@ -633,6 +636,7 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
                              const epa_settings *s, epa_seed *seed, int32_t *support_calls)
 {
     seed->count = 0;
+    seed->upper = INFINITY;
     seed->touching = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
@@ -747,9 +751,11 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             const double one = 1.0;
             answer_touching(seed.v, &one, seed.count > 0 ? 1 : 0, seed.touch_normal, &r);
         }
+        r.depth_upper = seed.upper > 0.0 && isfinite(seed.upper) ? seed.upper : 0.0;
         return r;
     }
 
+    double upper = seed.upper;
     epa_polytope p;
     polytope_init(&p, seed.v);
     int32_t fi = nearest_face(&p);
@@ -769,6 +775,7 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
         ++r.support_calls;
         double h = gjk_dot(w.w, n);
+        upper = h < upper ? h : upper;
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
             answer_from_face(&p, fi, slack, &r);
@@ -805,5 +812,6 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             break;
         }
     }
+    r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
     return r;
 }
