@@ -87,7 +87,6 @@ typedef struct epa_polytope {
     int16_t region[EPA_MAX_REGION];                   /* those edge-connected to the nearest face */
     bool taken[EPA_MAX_REGION];                       /* seen[i] is in region */
     int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
-    int16_t hface[EPA_MAX_HORIZON];                   /* ... and that seen face */
     int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
 } epa_polytope;
 
@@ -248,10 +247,10 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, do
     p->seen[seen++] = (int16_t)f0;
     for (int32_t f = 0; f < p->face_count; ++f) {
         double d = p->d[f];
+        if (f == f0) {
+            continue; /* in the region whatever the rounding */
+        }
         if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
-            if (f == f0) {
-                continue;
-            }
             if (seen == EPA_MAX_REGION) {
                 return EPA_EXPAND_CAPACITY;
             }
@@ -281,7 +280,6 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, do
                 }
                 p->hx[horizon] = x;
                 p->hy[horizon] = y;
-                p->hface[horizon] = p->region[r];
                 ++horizon;
             } else if (!p->taken[twin]) {
                 p->taken[twin] = true;
