@@ -372,8 +372,8 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
         const gjk_polytope *p = shape->polytope;
         GJK_ASSERT(p != NULL && p->count >= 1);
         for (int i = 0; i < 3; ++i) {
-            lo[i] = INFINITY;
-            hi[i] = -INFINITY;
+            lo[i] = HUGE_VAL;
+            hi[i] = -HUGE_VAL;
         }
         for (int32_t k = 0; k < p->count; ++k) {
             gjk_vec3 w = gjk_mat3_mul_vec(&r, polytope_vertex(p, k));
@@ -412,7 +412,10 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
             case GJK_SHAPE_CYLINDER:
                 e = shape->half_height * ai + disk_extent(axis, i, shape->radius);
                 break;
-            default: /* point */
+            case GJK_SHAPE_POINT:
+                break;
+            default:
+                GJK_ASSERT(false && "unknown shape kind");
                 break;
             }
             lo[i] = -e;
