@@ -17,7 +17,8 @@
 #include "oracle.h"
 
 #define TOL 1e-9
-#define TOUCH 1e-9 /* the default options' touch_tolerance */
+#define TOUCH 1e-9      /* the default options' touch_tolerance */
+#define NORMAL_TOL 1e-9 /* |normal - expected| where the geometry fixes the normal */
 
 static const double PI = 3.14159265358979323846;
 static const double SQRT2 = 1.41421356237309504880;
@@ -53,51 +54,71 @@ static gjk_status expected_status(double sd)
     return GJK_STATUS_OVERLAPPING;
 }
 
-/* One direction of the check. `normal` may be NULL (not unique); `wa`/`wb` may be NULL. */
-static void check_one(const gjk_shape *a, gjk_transform pa, const gjk_shape *b, gjk_transform pb,
-                      double want, const gjk_vec3 *normal, const gjk_vec3 *wa, const gjk_vec3 *wb,
-                      double scale)
+/* One direction of the check. `normal` may be NULL (not unique); `wa`/`wb` may be NULL.
+ * `line` and `how` name the case in a failure message. */
+static void check_one(int line, const char *how, const gjk_shape *a, gjk_transform pa,
+                      const gjk_shape *b, gjk_transform pb, double want, const gjk_vec3 *normal,
+                      double normal_tol, const gjk_vec3 *wa, const gjk_vec3 *wb, double scale)
 {
     gjk_cache cache;
     memset(&cache, 0, sizeof cache);
     gjk_result r = gjk_signed_distance(a, pa, b, pb, &cache, NULL);
-    ORACLE_ASSERT_STATUS(r.status, expected_status(want));
-    ORACLE_ASSERT_NEAR(r.distance, want, TOL * scale);
-    ORACLE_ASSERT_NEAR(gjk_length(r.normal), 1.0, 1e-12);
-    if (normal) {
-        ORACLE_ASSERT_NEAR(r.normal.x, normal->x, 1e-9);
-        ORACLE_ASSERT_NEAR(r.normal.y, normal->y, 1e-9);
-        ORACLE_ASSERT_NEAR(r.normal.z, normal->z, 1e-9);
-    }
+    const double t = TOL * scale;
     gjk_vec3 gap = gjk_sub(gjk_sub(r.point_b, r.point_a), gjk_scale(r.normal, r.distance));
-    ORACLE_ASSERT_NEAR(gjk_length(gap), 0.0, TOL * scale);
-    if (wa)
-        ORACLE_ASSERT_NEAR(gjk_distance_between(r.point_a, *wa), 0.0, TOL * scale);
-    if (wb)
-        ORACLE_ASSERT_NEAR(gjk_distance_between(r.point_b, *wb), 0.0, TOL * scale);
-    if (r.status == GJK_STATUS_SEPARATED) {
-        ORACLE_ASSERT_LE(r.lower_bound, r.distance + TOL * scale);
-        ORACLE_ASSERT_LE(r.distance - TOL * scale, r.upper_bound);
-    }
+    const char *why = NULL;
+    if (r.status != expected_status(want))
+        why = "status";
+    else if (!(fabs(r.distance - want) <= t))
+        why = "signed distance";
+    else if (!(fabs(gjk_length(r.normal) - 1.0) <= 1e-12))
+        why = "normal not unit";
+    else if (normal && !(gjk_distance_between(r.normal, *normal) <= normal_tol))
+        why = "normal";
+    else if (!(gjk_length(gap) <= t))
+        why = "witnesses: point_b - point_a != distance * normal";
+    else if (wa && !(gjk_distance_between(r.point_a, *wa) <= t))
+        why = "witness on A";
+    else if (wb && !(gjk_distance_between(r.point_b, *wb) <= t))
+        why = "witness on B";
+    else if (r.status == GJK_STATUS_SEPARATED &&
+             !(r.lower_bound <= r.distance + t && r.distance - t <= r.upper_bound))
+        why = "bounds do not bracket the distance";
+    if (why)
+        fail_msg("case at line %d (%s, kinds %d/%d): %s\n"
+                 "  want sd %.17g, got %.17g, status %s (%d GJK + %d EPA iterations)\n"
+                 "  normal (%.12g %.12g %.12g) want (%.12g %.12g %.12g)\n"
+                 "  point_a (%.12g %.12g %.12g) point_b (%.12g %.12g %.12g), |b - a - sd n| %.3g",
+                 line, how, (int)a->kind, (int)b->kind, why, want, r.distance,
+                 gjk_status_name(r.status), (int)r.iterations, (int)r.epa_iterations, r.normal.x,
+                 r.normal.y, r.normal.z, normal ? normal->x : 0.0, normal ? normal->y : 0.0,
+                 normal ? normal->z : 0.0, r.point_a.x, r.point_a.y, r.point_a.z, r.point_b.x,
+                 r.point_b.y, r.point_b.z, gjk_length(gap));
 }
 
 /* Checks A-B, B-A and both under a common rigid motion. Normal and witnesses in the world
  * frame of the unmoved poses. */
-static void check_pair(const gjk_shape *a, gjk_transform pa, const gjk_shape *b, gjk_transform pb,
-                       double want, const gjk_vec3 *normal, const gjk_vec3 *wa, const gjk_vec3 *wb)
+static void check_pair_at(int line, double normal_tol, const gjk_shape *a, gjk_transform pa,
+                          const gjk_shape *b, gjk_transform pb, double want, const gjk_vec3 *normal,
+                          const gjk_vec3 *wa, const gjk_vec3 *wb)
 {
     const double scale = 1.0;
-    check_one(a, pa, b, pb, want, normal, wa, wb, scale);
+    check_one(line, "A, B", a, pa, b, pb, want, normal, normal_tol, wa, wb, scale);
     gjk_vec3 flipped = normal ? gjk_neg(*normal) : gjk_v3(0, 0, 0);
-    check_one(b, pb, a, pa, want, normal ? &flipped : NULL, wb, wa, scale);
+    check_one(line, "B, A", b, pb, a, pa, want, normal ? &flipped : NULL, normal_tol, wb, wa,
+              scale);
 
     gjk_transform m = common_motion();
     gjk_vec3 mn = normal ? gjk_quat_rotate(m.q, *normal) : gjk_v3(0, 0, 0);
     gjk_vec3 mwa = wa ? gjk_transform_point(m, *wa) : gjk_v3(0, 0, 0);
     gjk_vec3 mwb = wb ? gjk_transform_point(m, *wb) : gjk_v3(0, 0, 0);
-    check_one(a, gjk_transform_mul(m, pa), b, gjk_transform_mul(m, pb), want, normal ? &mn : NULL,
-              wa ? &mwa : NULL, wb ? &mwb : NULL, scale + 4.0);
+    check_one(line, "A, B moved", a, gjk_transform_mul(m, pa), b, gjk_transform_mul(m, pb), want,
+              normal ? &mn : NULL, normal_tol, wa ? &mwa : NULL, wb ? &mwb : NULL, scale + 4.0);
 }
+#define check_pair(...) check_pair_at(__LINE__, NORMAL_TOL, __VA_ARGS__)
+/* Penetration of a curved boundary: EPA's facets fix the depth to ~1e-12 relative, but on a
+ * boundary of curvature radius rho a depth exact to eps fixes the normal only to about
+ * sqrt(2 eps / rho), i.e. ~1e-6 here. */
+#define check_pair_curved(...) check_pair_at(__LINE__, 1e-6, __VA_ARGS__)
 
 static gjk_vec3 vec(double x, double y, double z)
 {
@@ -296,7 +317,7 @@ static void test_cylinder(void **state)
     /* Sphere centre inside, nearer the mantle (0.2) than the caps (0.5): depth 0.2 + r. */
     c = gjk_transform_point(t, vec(0, 0.8, 0.5));
     n = gjk_quat_rotate(t.q, vec(0, 1, 0));
-    check_pair(&unit, t, &s2, at(c.x, c.y, c.z), -0.4, &n, NULL, NULL);
+    check_pair_curved(&unit, t, &s2, at(c.x, c.y, c.z), -0.4, &n, NULL, NULL);
 }
 
 static void test_cone(void **state)

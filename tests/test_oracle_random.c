@@ -21,6 +21,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -163,11 +164,18 @@ static oracle_answer oracle_of(const body *a, gjk_transform pa, const body *b, g
     return o;
 }
 
+/* Size of a pair: both circumradii (margins included) and the distance between the origins. */
+static double pair_size(const body *a, gjk_transform pa, const body *b, gjk_transform pb)
+{
+    return a->radius + a->margin + b->radius + b->margin + gjk_distance_between(pa.p, pb.p);
+}
+
 /* Checks one engine answer; returns a description of the first problem or NULL. */
 static const char *check_answer(const body *a, gjk_transform pa, const body *b, gjk_transform pb,
                                 const oracle_answer *o, const gjk_result *r, double lref,
-                                double tol, double *err)
+                                double tol, double *err, double *value)
 {
+    *value = 0;
     const double t = tol * lref, sd = (double)o->sd;
     *err = fabs(r->distance - sd) / lref;
     if (!isfinite(r->distance) || !gjk_vec3_is_finite(r->normal) ||
@@ -195,15 +203,27 @@ static const char *check_answer(const body *a, gjk_transform pa, const body *b, 
     double da = (double)oracle_point_distance(&oa, wa), db = (double)oracle_point_distance(&ob, wb);
     oracle_shape_free(&oa);
     oracle_shape_free(&ob);
-    if (!(fabs((double)(-ha - hb) - sd) <= t))
-        return "normal: its separation differs from sd*";
+    /* The normal must certify the distance: its separation -h_A(n) - h_B(-n) (never more
+     * than sd*) must fall short by no more than the distance tolerance, plus what the
+     * conditioning allows: a direction taken from a vector of length |sd*| known to
+     * ~1e3 eps L (L the pair's size) is off by that over |sd*| (capped at 1e-3 rad), and a
+     * tilt of the normal lowers the separation by up to the tilt times L. */
+    const double size = pair_size(a, pa, b, pb);
+    const double tilt = fmin(1e-3, 1e3 * DBL_EPSILON * size / fmax(fabs(sd), DBL_MIN));
+    *value = fabs((double)(-ha - hb) - sd) / (t + tilt * size) * tol;
+    if (!(*value <= tol))
+        return "normal: its separation differs from sd* (value: error / allowance * tol)";
     gjk_vec3 gap = gjk_sub(gjk_sub(r->point_b, r->point_a), gjk_scale(r->normal, r->distance));
-    if (!(gjk_length(gap) <= t))
-        return "witnesses: wb - wa != sd n";
-    if (!(da <= t) || !(db <= t))
-        return "witness outside its shape";
-    if (!((double)pa_off <= t) || !((double)pb_off <= t))
-        return "witness off its supporting plane along n";
+    *value = gjk_length(gap) / lref;
+    if (!(*value <= tol))
+        return "witnesses: wb - wa != sd n (value / lref)";
+    *value = fmax(da, db) / lref;
+    if (!(*value <= tol))
+        return "witness outside its shape (value / lref)";
+    /* The same tilt moves the supporting planes along n. */
+    *value = fmax((double)pa_off, (double)pb_off) / (t + tilt * size) * tol;
+    if (!(*value <= tol))
+        return "witness off its supporting plane along n (value: error / allowance * tol)";
     return NULL;
 }
 
@@ -258,21 +278,21 @@ static void run_trial(rng *r, int trial, want_state want, stats *st)
         memset(&cache, 0, sizeof cache);
         gjk_result res = gjk_signed_distance(&a.shape, pa, &b.shape, pb, &cache, &opt);
         ++st->queries;
-        double err;
-        const char *why = check_answer(&a, pa, &b, pb, &o, &res, lref, tol, &err);
+        double err, value;
+        const char *why = check_answer(&a, pa, &b, pb, &o, &res, lref, tol, &err, &value);
         if (isfinite(err) && err > st->max_err[want])
             st->max_err[want] = err;
         if (why) {
             if (st->bad++ < LIST_MAX)
                 print_message("  trial %d (%s, sizes %g/%g, n %d/%d, margins %.3g/%.3g, %s%s): "
-                              "%s; sd* %.17g sd %.17g status %s err %.3g\n",
+                              "%s %.3g; sd* %.17g sd %.17g status %s err %.3g\n",
                               trial,
                               want == WANT_SEPARATED  ? "separated"
                               : want == WANT_TOUCHING ? "touching"
                                                       : "intersecting",
                               sa, sb, a.n, b.n, a.margin, b.margin,
                               a.hull || b.hull ? "hull" : "raw", variant ? ", hill" : "", why,
-                              (double)o.sd, res.distance, gjk_status_name(res.status), err);
+                              value, (double)o.sd, res.distance, gjk_status_name(res.status), err);
         }
     }
     gjk_polytope_destroy(&a.poly);
