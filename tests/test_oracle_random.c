@@ -184,10 +184,12 @@ static const char *check_answer(const body *a, gjk_transform pa, const body *b, 
     if (r->status != GJK_STATUS_SEPARATED && r->status != GJK_STATUS_TOUCHING &&
         r->status != GJK_STATUS_OVERLAPPING)
         return "failure status";
-    if (sd > 1e-9 * lref && (r->distance <= 0 || r->status == GJK_STATUS_OVERLAPPING))
-        return "wrong verdict (separated reported as intersecting)";
-    if (sd < -1e-9 * lref && (r->distance >= 0 || r->status == GJK_STATUS_SEPARATED))
-        return "wrong verdict (intersecting reported as separated)";
+    /* The status is the verdict (the same rule as gjk_eval_verdict_wrong). */
+    const double vt = 1e-9 * lref;
+    if ((r->status == GJK_STATUS_SEPARATED && (sd < -vt || !(r->distance > 0))) ||
+        (r->status == GJK_STATUS_OVERLAPPING && (sd > vt || !(r->distance < 0))) ||
+        (r->status == GJK_STATUS_TOUCHING && fabs(sd) > 1e-9 + vt))
+        return "wrong verdict";
     if (!(fabs(r->distance - sd) <= t))
         return "signed distance";
     if (!(fabs(gjk_length(r->normal) - 1) <= 1e-9))

@@ -80,29 +80,49 @@ static void print_worst(const gjk_eval *ev, int32_t k, FILE *out)
     }
     free(all);
 
-    fprintf(out, "\ncases failing a check (err normal consistency plane on_shape / lref):\n");
-    int32_t listed = 0;
-    for (int32_t i = 0; i < ev->count; ++i) {
-        const gjk_eval_row *r = &ev->rows[i];
-        for (int w = 0; w < 2; ++w) {
-            const gjk_eval_check *ck = w ? &r->warm_check : &r->cold_check;
-            if ((w && !r->has_warm) || gjk_eval_check_ok(ck, r->tol))
-                continue;
-            const gjk_case *c = &ev->set->cases[i];
-            fprintf(out,
-                    "  %6d %-6s %-12s %-10s %s %-16s %s%s err %.3g normal %.3g cons %.3g plane "
-                    "%.3g shape %.3g\n",
-                    (int)c->id, c->subset, c->state, c->tag, w ? "warm" : "cold",
-                    gjk_status_name(w ? r->warm.status : r->cold.status),
-                    ck->failure ? "FAILURE " : "", ck->wrong_verdict ? "WRONG-VERDICT " : "",
-                    ck->err, ck->normal, ck->consistency, ck->plane, ck->on_shape);
-            if (++listed >= 200) {
-                fprintf(out, "  ... (stopping at 200)\n");
-                return;
+    /* Then the failing cases, by the first check each fails, up to 20 per check. */
+    static const char *const what[] = {"failure",     "wrong verdict", "signed distance", "normal",
+                                       "consistency", "support plane", "outside shape"};
+    enum { NWHAT = sizeof what / sizeof what[0], PER = 20 };
+    int32_t shown[NWHAT] = {0}, total[NWHAT] = {0};
+    fprintf(out, "\ncases failing a check (first failed check; values / lref):\n");
+    for (int kind = 0; kind < NWHAT; ++kind) {
+        for (int32_t i = 0; i < ev->count; ++i) {
+            const gjk_eval_row *r = &ev->rows[i];
+            for (int w = 0; w < 2; ++w) {
+                const gjk_eval_check *ck = w ? &r->warm_check : &r->cold_check;
+                if ((w && !r->has_warm) || gjk_eval_check_ok(ck, r->tol))
+                    continue;
+                int first = ck->failure                    ? 0
+                            : ck->wrong_verdict            ? 1
+                            : !(ck->err <= r->tol)         ? 2
+                            : !(ck->normal <= r->tol)      ? 3
+                            : !(ck->consistency <= r->tol) ? 4
+                            : !(ck->plane <= r->tol)       ? 5
+                                                           : 6;
+                if (first != kind)
+                    continue;
+                ++total[kind];
+                if (shown[kind]++ >= PER)
+                    continue;
+                const gjk_case *c = &ev->set->cases[i];
+                fprintf(out,
+                        "  %-15s %6d %-6s %-12s %-10s %s %-15s %s/%s err %.3g normal %.3g cons "
+                        "%.3g plane %.3g shape %.3g\n",
+                        what[kind], (int)c->id, c->subset, c->state, c->tag, w ? "warm" : "cold",
+                        gjk_status_name(w ? r->warm.status : r->cold.status),
+                        ev->set->shapes[c->shape_a].cls, ev->set->shapes[c->shape_b].cls, ck->err,
+                        ck->normal, ck->consistency, ck->plane, ck->on_shape);
             }
         }
     }
-    if (listed == 0)
+    int32_t failing = 0;
+    for (int kind = 0; kind < NWHAT; ++kind) {
+        if (total[kind] > PER)
+            fprintf(out, "  %-15s ... %d in all\n", what[kind], (int)total[kind]);
+        failing += total[kind];
+    }
+    if (failing == 0)
         fprintf(out, "  none\n");
 }
 
