@@ -113,16 +113,11 @@ static double coord(gjk_vec3 v, int32_t axis)
     return axis == 0 ? v.x : (axis == 1 ? v.y : v.z);
 }
 
-/* 2-D cross product of u and v in the coordinate plane (k, l). */
-static double cross2(gjk_vec3 u, gjk_vec3 v, int32_t k, int32_t l)
-{
-    return coord(u, k) * coord(v, l) - coord(u, l) * coord(v, k);
-}
-
-/* Triangle w_i w_j w_k, everything relative to w_i: edges e1 = w_j - w_i, e2 = w_k - w_i,
- * q = (origin projected onto the plane) - w_i. The signed areas with one vertex replaced by
- * the projected origin are then mu - cj - ck, cj = cross2(q, e2) and ck = cross2(e1, q),
- * with mu = cross2(e1, e2) = n[axis]. */
+/* Triangle w_i w_j w_k, everything relative to a base vertex w_b with edges e1, e2 to the
+ * two others: q = (origin projected onto the plane) - w_b, and, in the coordinate plane
+ * (k1, k2) where the triangle's projection is largest, the signed areas with one vertex
+ * replaced by the projected origin are ck = e1 x q, cj = q x e2 and mu - cj - ck, with
+ * mu = e1 x e2 = n[axis]. */
 static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0, sub_simplex *out)
 {
     /* Base the computation at the vertex opposite the longest edge (a cyclic rotation, so
@@ -130,42 +125,38 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
      * whose rounding is eps |e1| |e2|: on a long thin triangle (two long nearly parallel
      * edges from a big shape, one short edge from a small one) the long pair would tilt the
      * normal by eps |long| / |short|. */
+    gjk_vec3 eij = edge(&x[i0], &x[j0]), eik = edge(&x[i0], &x[k0]), ejk = edge(&x[j0], &x[k0]);
+    double lij = gjk_length_sq(eij), lik = gjk_length_sq(eik), ljk = gjk_length_sq(ejk);
     int32_t i = i0, j = j0, k = k0;
-    {
-        double ljk = gjk_length_sq(edge(&x[j0], &x[k0]));
-        double lik = gjk_length_sq(edge(&x[i0], &x[k0]));
-        double lij = gjk_length_sq(edge(&x[i0], &x[j0]));
-        if (lik > ljk && lik >= lij) {
-            i = j0; /* longest edge i0 k0: base j0 */
-            j = k0;
-            k = i0;
-        } else if (lij > ljk && lij > lik) {
-            i = k0; /* longest edge i0 j0: base k0 */
-            j = i0;
-            k = j0;
-        }
+    gjk_vec3 e1 = eij, e2 = eik;
+    if (lik > ljk && lik >= lij) {
+        i = j0; /* longest edge i0 k0: base j0 */
+        j = k0;
+        k = i0;
+        e1 = ejk;
+        e2 = gjk_neg(eij);
+    } else if (lij > ljk && lij > lik) {
+        i = k0; /* longest edge i0 j0: base k0 */
+        j = i0;
+        k = j0;
+        e1 = gjk_neg(eik);
+        e2 = gjk_neg(ejk);
     }
     gjk_vec3 a = x[i].w;
-    gjk_vec3 e1 = edge(&x[i], &x[j]), e2 = edge(&x[i], &x[k]);
     gjk_vec3 n = gjk_cross(e1, e2);
     double nn = gjk_dot(n, n);
     double mu = 0.0, ci = 0.0, cj = 0.0, ck = 0.0;
     if (nn > 0.0) {
         gjk_vec3 p = gjk_scale(n, gjk_dot(a, n) / nn); /* the projected origin */
         gjk_vec3 q = gjk_sub(p, a);
-        int32_t axis = 0;
-        double m = fabs(n.x);
-        if (fabs(n.y) > m) {
-            axis = 1;
-            m = fabs(n.y);
-        }
-        if (fabs(n.z) > m) {
-            axis = 2;
-        }
-        int32_t k1 = (axis + 1) % 3, k2 = (axis + 2) % 3;
-        mu = cross2(e1, e2, k1, k2);
-        cj = cross2(q, e2, k1, k2);
-        ck = cross2(e1, q, k1, k2);
+        double ax = fabs(n.x), ay = fabs(n.y), az = fabs(n.z);
+        int32_t axis = ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
+        int32_t k1 = axis == 2 ? 0 : axis + 1, k2 = axis == 0 ? 2 : axis - 1;
+        double e1u = coord(e1, k1), e1v = coord(e1, k2), e2u = coord(e2, k1), e2v = coord(e2, k2);
+        double qu = coord(q, k1), qv = coord(q, k2);
+        mu = e1u * e2v - e1v * e2u;
+        cj = qu * e2v - qv * e2u;
+        ck = e1u * qv - e1v * qu;
         ci = mu - cj - ck;
         if (same_sign(mu, ci) && same_sign(mu, cj) && same_sign(mu, ck)) {
             out->n = 3;
@@ -180,7 +171,7 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
              * a. Summing weighted vertices instead would tilt v by (rounding of w) / |v|,
              * which near contact is far more than the next support point can tolerate. */
             out->v = p;
-            out->dist2 = gjk_length_sq(out->v);
+            out->dist2 = gjk_length_sq(p);
             return;
         }
     }
@@ -271,15 +262,15 @@ static double reduce(const gjk_simplex *src, int32_t n, gjk_simplex *out, gjk_ve
     return r.dist2;
 }
 
+/* True if x is already a vertex of s: same support features, or (for features without an
+ * index, such as a cylinder rim point) the same point. */
 static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
 {
+    bool indexed = x->ia != GJK_CACHE_NO_INDEX && x->ib != GJK_CACHE_NO_INDEX;
     for (int32_t k = 0; k < s->count; ++k) {
         const gjk_vertex *y = &s->v[k];
-        if (y->w.x == x->w.x && y->w.y == x->w.y && y->w.z == x->w.z) {
-            return true;
-        }
-        if (x->ia != GJK_CACHE_NO_INDEX && x->ib != GJK_CACHE_NO_INDEX && x->ia == y->ia &&
-            x->ib == y->ib) {
+        if (indexed ? (x->ia == y->ia && x->ib == y->ib)
+                    : (y->w.x == x->w.x && y->w.y == x->w.y && y->w.z == x->w.z)) {
             return true;
         }
     }
