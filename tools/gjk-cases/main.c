@@ -1,7 +1,7 @@
 /* gjk-cases — evaluates gjk_signed_distance on a shared case file (FORMAT.md).
  *
  *   gjk-cases CASEFILE [--warm] [--out RESULTS.tsv] [--reps N] [--min-ns NS] [--no-time]
- *                      [--hill N] [--worst K]
+ *                      [--hill N] [--iters N] [--epa-iters N] [--worst K]
  *
  * Builds every shape once with gjk_hull_build (not timed), runs every case cold, and the
  * traj subset also warm-started from the previous step of the same pair; prints the accuracy,
@@ -19,7 +19,7 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gjk-cases CASEFILE [--warm] [--out RESULTS.tsv] [--reps N] [--min-ns NS]\n"
-                 "                 [--no-time] [--hill N] [--worst K]\n"
+                 "                 [--no-time] [--hill N] [--iters N] [--epa-iters N] [--worst K]\n"
                  "  --warm       the TSV reports warm-started answers on the traj subset\n"
                  "  --out FILE   per-case TSV: id subset state sd nx ny nz wax way waz wbx wby "
                  "wbz status iterations ns\n"
@@ -27,6 +27,8 @@ static void usage(FILE *out)
                  "  --min-ns NS  adaptive: time each case for at least NS ns (default 50000)\n"
                  "  --no-time    one query per case, accuracy only\n"
                  "  --hill N     options.hill_climb_min_vertices (default: library default)\n"
+                 "  --iters N    options.max_iterations (GJK cap; default: library default)\n"
+                 "  --epa-iters N options.epa_max_iterations (EPA cap; default: library default)\n"
                  "  --worst K    list the K worst cases and every case failing a check\n");
 }
 
@@ -152,6 +154,14 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--hill") == 0 && i + 1 < argc &&
                    parse_long(argv[i + 1], 1, INT32_MAX, &v) == 0) {
             cfg.options.hill_climb_min_vertices = (int32_t)v;
+            ++i;
+        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc &&
+                   parse_long(argv[i + 1], 1, INT32_MAX, &v) == 0) {
+            cfg.options.max_iterations = (int32_t)v;
+            ++i;
+        } else if (strcmp(a, "--epa-iters") == 0 && i + 1 < argc &&
+                   parse_long(argv[i + 1], 1, INT32_MAX, &v) == 0) {
+            cfg.options.epa_max_iterations = (int32_t)v;
             ++i;
         } else if (strcmp(a, "--worst") == 0 && i + 1 < argc &&
                    parse_long(argv[i + 1], 0, 1000000, &v) == 0) {
