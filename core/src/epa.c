@@ -529,17 +529,18 @@ static void answer_touching(const gjk_vertex *v, const double *lambda, int32_t c
         sum += lambda[i];
     }
     ok = ok && sum > 0.0 && isfinite(sum);
-    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0), pb = pa;
+    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0);
     for (int32_t i = 0; i < count; ++i) {
         double l = ok ? lambda[i] / sum : (i == 0 ? 1.0 : 0.0);
         pa = gjk_madd(pa, l, v[i].a);
-        pb = gjk_madd(pb, l, v[i].b);
     }
+    /* The contact point, on core A; on core B to within GJK's tolerance (sum lambda w ~ 0),
+     * and exactly pa - pb = depth n = 0. */
     r->status = GJK_STATUS_TOUCHING;
     r->depth = 0.0;
     r->normal = normal;
     r->point_a = pa;
-    r->point_b = pb;
+    r->point_b = pa;
 }
 
 /* ------------------------------------------------------------------ initial tetrahedron */
@@ -776,6 +777,7 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             answer_from_face(&p, fi, slack, &r);
             r.status = GJK_STATUS_TOUCHING;
             r.depth = 0.0;
+            r.point_b = r.point_a; /* the contact point: pa - pb = depth n = 0 */
             break;
         }
         if (h - d <= tolerance || vertex_is_known(&p, w.w)) {
