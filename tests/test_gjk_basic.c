@@ -538,6 +538,17 @@ static void test_invalid_input(void **state)
     r = gjk_signed_distance(&poly, ok, &s, far, &cache, NULL);
     assert_status(r.status, GJK_STATUS_INVALID_INPUT);
     assert_memory_equal(&cache, &before, sizeof cache);
+    /* A hand-filled polytope is validated in full by every query: a neighbour index out of
+     * range is refused even where the query would never climb (4 vertices: linear scan). */
+    x[3] = 0.0;
+    int32_t adj_start[5] = {0, 1, 2, 3, 4}, adj[4] = {1, 2, 3, 99};
+    p.adj_start = adj_start;
+    p.adj = adj;
+    r = gjk_signed_distance(&poly, ok, &s, far, NULL, NULL);
+    assert_status(r.status, GJK_STATUS_INVALID_INPUT);
+    adj[3] = 0;
+    r = gjk_signed_distance(&poly, ok, &s, far, NULL, NULL);
+    assert_status(r.status, GJK_STATUS_SEPARATED);
     /* ... and a polytope with no vertices. */
     p.count = 0;
     r = gjk_signed_distance(&poly, ok, &s, far, NULL, NULL);

@@ -282,24 +282,18 @@ static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
     return false;
 }
 
+/* |v| below this many ulps of the pair's scale is contact to rounding (EPA treats support
+ * values within 16 ulps of the scale as zero the same way). */
+#define GJK_CONTACT_ULPS 16.0
+
 /* True when |v| (squared: dist2) cannot be told from contact: below the absolute tolerance,
- * or below the rounding of the simplex's own vertices (two ulps of the largest |w|): each w
- * is only known to that, so a smaller v has no reliable length or direction. */
-static bool at_contact(const gjk_simplex *s, double dist2, double abs_tol, double scale)
+ * or below the rounding of the support points (GJK_CONTACT_ULPS of the pair's scale; B's
+ * points carry the rounding of |pos_b| + |b| even where they are near A's origin), which
+ * leaves v no reliable direction. The query then asks EPA for a normal but keeps |v| as the
+ * distance (see query.c). */
+static bool at_contact(double dist2, double abs_tol, double scale)
 {
-    if (dist2 <= abs_tol * abs_tol) {
-        return true;
-    }
-    double bound = 2.0 * DBL_EPSILON * scale; /* scale >= every |w| */
-    if (dist2 > bound * bound) {
-        return false;
-    }
-    double wmax = 0.0;
-    for (int32_t k = 0; k < s->count; ++k) {
-        gjk_vec3 w = s->v[k].w;
-        wmax = fmax(wmax, fmax(fabs(w.x), fmax(fabs(w.y), fabs(w.z))));
-    }
-    double noise = 2.0 * DBL_EPSILON * wmax;
+    double noise = fmax(abs_tol, GJK_CONTACT_ULPS * DBL_EPSILON * scale);
     return dist2 <= noise * noise;
 }
 
@@ -403,7 +397,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
 
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    bool overlap = s->count == 4 || at_contact(s, dist2, abs_tol, f->scale);
+    bool overlap = s->count == 4 || at_contact(dist2, abs_tol, f->scale);
 
     while (!overlap) {
         double upper = sqrt(dist2);
@@ -461,7 +455,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
         spare = t;
         dist2 = next2;
         v = next_v;
-        if (at_contact(s, dist2, abs_tol, f->scale)) {
+        if (at_contact(dist2, abs_tol, f->scale)) {
             overlap = true;
         }
     }

@@ -68,22 +68,25 @@ static gjk_result invalid_result(void)
     return r;
 }
 
-/* Per-query validation, O(1) for every kind. Polytope vertex lists and adjacency are
- * checked in full where they are built (gjk_polytope_create, gjk_hull_build) and by
- * gjk_shape_validate; a query checks the polytope's header only, because scanning 2000
- * vertices costs more than the whole distance query. A non-finite vertex that a query
- * reaches makes the answer non-finite, which is reported as GJK_STATUS_INVALID_INPUT;
- * out-of-range neighbour indices are skipped by hill climbing. */
+/* Per-query validation. Every kind but the polytope is checked in full (O(1)). A polytope
+ * that owns its storage was checked in full when it was built (gjk_polytope_create,
+ * gjk_hull_build validate every vertex and every adjacency index) and is immutable through
+ * the const pointers a shape holds, so a query checks its header only: re-scanning 2000
+ * vertices and 12000 neighbour indices would cost more than the distance query itself. A
+ * hand-filled polytope (storage NULL) has been checked by nobody, so every query runs
+ * gjk_shape_validate on it. As a second line of defence, a non-finite vertex that a query
+ * reaches makes the answer non-finite (INVALID_INPUT), and hill climbing skips neighbour
+ * indices out of range. */
 static bool shape_is_valid(const gjk_shape *s)
 {
     if (s == NULL) {
         return false;
     }
-    if (s->kind != GJK_SHAPE_POLYTOPE) {
+    const gjk_polytope *p = s->polytope;
+    if (s->kind != GJK_SHAPE_POLYTOPE || p == NULL || p->storage == NULL) {
         return gjk_shape_validate(s) == GJK_STATUS_SEPARATED;
     }
-    const gjk_polytope *p = s->polytope;
-    return isfinite(s->margin) && s->margin >= 0.0 && p != NULL && p->x != NULL && p->y != NULL &&
+    return isfinite(s->margin) && s->margin >= 0.0 && p->x != NULL && p->y != NULL &&
            p->z != NULL && p->count >= 1 && p->padded_count >= p->count && isfinite(p->radius) &&
            p->radius >= 0.0;
 }
@@ -197,9 +200,26 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             r.epa_iterations = e.iterations;
             r.support_calls += e.support_calls;
             n = e.normal;
-            pa = e.point_a;
-            pb = e.point_b;
-            sd = -(e.depth + f.inflate);
+            if (e.status == GJK_STATUS_TOUCHING && g.upper > 0.0) {
+                /* GJK stopped at contact to rounding without enclosing the origin: its
+                 * |v| is a real distance of the cores (and keeps the verdict of a 1e-12
+                 * gap between 1e3-size shapes), but v's direction is rounding noise, and
+                 * so may be EPA's when D is flat to rounding. Keep the normal along which
+                 * the cores separate best: sep(n) = -h_D(n), one support each. */
+                sd = g.upper - f.inflate;
+                gjk_vec3 ng = gjk_normalize(gjk_neg(g.v));
+                gjk_vertex xe, xg;
+                gjk_pair_support(&f, n, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xe);
+                gjk_pair_support(&f, ng, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xg);
+                r.support_calls += 2;
+                if (-gjk_dot(xg.w, ng) > -gjk_dot(xe.w, n)) {
+                    n = ng;
+                }
+            } else {
+                pa = e.point_a;
+                pb = e.point_b;
+                sd = -(e.depth + f.inflate);
+            }
             r.status = e.status == GJK_STATUS_TOUCHING ? GJK_STATUS_OVERLAPPING : e.status;
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
