@@ -23,26 +23,30 @@
  * the ball of radius d_f is inside P and touches the face's plane there).
  *
  * Robustness:
- *  - GJK's simplex may be degenerate (1-3 vertices, or a flat tetrahedron). It is reduced to
- *    an affinely independent set and grown to a tetrahedron by support points along
- *    directions orthogonal to its affine hull, on the side of the origin.
+ *  - GJK's simplex may be degenerate (1-3 vertices, or a flat or duplicated tetrahedron). It
+ *    is reduced to an affinely independent set and grown to a tetrahedron by support points
+ *    along directions orthogonal to its affine hull, on the side of the origin.
  *  - Any support value h(n) <= 0 (to rounding) proves that the origin is on the boundary of
  *    D: the shapes touch, depth 0 (GJK_STATUS_TOUCHING). A flat D (no volume: two coplanar
  *    polygons, say) is the same case.
- *  - The nearest face is chosen by signed distance, so a polytope that misses the origin by a
- *    rounding error grows towards it, as GJK would.
+ *  - The nearest face is chosen by signed distance, so a polytope that misses the origin
+ *    (a rounding error, or a simplex that never held it) grows towards it, as GJK would.
  *  - Face normals use the best-conditioned cross product (the two shorter edges); slivers
- *    take the normal of the unseen face across their horizon edge.
- *  - The faces that see w are taken as the edge-connected set around the nearest face, and
- *    its boundary is checked to be one simple loop before anything changes. If rounding ever
- *    breaks that, EPA stops with its best estimate rather than corrupt the polytope.
+ *    take the normal of the unseen face across their horizon edge. Barycentric weights are
+ *    measured from a vertex of the face, not from the origin.
+ *  - A face sees w only if w is above its plane by more than rounding; the faces that see w
+ *    are taken as the edge-connected set around the nearest face, and its boundary must be
+ *    one simple loop before anything changes. If rounding ever broke that, EPA would stop
+ *    with its best estimate (GJK_STATUS_ITERATION_LIMIT) rather than corrupt the polytope.
+ *  - Every answer carries both bounds: depth (nearest face, lower) and depth_upper (least
+ *    support value seen). ITERATION_LIMIT and CAPACITY_LIMIT report the nearest face so far.
  *
  * Capacity: no allocation; everything lives in one structure on the stack (63 KiB) sized
  * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
  * count grows as D approaches a ball around the origin: a certified lower bound needs P to
  * follow D everywhere to within h(n) - depth). Faces carry no adjacency: the faces that see
- * w come from one pass over the plane arrays (structure of arrays), and their edges are
- * matched among themselves. */
+ * w come from one pass over the plane arrays (structure of arrays), which also finds the
+ * next nearest face, and their edges are matched among themselves. */
 #include "internal.h"
 
 #include <float.h>
