@@ -244,7 +244,7 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, do
 {
     gjk_vec3 w = p->w[iw];
     int32_t seen = 0, best = -1;
-    double best_d = INFINITY;
+    double best_d = HUGE_VAL;
     p->seen[seen++] = (int16_t)f0;
     for (int32_t f = 0; f < p->face_count; ++f) {
         double d = p->d[f];
@@ -429,7 +429,7 @@ static double triangle_barycentric(const gjk_vec3 pt[3], gjk_vec3 n, gjk_vec3 q,
     double area = gjk_dot(n, gjk_cross(ej, ek));
     if (!(area > 0.0)) {
         lambda[0] = lambda[1] = lambda[2] = 1.0 / 3.0;
-        return -INFINITY; /* a sliver: no usable area */
+        return -HUGE_VAL; /* a sliver: no usable area */
     }
     lambda[j] = gjk_dot(n, gjk_cross(r, ek)) / area;
     lambda[k] = gjk_dot(n, gjk_cross(ej, r)) / area;
@@ -459,7 +459,7 @@ static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, do
 /* Weights of the point of triangle f nearest q, for a q that projects outside it. */
 static void triangle_clamp(const epa_polytope *p, int32_t f, gjk_vec3 q, double lambda[3])
 {
-    double best = INFINITY;
+    double best = HUGE_VAL;
     for (int e = 0; e < 3; ++e) {
         int k = next3(e);
         gjk_vec3 pe = p->w[p->fv[f][e]], pk = p->w[p->fv[f][k]];
@@ -636,7 +636,7 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
                              const epa_settings *s, epa_seed *seed, int32_t *support_calls)
 {
     seed->count = 0;
-    seed->upper = INFINITY;
+    seed->upper = HUGE_VAL;
     seed->touching = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
