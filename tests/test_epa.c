@@ -46,18 +46,18 @@ static const char *g_cases_path = NULL;
 
 /* ------------------------------------------------------------------ helpers */
 
-/* The pair frame as gjk_query_run builds it (query.c). */
+/* The pair frame as gjk_query_run builds it (query.c), to the rounding. */
 static gjk_pair_frame make_frame(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                  gjk_transform pose_b)
 {
     gjk_pair_frame f;
-    gjk_transform rel = gjk_transform_inv_mul(pose_a, pose_b);
+    gjk_mat3 rot_a = gjk_mat3_from_quat(pose_a.q);
     f.a = a;
     f.b = b;
-    f.rot_b = gjk_mat3_from_quat(rel.q);
-    f.pos_b = rel.p;
+    f.rot_b = gjk_mat3_from_quat(gjk_quat_mul(gjk_quat_conj(pose_a.q), pose_b.q));
+    f.pos_b = gjk_mat3_tmul_vec(&rot_a, gjk_sub(pose_b.p, pose_a.p));
     f.inflate = gjk_core_inflate(a) + gjk_core_inflate(b);
-    f.scale = gjk_shape_bounding_radius(a) + gjk_shape_bounding_radius(b) + gjk_length(rel.p);
+    f.scale = gjk_shape_bounding_radius(a) + gjk_shape_bounding_radius(b) + gjk_length(f.pos_b);
     f.hill_a = false;
     f.hill_b = false;
     return f;
