@@ -808,6 +808,42 @@ static void test_capacity_limit(void **state)
     gjk_polytope_destroy(&A);
 }
 
+/* A polytope filled by hand with a NaN vertex bypasses validation; EPA must say
+ * INVALID_INPUT with finite fields, whether the NaN shows in a support point or already in
+ * the simplex. (query.c validates shapes first; this guards the internal contract.) */
+static void test_non_finite_support(void **state)
+{
+    (void)state;
+    double x[9] = {-1, 1, -1, 1, -1, 1, -1, 1, NAN};
+    double y[9] = {-1, -1, 1, 1, -1, -1, 1, 1, 0};
+    double z[9] = {-1, -1, -1, -1, 1, 1, 1, 1, 0};
+    gjk_polytope p;
+    memset(&p, 0, sizeof p);
+    p.x = x;
+    p.y = y;
+    p.z = z;
+    p.count = p.padded_count = 9;
+    p.radius = 2.0;
+    gjk_shape a = gjk_make_polytope(&p);
+    gjk_shape b = gjk_make_box(gjk_v3(0.5, 0.5, 0.5));
+    gjk_pair_frame f = make_frame(&a, at(0, 0, 0), &b, at(0.2, 0, 0));
+    gjk_simplex s;
+    memset(&s, 0, sizeof s);
+    s.v[0] = vertex_of(gjk_v3(1, 1, 1), gjk_v3(0, 0, 0));
+    s.v[1] = vertex_of(gjk_v3(-1, -1, 1), gjk_v3(0, 0, 0));
+    s.v[2] = vertex_of(gjk_v3(-1, 1, -1), gjk_v3(0, 0, 0));
+    s.v[3] = vertex_of(gjk_v3(1, -1, -1), gjk_v3(0, 0, 0));
+    s.count = 4;
+    for (int k = 0; k < 2; ++k) {
+        gjk_epa_result r = gjk_epa(&f, &s, NULL);
+        assert_int_equal(r.status, GJK_STATUS_INVALID_INPUT);
+        assert_true(isfinite(r.depth) && isfinite(r.depth_upper));
+        assert_true(gjk_vec3_is_finite(r.normal) && gjk_vec3_is_finite(r.point_a) &&
+                    gjk_vec3_is_finite(r.point_b));
+        s.v[2].w = gjk_v3(NAN, 0, 0); /* second round: NaN in the simplex itself */
+    }
+}
+
 /* ------------------------------------------------------------------ case file */
 
 /* Every intersecting case of quick.cases through gjk_signed_distance with the default
@@ -896,6 +932,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_flat_polygons),
         cmocka_unit_test(test_iteration_limit),
         cmocka_unit_test(test_capacity_limit),
+        cmocka_unit_test(test_non_finite_support),
         cmocka_unit_test(test_quick_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

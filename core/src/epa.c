@@ -554,7 +554,8 @@ typedef struct epa_seed {
     double upper;  /* least support value h(n) seen: an upper bound on the depth */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
-    bool touching; /* a support value proved depth ~ 0 */
+    bool touching; /* a support value proved depth ~ 0 (or invalid: stop growing) */
+    bool invalid;  /* a support point or simplex vertex was not finite */
     gjk_vec3 touch_normal;
 } epa_seed;
 
@@ -566,6 +567,10 @@ static gjk_vertex seed_support(const gjk_pair_frame *f, const epa_settings *s, e
     gjk_pair_support(f, n, seed->v[0].ia, seed->v[0].ib, &w);
     ++*support_calls;
     double h = gjk_dot(w.w, n);
+    if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
+        seed->invalid = seed->touching = true;
+        return w;
+    }
     seed->upper = h < seed->upper ? h : seed->upper;
     if (!seed->touching && h <= s->zero) {
         seed->touching = true;
@@ -638,6 +643,7 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
     seed->count = 0;
     seed->upper = HUGE_VAL;
     seed->touching = false;
+    seed->invalid = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
     int32_t n = simplex->count < 0 ? 0 : (simplex->count > 4 ? 4 : simplex->count);
@@ -657,10 +663,12 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
         }
     }
     for (int32_t i = 0; i < n; ++i) {
+        if (!gjk_vec3_is_finite(simplex->v[i].w) || !gjk_vec3_is_finite(simplex->v[i].a)) {
+            seed->invalid = seed->touching = true;
+            return false;
+        }
         if (seed->count == 0) {
-            if (gjk_vec3_is_finite(simplex->v[i].w)) {
-                seed->v[seed->count++] = simplex->v[i];
-            }
+            seed->v[seed->count++] = simplex->v[i];
         } else {
             seed_add(seed, &simplex->v[i], s->zero);
         }
@@ -669,8 +677,8 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
         gjk_vertex w;
         gjk_pair_support(f, gjk_v3(1.0, 0.0, 0.0), GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &w);
         ++*support_calls;
-        if (!gjk_vec3_is_finite(w.w)) {
-            seed->touching = true;
+        if (!gjk_vec3_is_finite(w.w) || !gjk_vec3_is_finite(w.a)) {
+            seed->invalid = seed->touching = true;
             return false;
         }
         seed->v[seed->count++] = w;
@@ -754,8 +762,8 @@ static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
     return false;
 }
 
-gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
-                       const gjk_options *options)
+static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                              const gjk_options *options)
 {
     gjk_epa_result r;
     memset(&r, 0, sizeof r);
@@ -764,6 +772,10 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
 
     epa_seed seed;
     if (!seed_tetrahedron(f, simplex, &s, &seed, &r.support_calls)) {
+        if (seed.invalid) {
+            r.status = GJK_STATUS_INVALID_INPUT; /* zeros, with the normal (1, 0, 0) */
+            return r;
+        }
         if (simplex->count >= 1 && simplex->count <= 4) {
             answer_touching(simplex->v, simplex->lambda, simplex->count, seed.touch_normal, &r);
         } else {
@@ -794,6 +806,13 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
         ++r.support_calls;
         double h = gjk_dot(w.w, n);
+        if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
+            /* A support map gave non-finite coordinates (a shape that bypassed validation):
+             * invalid input, with the last good estimate. */
+            r.status = GJK_STATUS_INVALID_INPUT;
+            answer_from_face(&p, fi, slack, &r);
+            break;
+        }
         upper = h < upper ? h : upper;
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
@@ -807,12 +826,6 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             /* Converged; or w is already a vertex, so P cannot grow and what is left of
              * the gap is rounding in the face's plane. */
             r.status = GJK_STATUS_OVERLAPPING;
-            answer_from_face(&p, fi, slack, &r);
-            break;
-        }
-        if (!isfinite(h)) {
-            /* A support map returned non-finite coordinates: keep the last good answer. */
-            r.status = GJK_STATUS_ITERATION_LIMIT;
             answer_from_face(&p, fi, slack, &r);
             break;
         }
@@ -834,4 +847,26 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
     }
     r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
     return r;
+}
+
+/* Never NaN: a non-finite support point (only possible for shapes that bypassed
+ * validation) gives GJK_STATUS_INVALID_INPUT with finite placeholders. */
+static gjk_epa_result epa_finite(gjk_epa_result r)
+{
+    if (!isfinite(r.depth) || !isfinite(r.depth_upper) || !gjk_vec3_is_finite(r.normal) ||
+        !gjk_vec3_is_finite(r.point_a) || !gjk_vec3_is_finite(r.point_b)) {
+        r.status = GJK_STATUS_INVALID_INPUT;
+        r.depth = 0.0;
+        r.depth_upper = 0.0;
+        r.normal = gjk_v3(1.0, 0.0, 0.0);
+        r.point_a = gjk_v3(0.0, 0.0, 0.0);
+        r.point_b = r.point_a;
+    }
+    return r;
+}
+
+gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                       const gjk_options *options)
+{
+    return epa_finite(epa_run(f, simplex, options));
 }
