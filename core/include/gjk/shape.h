@@ -83,8 +83,9 @@ GJK_API void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3
 /* Copies `count` points (and, if adj_start is not NULL, the adjacency) into owned, aligned,
  * padded storage. The points must already be in convex position for the adjacency to be
  * meaningful; use gjk_hull_build for a raw point cloud. Returns GJK_STATUS_SEPARATED on
- * success, GJK_STATUS_INVALID_INPUT for count < 1, non-finite points or bad adjacency
- * (then *out is zeroed). Release with gjk_polytope_destroy. */
+ * success, GJK_STATUS_INVALID_INPUT for count < 1, non-finite points or bad adjacency,
+ * GJK_STATUS_OUT_OF_MEMORY if the allocation fails (then *out is zeroed). Release with
+ * gjk_polytope_destroy. */
 GJK_API gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_t count,
                                        const int32_t *adj_start, const int32_t *adj);
 /* Frees owned storage and zeroes *p. Safe on a zeroed or borrowed polytope and on NULL. */
