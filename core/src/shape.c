@@ -116,11 +116,40 @@ static bool adjacency_is_sane(const int32_t *adj_start, const int32_t *adj, int3
     return true;
 }
 
-/* The stored radius must bound every vertex (it feeds bounding spheres and the broad
- * phase); a few ulps of slack absorb the rounding of |v|. */
-static bool radius_bounds(double radius, double vertex_norm)
+/* Owned polytopes start their block with this record of what gjk_polytope_create
+ * checked, so validating them is O(1): the vertex and adjacency arrays are reachable only
+ * through const pointers, and any change to the struct's fields shows as a mismatch. */
+typedef struct polytope_header {
+    uint64_t magic;
+    double radius;
+    int32_t count, padded_count, adj_count, reserved;
+} polytope_header;
+
+#define GJK_POLYTOPE_MAGIC UINT64_C(0x676a6b506f6c7954) /* "gjkPolyT" */
+#define GJK_POLYTOPE_ALIGN 64
+#define GJK_POLYTOPE_PAD 8
+#define GJK_POLYTOPE_HEADER_BYTES GJK_POLYTOPE_ALIGN
+
+/* The fields of an owned polytope still describe the block it was created in. The
+ * adjacency may be dropped (adj_start = NULL) but not replaced. */
+static bool owned_layout_matches(const gjk_polytope *p)
 {
-    return vertex_norm <= radius * (1.0 + 8.0 * 2.220446049250313e-16);
+    const polytope_header *h = p->storage;
+    const unsigned char *arrays = (const unsigned char *)p->storage + GJK_POLYTOPE_HEADER_BYTES;
+    size_t coord = (size_t)h->padded_count * sizeof(double);
+    if (h->magic != GJK_POLYTOPE_MAGIC || h->count != p->count ||
+        h->padded_count != p->padded_count || h->radius != p->radius ||
+        (const unsigned char *)p->x != arrays || (const unsigned char *)p->y != arrays + coord ||
+        (const unsigned char *)p->z != arrays + 2 * coord) {
+        return false;
+    }
+    if (p->adj_start == NULL) {
+        return true;
+    }
+    const unsigned char *start = arrays + 3 * coord;
+    const unsigned char *adj = start + (size_t)(p->count + 1) * sizeof(int32_t);
+    return h->adj_count >= 0 && (const unsigned char *)p->adj_start == start &&
+           (h->adj_count == 0 || (const unsigned char *)p->adj == adj);
 }
 
 static gjk_status polytope_validate(const gjk_polytope *p)
@@ -129,11 +158,21 @@ static gjk_status polytope_validate(const gjk_polytope *p)
         p->padded_count < p->count || !is_size(p->radius)) {
         return GJK_STATUS_INVALID_INPUT;
     }
+    if (p->storage != NULL) {
+        return owned_layout_matches(p) ? GJK_STATUS_SEPARATED : GJK_STATUS_INVALID_INPUT;
+    }
+    /* Borrowed: scan. x * 0 is 0 for finite x and NaN otherwise, so one sum tests every
+     * coordinate; the radius must bound every vertex (it feeds bounding spheres and the
+     * broad phase), with a few ulps of slack for the rounding of |v|^2. */
+    double nonfinite = 0.0, max_sq = 0.0;
     for (int32_t i = 0; i < p->count; ++i) {
-        gjk_vec3 v = polytope_vertex(p, i);
-        if (!gjk_vec3_is_finite(v) || !radius_bounds(p->radius, gjk_length(v))) {
-            return GJK_STATUS_INVALID_INPUT;
-        }
+        double x = p->x[i], y = p->y[i], z = p->z[i];
+        nonfinite += x * 0.0 + y * 0.0 + z * 0.0;
+        double sq = x * x + y * y + z * z;
+        max_sq = sq > max_sq ? sq : max_sq;
+    }
+    if (nonfinite != 0.0 || !(max_sq <= p->radius * p->radius * (1.0 + 1e-15))) {
+        return GJK_STATUS_INVALID_INPUT;
     }
     /* Padding must repeat the last vertex: vectorised support loops read it. */
     gjk_vec3 last = polytope_vertex(p, p->count - 1);
@@ -386,9 +425,6 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
 
 /* ------------------------------------------------------------------ owned polytopes */
 
-#define GJK_POLYTOPE_ALIGN 64
-#define GJK_POLYTOPE_PAD 8
-
 gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_t count,
                                const int32_t *adj_start, const int32_t *adj)
 {
@@ -412,20 +448,29 @@ gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_
         adj_count = adj_start[count];
     }
 
-    /* One block: x | y | z (each padded, so each starts 64-byte aligned) | adj_start | adj. */
+    /* One block: header | x | y | z (each padded to 8, so each starts 64-byte aligned) |
+     * adj_start | adj. */
     int32_t padded = (count + GJK_POLYTOPE_PAD - 1) / GJK_POLYTOPE_PAD * GJK_POLYTOPE_PAD;
     size_t coord_bytes = (size_t)padded * sizeof(double);
     size_t start_bytes = adj_start != NULL ? (size_t)(count + 1) * sizeof(int32_t) : 0;
     size_t adj_bytes = (size_t)adj_count * sizeof(int32_t);
-    size_t total = 3 * coord_bytes + start_bytes + adj_bytes;
+    size_t total = GJK_POLYTOPE_HEADER_BYTES + 3 * coord_bytes + start_bytes + adj_bytes;
     total = (total + GJK_POLYTOPE_ALIGN - 1) / GJK_POLYTOPE_ALIGN * GJK_POLYTOPE_ALIGN;
     unsigned char *block = aligned_alloc(GJK_POLYTOPE_ALIGN, total);
     if (block == NULL) {
         return GJK_STATUS_OUT_OF_MEMORY;
     }
-    double *x = (double *)(void *)block;
-    double *y = (double *)(void *)(block + coord_bytes);
-    double *z = (double *)(void *)(block + 2 * coord_bytes);
+    polytope_header *header = (polytope_header *)(void *)block;
+    memset(header, 0, GJK_POLYTOPE_HEADER_BYTES);
+    header->magic = GJK_POLYTOPE_MAGIC;
+    header->radius = radius;
+    header->count = count;
+    header->padded_count = padded;
+    header->adj_count = adj_start != NULL ? adj_count : -1;
+    unsigned char *arrays = block + GJK_POLYTOPE_HEADER_BYTES;
+    double *x = (double *)(void *)arrays;
+    double *y = (double *)(void *)(arrays + coord_bytes);
+    double *z = (double *)(void *)(arrays + 2 * coord_bytes);
     for (int32_t i = 0; i < padded; ++i) {
         gjk_vec3 v = points[i < count ? i : count - 1];
         x[i] = v.x;
@@ -433,11 +478,11 @@ gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_
         z[i] = v.z;
     }
     if (adj_start != NULL) {
-        int32_t *start_copy = (int32_t *)(void *)(block + 3 * coord_bytes);
+        int32_t *start_copy = (int32_t *)(void *)(arrays + 3 * coord_bytes);
         memcpy(start_copy, adj_start, start_bytes);
         out->adj_start = start_copy;
         if (adj_count > 0) {
-            int32_t *adj_copy = (int32_t *)(void *)(block + 3 * coord_bytes + start_bytes);
+            int32_t *adj_copy = (int32_t *)(void *)(arrays + 3 * coord_bytes + start_bytes);
             memcpy(adj_copy, adj, adj_bytes);
             out->adj = adj_copy;
         }

@@ -66,7 +66,9 @@ GJK_API gjk_shape gjk_make_polytope(const gjk_polytope *polytope);
 
 /* GJK_STATUS_SEPARATED (meaning: valid) or GJK_STATUS_INVALID_INPUT: unknown kind, NaN/Inf
  * or negative sizes or margin, a polytope with no vertices, non-finite vertices or an
- * adjacency index out of range. */
+ * adjacency index out of range. A borrowed polytope (storage == NULL) is scanned in full
+ * (vertices, padding, radius >= max |vertex|, adjacency); an owned one was checked when it
+ * was built and costs O(1): its fields must still match the block they were created in. */
 GJK_API gjk_status gjk_shape_validate(const gjk_shape *shape);
 
 /* Support point of the shape (margin included) in local direction `dir`: a point of the
