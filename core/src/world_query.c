@@ -346,6 +346,15 @@ static double current_limit(const qworker *wk)
     }
 }
 
+/* True when two parts in these boxes are certainly farther than `limit` once padded: the
+ * box distance bounds the distance of separated parts from below, and says nothing (the
+ * depth may be anything) when the boxes overlap. */
+static bool beyond_reach(gjk_aabb a, gjk_aabb b, double pad, double limit)
+{
+    double d = gjk_aabb_distance(a, b);
+    return d > 0.0 && d - pad > limit;
+}
+
 /* Status of a pair once padding is subtracted. */
 static gjk_status padded_status(const gjk_result *r, double distance, bool depth_known,
                                 double touch)
@@ -374,7 +383,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
         pad_a = pad_b = 0.5 * pad_rule;
     }
     double limit = current_limit(wk);
-    if (gjk_aabb_distance(a->box, b->box) - pad > limit)
+    if (beyond_reach(a->box, b->box, pad, limit))
         return;
 
     uint64_t k0 = key_a(a), k1 = key_b(b);
@@ -396,7 +405,8 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     q.pose_a = a->placed->pose;
     q.shape_b = &b->wp->shape;
     q.pose_b = b->placed->pose;
-    q.cutoff = isfinite(limit) ? limit + pad : (double)INFINITY;
+    /* A cutoff below 0 could end GJK on overlapping cores before it knows the depth. */
+    q.cutoff = isfinite(limit) ? fmax(0.0, limit + pad) : (double)INFINITY;
     q.penetration = job->penetration && !first;
     q.boolean_only = first && pad == 0.0;
     gjk_result r = gjk_query_run(&q, &cache, &job->gjk);
@@ -530,9 +540,9 @@ static void robot_vs_obstacles(qworker *wk, const qrobot *q)
             ctx.exact_a = wkey(GJK_BODY_LINK, r->id, l);
             ctx.wild_a = wkey(GJK_BODY_LINK, r->id, -1);
             ctx.reach_extra = link->padding + world->max_pair_padding;
-            double reach = ctx.reach_extra + current_limit(wk);
-            if (reach >= 0.0 || isinf(reach))
-                gjk_bp_query(&world->tree, a.box, fmax(reach, 0.0), tree_visit, &ctx);
+            /* Overlapping boxes are always visited: a negative limit only asks for depth. */
+            double reach = fmax(0.0, ctx.reach_extra + current_limit(wk));
+            gjk_bp_query(&world->tree, a.box, reach, tree_visit, &ctx);
         }
     }
 }
@@ -559,7 +569,7 @@ static void link_vs_link(qworker *wk, const qrobot *qa, int32_t la, const qrobot
             qside b;
             side_link(&b, qb, lb, j);
             double pad = isnan(pad_rule) ? a.padding + b.padding : pad_rule;
-            if (gjk_aabb_distance(a.box, b.box) - pad > current_limit(wk))
+            if (beyond_reach(a.box, b.box, pad, current_limit(wk)))
                 continue;
             ++wk->counters.pairs_candidate;
             check_pair(wk, &a, &b, pad_rule);
