@@ -9,7 +9,7 @@
  * are enumerated directly with the same box test. `limit` is max_distance, or in CLOSEST mode
  * the smaller of max_distance and the best distance found so far, so both the tree (branch and
  * bound) and GJK (cutoff) prune harder as the waypoint goes on; in FIRST_COLLISION mode it is
- * 0 and GJK runs boolean or with cutoff = padding.
+ * the touch tolerance (touching counts as a collision) and EPA does not run.
  *
  * Warm starts. Each pair's gjk_cache comes from the named trajectory's previous query at the
  * same waypoint when it has one, else from the same pair at the previous waypoint of the
@@ -340,7 +340,7 @@ static double current_limit(const qworker *wk)
     case GJK_WORLD_MODE_CLOSEST:
         return fmin(job->max_distance, wk->best);
     case GJK_WORLD_MODE_FIRST_COLLISION:
-        return 0.0;
+        return job->touch_tolerance; /* touching counts */
     default:
         return job->max_distance;
     }
@@ -405,10 +405,13 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     q.pose_a = a->placed->pose;
     q.shape_b = &b->wp->shape;
     q.pose_b = b->placed->pose;
-    /* A cutoff below 0 could end GJK on overlapping cores before it knows the depth. */
+    /* A cutoff below 0 could end GJK on overlapping cores before it knows the depth. In
+     * FIRST_COLLISION mode the cutoff is the touch tolerance, so that GJK stops as soon as it
+     * certifies "no collision" and touching counts as in the other modes. */
     q.cutoff = isfinite(limit) ? fmax(0.0, limit + pad) : (double)INFINITY;
+    if (first)
+        q.cutoff = pad + limit;
     q.penetration = job->penetration && !first;
-    q.boolean_only = first && pad == 0.0;
     gjk_result r = gjk_query_run(&q, &cache, &job->gjk);
     ++wk->counters.pairs_narrow;
     wk->counters.gjk_iterations += r.iterations;
@@ -429,8 +432,6 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
 
     if (r.status == GJK_STATUS_BEYOND_CUTOFF || r.status == GJK_STATUS_INVALID_INPUT)
         return; /* inputs were validated: INVALID_INPUT cannot occur */
-    if (first && r.status == GJK_STATUS_SEPARATED && q.boolean_only)
-        return;
     bool depth_known = q.penetration || r.status != GJK_STATUS_OVERLAPPING;
     double distance = (r.status == GJK_STATUS_OVERLAPPING && !depth_known ? 0.0 : r.distance) - pad;
     gjk_status status = padded_status(&r, distance, depth_known, job->touch_tolerance);
