@@ -658,7 +658,8 @@ static void eval_waypoint(qworker *wk, int32_t w)
     qwp *out = &job->wp[w];
     out->evaluated = true;
     out->counters = wk->counters;
-    qsort(wk->hits, (size_t)wk->hit_count, sizeof *wk->hits, hit_cmp);
+    if (wk->hit_count > 1)
+        qsort(wk->hits, (size_t)wk->hit_count, sizeof *wk->hits, hit_cmp);
     for (int32_t i = 0; i < wk->hit_count; ++i)
         out->collision = out->collision || wk->hits[i].collision;
     int32_t keep = wk->hit_count;
@@ -679,7 +680,8 @@ static void eval_waypoint(qworker *wk, int32_t w)
         out->count = keep;
     }
     if (job->record_named && wk->named_count > 0) {
-        qsort(wk->named, (size_t)wk->named_count, sizeof *wk->named, entry_cmp);
+        if (wk->named_count > 1)
+            qsort(wk->named, (size_t)wk->named_count, sizeof *wk->named, entry_cmp);
         out->named = malloc((size_t)wk->named_count * sizeof *out->named);
         if (!out->named) {
             wk->failed = true;
