@@ -40,7 +40,10 @@ static double rnd(void)
     return (double)((rng * 2685821657736338717u) >> 11) * 0x1.0p-53;
 }
 
-static double range(double lo, double hi) { return lo + (hi - lo) * rnd(); }
+static double range(double lo, double hi)
+{
+    return lo + (hi - lo) * rnd();
+}
 
 static double now(void)
 {
@@ -82,8 +85,8 @@ static const gjk_polytope *link_hull(int n, double radius, double half_length)
         double z = 1.0 - 2.0 * (i + 0.5) / n;
         double r = sqrt(1.0 - z * z);
         double phi = 2.399963229728653 * i;
-        p[i] = gjk_v3(radius * r * cos(phi), radius * r * sin(phi),
-                      z * (half_length + radius * 0.5));
+        p[i] =
+            gjk_v3(radius * r * cos(phi), radius * r * sin(phi), z * (half_length + radius * 0.5));
     }
     gjk_polytope *poly = &polys[poly_count++];
     gjk_status s = gjk_hull_build(poly, p, n, NULL);
@@ -113,11 +116,11 @@ static void forward(const double *q, gjk_transform *links)
     gjk_transform t = gjk_transform_identity();
     for (int i = 0; i < LINKS; ++i) {
         gjk_vec3 axis = i % 2 == 0 ? gjk_v3(0, 0, 1) : gjk_v3(0, 1, 0);
-        t = gjk_transform_mul(t, gjk_transform_make(gjk_quat_from_axis_angle(axis, q[i]),
-                                                    gjk_v3(0, 0, 0)));
+        t = gjk_transform_mul(
+            t, gjk_transform_make(gjk_quat_from_axis_angle(axis, q[i]), gjk_v3(0, 0, 0)));
         links[i] = t;
-        t = gjk_transform_mul(t, gjk_transform_make(gjk_quat_identity(),
-                                                    gjk_v3(0, 0, LINK_LENGTH)));
+        t = gjk_transform_mul(t,
+                              gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, LINK_LENGTH)));
     }
 }
 
@@ -173,8 +176,8 @@ static void add_obstacle(gjk_world *w, int index, gjk_vec3 at, double size)
     part.pose = gjk_transform_identity();
     switch (index % 3) {
     case 0:
-        part.shape = gjk_make_box(gjk_v3(size * range(0.5, 1), size * range(0.5, 1),
-                                         size * range(0.5, 1)));
+        part.shape =
+            gjk_make_box(gjk_v3(size * range(0.5, 1), size * range(0.5, 1), size * range(0.5, 1)));
         break;
     case 1:
         part.shape = gjk_make_cylinder(size * range(0.4, 1), size * range(0.5, 1));
@@ -225,6 +228,7 @@ static void add_obstacles(gjk_world *w, const gjk_transform *path, int waypoints
 typedef struct figures {
     double cold_1, cold_2, warm_1, warm_2; /* medians, seconds per query */
     double pairs_narrow, pairs_possible, pairs_candidate, reported, warm_starts;
+    double iterations, warm_iterations, warm_narrow, warm_warm_starts;
     double state_query;
 } figures;
 
@@ -232,6 +236,7 @@ static void totals(const gjk_world_result *r, figures *f)
 {
     f->pairs_narrow = f->pairs_possible = f->pairs_candidate = f->reported = 0;
     f->warm_starts = 0;
+    f->iterations = 0;
     for (int i = 0; i < r->waypoint_count; ++i) {
         const gjk_world_waypoint *wp = &r->waypoints[i];
         f->pairs_narrow += wp->counters.pairs_narrow;
@@ -239,6 +244,7 @@ static void totals(const gjk_world_result *r, figures *f)
         f->pairs_candidate += wp->counters.pairs_candidate;
         f->reported += wp->pair_count;
         f->warm_starts += wp->counters.warm_starts;
+        f->iterations += (double)wp->counters.gjk_iterations;
     }
 }
 
@@ -260,8 +266,8 @@ static double time_query(const gjk_world *w, const gjk_world_trajectory *t,
     return dt;
 }
 
-static void measure(gjk_world *w, int32_t robot, const double *q0, const double *q1,
-                    int waypoints, int repeats, figures *f)
+static void measure(gjk_world *w, int32_t robot, const double *q0, const double *q1, int waypoints,
+                    int repeats, figures *f)
 {
     gjk_transform *poses = malloc((size_t)waypoints * LINKS * sizeof *poses);
     double *cold1 = malloc((size_t)repeats * sizeof(double));
@@ -297,6 +303,9 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
         }
     }
     totals(last, f); /* counters of the last warm query */
+    f->warm_iterations = f->iterations;
+    f->warm_narrow = f->pairs_narrow;
+    f->warm_warm_starts = f->warm_starts;
     gjk_world_result_destroy(&last);
 
     /* state query: the arm at the middle waypoint */
@@ -330,6 +339,8 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     f->pairs_possible = cold.pairs_possible;
     f->pairs_candidate = cold.pairs_candidate;
     f->reported = cold.reported;
+    f->iterations = cold.iterations;
+    f->warm_starts = cold.warm_starts;
     gjk_world_result_destroy(&res);
     free(poses);
     free(cold1);
@@ -390,8 +401,8 @@ int main(int argc, char **argv)
            1e3 * fig[1].warm_1);
     printf("%-44s %14.3f %14.3f\n", "cold trajectory query, 2 threads [ms]", 1e3 * fig[0].cold_2,
            1e3 * fig[1].cold_2);
-    printf("%-44s %14.3f %14.3f\n", "warm (named, perturbed), 2 threads [ms]",
-           1e3 * fig[0].warm_2, 1e3 * fig[1].warm_2);
+    printf("%-44s %14.3f %14.3f\n", "warm (named, perturbed), 2 threads [ms]", 1e3 * fig[0].warm_2,
+           1e3 * fig[1].warm_2);
     printf("%-44s %14.2f %14.2f\n", "speed-up 2 threads, cold [x]", fig[0].cold_1 / fig[0].cold_2,
            fig[1].cold_1 / fig[1].cold_2);
     printf("%-44s %14.2f %14.2f\n", "speed-up 2 threads, warm [x]", fig[0].warm_1 / fig[0].warm_2,
@@ -411,7 +422,16 @@ int main(int argc, char **argv)
     printf("%-44s %14.1f %14.1f\n", "pairs reported per waypoint", fig[0].reported,
            fig[1].reported);
     printf("%-44s %14.1f %14.1f\n", "broad-phase pruning (possible / narrow) [x]",
-           fig[0].pairs_possible / fig[0].pairs_narrow, fig[1].pairs_possible / fig[1].pairs_narrow);
+           fig[0].pairs_possible / fig[0].pairs_narrow,
+           fig[1].pairs_possible / fig[1].pairs_narrow);
+    printf("%-44s %14.2f %14.2f\n", "GJK iterations per pair, cold",
+           fig[0].iterations / fig[0].pairs_narrow, fig[1].iterations / fig[1].pairs_narrow);
+    printf("%-44s %14.2f %14.2f\n", "GJK iterations per pair, warm",
+           fig[0].warm_iterations / fig[0].warm_narrow,
+           fig[1].warm_iterations / fig[1].warm_narrow);
+    printf("%-44s %14.2f %14.2f\n", "warm-started pairs, cold / warm [%]",
+           100.0 * fig[0].warm_starts / fig[0].pairs_narrow,
+           100.0 * fig[0].warm_warm_starts / fig[0].warm_narrow);
     printf("%-44s %14.2f %14.2f\n", "narrow-phase pairs/s, cold 1 thread [M/s]",
            1e-6 * fig[0].pairs_narrow / fig[0].cold_1, 1e-6 * fig[1].pairs_narrow / fig[1].cold_1);
     printf("%-44s %14.2f %14s\n", "2000 / 100 obstacles, cold 1 thread [x]",
