@@ -554,6 +554,75 @@ static void test_named_warm_equals_cold(void **state)
     }
 }
 
+/* An optimizer loop checked against brute force at every iteration and waypoint: the named
+ * cache's warm starts and motion bounds, the block chains and the candidate lists must never
+ * hide a pair or change a distance. Modes ALL_WITHIN and CLOSEST, several reaches. */
+static void test_named_iterations_vs_brute_force(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 8; ++trial) {
+        tw_seed(15000 + (uint64_t)trial);
+        tw_scene *s = calloc(1, sizeof *s);
+        assert_non_null(s);
+        random_scene(s, 1 + tw_int(2), 30 + tw_int(40), true);
+        gjk_world *w = NULL;
+        assert_ok(gjk_world_create(NULL, &w));
+        tw_build_world(s, w);
+        add_random_rules(s, w);
+        int W = 9 + tw_int(20);
+        int L = s->robots[0].link_count;
+        gjk_transform *traj = random_trajectory(s, W, 1.0);
+        gjk_world_trajectory t;
+        memset(&t, 0, sizeof t);
+        t.robot = s->robots[0].id;
+        t.waypoint_count = W;
+        t.link_count = L;
+        t.link_poses = traj;
+        gjk_world_query_options all = gjk_world_default_query_options();
+        all.pairs = GJK_WORLD_PAIRS_ALL;
+        all.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        all.max_distance = tw_range(0.02, 0.2);
+        all.max_pairs = GJK_WORLD_MAX_PAIRS;
+        all.threads = 1 + tw_int(2);
+        gjk_world_query_options closest = all;
+        closest.mode = GJK_WORLD_MODE_CLOSEST;
+        closest.max_distance = trial % 2 ? (double)INFINITY : 0.3;
+        int bounded = 0;
+        for (int iter = 0; iter < 5; ++iter) {
+            gjk_world_result *ra = NULL, *rc = NULL;
+            t.name = "all";
+            assert_ok(gjk_world_query_trajectory(w, &t, &all, &ra));
+            t.name = "closest";
+            assert_ok(gjk_world_query_trajectory(w, &t, &closest, &rc));
+            for (int i = 0; i < W; ++i) {
+                int n;
+                brute_waypoint(s, traj, i, all.pairs, &n);
+                check_all_within(&ra->waypoints[i], brute, n, all.max_distance);
+                bounded += ra->waypoints[i].counters.pairs_bounded;
+                double m = brute_min(brute, n);
+                if (m <= closest.max_distance - BOUNDARY)
+                    assert_near(rc->waypoints[i].min_distance, m, tol_for(m));
+                else if (m > closest.max_distance + BOUNDARY)
+                    assert_true(isinf(rc->waypoints[i].min_distance));
+            }
+            gjk_world_result_destroy(&ra);
+            gjk_world_result_destroy(&rc);
+            /* the optimizer's next iterate: small moves, now and then a large one */
+            double step = iter == 2 ? 0.05 : 0.004;
+            for (int i = 0; i < W * L; ++i) {
+                traj[i].p = gjk_add(traj[i].p, tw_vec(step));
+                traj[i].q = gjk_quat_normalize(gjk_quat_mul(
+                    gjk_quat_from_axis_angle(gjk_normalize(tw_vec(1)), 5 * step), traj[i].q));
+            }
+        }
+        assert_true(bounded > 0);
+        free(traj);
+        gjk_world_destroy(&w);
+        free(s);
+        tw_free_polytopes();
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_trajectory_vs_brute_force),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_named_warm_equals_cold),
+        cmocka_unit_test(test_named_iterations_vs_brute_force),
     };
     if (getenv("TEST_FILTER"))
         cmocka_set_test_filter(getenv("TEST_FILTER"));
