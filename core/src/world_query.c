@@ -1,21 +1,31 @@
 /* world_query.c — state and trajectory queries over a world (see gjk/world.h).
  *
- * One waypoint is evaluated as follows. Every part of every moving robot is placed in the
- * world (link pose * part pose) with a world box (the part-frame box, rotated). Robot-obstacle
- * pairs come from the obstacle tree: the query box is a link part's box, the reach is
- *     padding(link) + limit + largest per-pair padding
- * (tree leaves are grown by their obstacle's padding), and each candidate is refined with the
- * pair's own padding before GJK runs. Self and robot-robot pairs are few (links x links) and
- * are enumerated directly with the same box test. `limit` is max_distance, or in CLOSEST mode
- * the smaller of max_distance and the best distance found so far, so both the tree (branch and
- * bound) and GJK (cutoff) prune harder as the waypoint goes on; in FIRST_COLLISION mode it is
- * the touch tolerance (touching counts as a collision) and EPA does not run.
+ * Work is done in blocks of GJK_WORLD_BLOCK_WAYPOINTS consecutive waypoints (a state query is
+ * one block of one waypoint). For a block:
+ *  1. Placement. Every part of the moving robot is placed at every waypoint (link pose * part
+ *     pose) with a world box (its part-frame box, rotated), and two motion bounds: `travel`,
+ *     how far any point of the part can have moved since the block's first waypoint, and
+ *     `moved`, since the same waypoint of the named trajectory's previous query. Both use
+ *     |dp| + 2 sin(angle / 2) * radius for a pose change (dp, angle) of a part of that radius.
+ *  2. Broad phase. One query of the obstacle tree per link part with the part's box swept
+ *     over the block and the reach padding(link) + limit + largest per-pair padding (leaves
+ *     are grown by their obstacle's padding) gives each part its candidate obstacle parts.
+ *     (CLOSEST mode without max_distance instead queries the tree per waypoint with a reach
+ *     that shrinks to the best distance found: branch and bound.) Self and robot-robot pairs
+ *     are few (links x links) and are enumerated directly.
+ *  3. Per waypoint and candidate: allowed pairs are dropped, the pair's own padded box
+ *     distance is tested, then the pair may be skipped on temporal coherence: GJK certified
+ *     distance >= lower earlier in this block (or in the named trajectory's previous query at
+ *     this waypoint), and lower minus the parts' motion since is still beyond reach. Otherwise
+ *     GJK runs with cutoff = limit + padding, warm-started from the named trajectory's
+ *     previous query at this waypoint, else from the previous waypoint of the block, else cold.
+ * `limit` is max_distance; in CLOSEST mode the smaller of max_distance and the best distance
+ * found so far in the waypoint; in FIRST_COLLISION mode the touch tolerance (touching counts
+ * as a collision) and EPA does not run.
  *
- * Warm starts. Each pair's gjk_cache comes from the named trajectory's previous query at the
- * same waypoint when it has one, else from the same pair at the previous waypoint of the
- * block, else cold. Blocks of GJK_WORLD_BLOCK_WAYPOINTS waypoints are independent units of
- * work handed to threads in any order, which is why results do not depend on the thread
- * count (world.h, Determinism). */
+ * Blocks are independent units of work handed to threads in any order, and nothing carries
+ * from one block to the next, which is why results do not depend on the thread count
+ * (world.h, Determinism). Skipping on bounds and warm starts change only the work done. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "world_internal.h"
