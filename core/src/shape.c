@@ -16,6 +16,7 @@
  * sign(0) is taken as +1, so every map is deterministic. */
 #include "gjk/shape.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,14 +107,14 @@ static bool adjacency_is_sane(const int32_t *adj_start, const int32_t *adj, int3
     if (adj_start[count] > 0 && adj == NULL) {
         return false;
     }
+    /* Branch-free: this runs on every query with a borrowed polytope. */
+    bool ok = true;
     for (int32_t i = 0; i < count; ++i) {
         for (int32_t k = adj_start[i]; k < adj_start[i + 1]; ++k) {
-            if (adj[k] < 0 || adj[k] >= count || adj[k] == i) {
-                return false;
-            }
+            ok &= ((uint32_t)adj[k] < (uint32_t)count) & (adj[k] != i);
         }
     }
-    return true;
+    return ok;
 }
 
 /* Owned polytopes start their block with this record of what gjk_polytope_create
@@ -161,17 +162,18 @@ static gjk_status polytope_validate(const gjk_polytope *p)
     if (p->storage != NULL) {
         return owned_layout_matches(p) ? GJK_STATUS_SEPARATED : GJK_STATUS_INVALID_INPUT;
     }
-    /* Borrowed: scan. x * 0 is 0 for finite x and NaN otherwise, so one sum tests every
-     * coordinate; the radius must bound every vertex (it feeds bounding spheres and the
-     * broad phase), with a few ulps of slack for the rounding of |v|^2. */
-    double nonfinite = 0.0, max_sq = 0.0;
+    /* Borrowed: scan. |c| <= DBL_MAX is false exactly for NaN and +-Inf; the radius must
+     * bound every vertex (it feeds bounding spheres and the broad phase), with a few ulps
+     * of slack for the rounding of |v|^2. Branch-free so the loop stays cheap. */
+    bool finite = true;
+    double max_sq = 0.0;
     for (int32_t i = 0; i < p->count; ++i) {
         double x = p->x[i], y = p->y[i], z = p->z[i];
-        nonfinite += x * 0.0 + y * 0.0 + z * 0.0;
+        finite &= (fabs(x) <= DBL_MAX) & (fabs(y) <= DBL_MAX) & (fabs(z) <= DBL_MAX);
         double sq = x * x + y * y + z * z;
         max_sq = sq > max_sq ? sq : max_sq;
     }
-    if (nonfinite != 0.0 || !(max_sq <= p->radius * p->radius * (1.0 + 1e-15))) {
+    if (!finite || !(max_sq <= p->radius * p->radius * (1.0 + 1e-15))) {
         return GJK_STATUS_INVALID_INPUT;
     }
     /* Padding must repeat the last vertex: vectorised support loops read it. */
