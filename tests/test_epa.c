@@ -115,6 +115,10 @@ static void check_answer(const gjk_pair_frame *f, const gjk_epa_result *r, doubl
     assert_near(gjk_dot(r->point_b, gjk_neg(r->normal)), support_value_b(f, gjk_neg(r->normal)),
                 tol);
     assert_true(r->support_calls >= r->iterations);
+    assert_true(r->depth_upper >= r->depth);
+    if (r->status == GJK_STATUS_OVERLAPPING) {
+        assert_near(r->depth_upper, r->depth, 1e-12 * r->depth + 1e-15 * f->scale);
+    }
 }
 
 static gjk_transform at(double x, double y, double z)
@@ -601,7 +605,9 @@ static void test_iteration_limit(void **state)
         assert_int_equal(r.iterations, cap);
         check_answer(&f, &r, 2.0); /* finite and consistent; the planes only roughly */
         assert_vec_near(gjk_sub(r.point_a, r.point_b), gjk_scale(r.normal, r.depth), 1e-14);
+        /* The bounds bracket the converged depth. */
         assert_true(r.depth <= exact.depth + 1e-15);
+        assert_true(r.depth_upper >= exact.depth - 1e-15);
     }
     gjk_polytope_destroy(&A);
 }
@@ -625,8 +631,10 @@ static void test_capacity_limit(void **state)
     assert_int_equal(r.status, GJK_STATUS_CAPACITY_LIMIT);
     assert_true(r.iterations < 1000000);
     assert_vec_near(gjk_sub(r.point_a, r.point_b), gjk_scale(r.normal, r.depth), 1e-14);
-    /* The depth is at most 2 (the radii) and, being a lower bound, close to it. */
+    /* The depth is at most 2 (the radii) and, being a lower bound, close to it; the upper
+     * bound is a support value, at most 2 too. */
     assert_true(r.depth <= 2.0 && r.depth > 1.9);
+    assert_true(r.depth_upper >= r.depth && r.depth_upper <= 2.0);
     assert_near(gjk_length(r.normal), 1.0, 1e-12);
     gjk_polytope_destroy(&A);
 }

@@ -314,7 +314,7 @@ static gjk_status hull_1d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     int32_t lo = 0, hi = 0;
     if (f->dimension >= 1) {
         gjk_vec3 o = p[f->origin];
-        double tmin = INFINITY, tmax = -INFINITY;
+        double tmin = HUGE_VAL, tmax = -HUGE_VAL;
         for (int32_t i = 0; i < count; ++i) {
             double t = gjk_dot(gjk_sub(p[i], o), f->u);
             if (t < tmin) {

@@ -69,6 +69,11 @@ typedef struct gjk_epa_result {
     gjk_vec3 point_a, point_b;
     int32_t iterations;
     int32_t support_calls;
+    double depth_upper; /* certified bound depth <= depth_upper: the least support value
+                           h(n) = max over D of dot(x, n) seen (unit n); depth is the lower
+                           bound (the nearest face of EPA's polytope inside D). Within the
+                           tolerance of depth when OVERLAPPING, wider on ITERATION_LIMIT or
+                           CAPACITY_LIMIT. */
 } gjk_epa_result;
 
 gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
