@@ -511,8 +511,10 @@ int main(int argc, char **argv)
            fig[1].warm_bounded);
     printf("%-44s %14.0f %14.0f\n", "overlapping pairs per query (EPA)", fig[0].overlapping,
            fig[1].overlapping);
-    printf("%-44s %14.1f %14.1f\n", "EPA iterations per overlapping pair",
-           fig[0].epa_iterations / fig[0].overlapping, fig[1].epa_iterations / fig[1].overlapping);
+    if (fig[0].overlapping > 0 && fig[1].overlapping > 0)
+        printf("%-44s %14.1f %14.1f\n", "EPA iterations per overlapping pair",
+               fig[0].epa_iterations / fig[0].overlapping,
+               fig[1].epa_iterations / fig[1].overlapping);
     printf("%-44s %14.1f %14.1f\n", "pairs reported per waypoint", fig[0].reported,
            fig[1].reported);
     printf("%-44s %14.1f %14.1f\n", "broad-phase pruning (possible / narrow) [x]",
