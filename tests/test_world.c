@@ -1011,6 +1011,64 @@ static void test_scene_caps(void **state)
     gjk_world_destroy(&w);
 }
 
+/* Degenerate scenes: nothing in the world, a robot without obstacles, links without parts. */
+static void test_empty_and_partless(void **state)
+{
+    (void)state;
+    gjk_world *w = NULL;
+    assert_ok(gjk_world_create(NULL, &w));
+    gjk_world_result *r = NULL;
+    assert_ok(gjk_world_query_state(w, NULL, &r));
+    assert_int_equal(r->waypoint_count, 1);
+    assert_int_equal(r->waypoints[0].pair_count, 0);
+    assert_true(isinf(r->min_distance));
+    assert_int_equal(r->first_collision, -1);
+    gjk_world_result_destroy(&r);
+
+    gjk_link_def links[2];
+    memset(links, 0, sizeof links);
+    links[0].name = "base"; /* no parts: never collides */
+    gjk_part_def part = tw_box_part(0.1, 0.1, 0.1, gjk_v3(0, 0, 0));
+    links[1].name = "tip";
+    links[1].parts = &part;
+    links[1].part_count = 1;
+    gjk_robot_def def;
+    memset(&def, 0, sizeof def);
+    def.name = "r";
+    def.links = links;
+    def.link_count = 2;
+    def.self_collision = true;
+    int32_t id;
+    assert_ok(gjk_world_put_robot(w, &def, &id));
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.pairs = GJK_WORLD_PAIRS_ALL;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 0);
+    gjk_world_result_destroy(&r);
+    gjk_transform poses[2 * 3];
+    for (int i = 0; i < 6; ++i)
+        poses[i] = tw_at(0.1 * i, 0, 0);
+    gjk_world_trajectory t;
+    memset(&t, 0, sizeof t);
+    t.robot = id;
+    t.waypoint_count = 3;
+    t.link_count = 2;
+    t.link_poses = poses;
+    t.name = "n";
+    opt.threads = 2;
+    assert_ok(gjk_world_query_trajectory(w, &t, &opt, &r));
+    assert_int_equal(r->waypoint_count, 3);
+    assert_int_equal(r->min_waypoint, -1);
+    gjk_world_result_destroy(&r);
+    gjk_obstacle_def od = box_obstacle("o", &wall_part, gjk_v3(0.1, 0.1, 0.1), gjk_v3(0.2, 0, 0));
+    assert_ok(gjk_world_put_obstacle(w, &od, NULL));
+    assert_ok(gjk_world_query_trajectory(w, &t, &opt, &r));
+    assert_int_equal(r->first_collision, 0); /* the tip starts inside the box */
+    assert_int_equal(r->waypoints[0].pairs[0].a.body.link, 1);
+    gjk_world_result_destroy(&r);
+    gjk_world_destroy(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1027,6 +1085,7 @@ int main(void)
         cmocka_unit_test(test_replace_robot_remaps_rules),
         cmocka_unit_test(test_bad_input_leaves_world_unchanged),
         cmocka_unit_test(test_scene_caps),
+        cmocka_unit_test(test_empty_and_partless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

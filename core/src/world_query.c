@@ -837,11 +837,12 @@ static bool worker_init(qworker *wk, qjob *job)
 {
     memset(wk, 0, sizeof *wk);
     wk->job = job;
-    wk->active = calloc((size_t)job->active_count, sizeof *wk->active);
+    size_t robots = (size_t)(job->active_count > 0 ? job->active_count : 1); /* no malloc(0) */
+    wk->active = calloc(robots, sizeof *wk->active);
     if (!wk->active)
         return false;
     int32_t slots = 0;
-    wk->part_base = malloc((size_t)job->active_count * sizeof *wk->part_base);
+    wk->part_base = malloc(robots * sizeof *wk->part_base);
     if (!wk->part_base)
         return false;
     for (int32_t i = 0; i < job->active_count; ++i) {
