@@ -656,13 +656,13 @@ static int entry_cmp(const void *x, const void *y)
 }
 
 /* Evaluates waypoint w with the active robots placed at `active` (job->active_count). */
-static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active)
+static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double best)
 {
     qjob *job = wk->job;
     wk->w = w;
     wk->hit_count = 0;
     wk->named_count = 0;
-    wk->best = INFINITY;
+    wk->best = best;
     wk->stop = false;
     memset(&wk->counters, 0, sizeof wk->counters);
 
@@ -791,6 +791,23 @@ static void gather_candidates(qworker *wk, const qrobot *place, int32_t n)
     }
 }
 
+/* CLOSEST mode: an upper bound on the closest distance at waypoint w of a trajectory, from
+ * the previous waypoint of the block: the pair that was closest there (distance d) is now at
+ * most d + the motion of its two parts, and no part moved farther than `step`. Starting from
+ * it, GJK's cutoff and the tree's reach prune from the first pair on. INFINITY when unknown. */
+static double closest_seed(const qworker *wk, const qrobot *place, int32_t start, int32_t w)
+{
+    const qjob *job = wk->job;
+    if (job->mode != GJK_WORLD_MODE_CLOSEST || !job->traj_poses || w == start ||
+        !job->wp[w - 1].evaluated || !isfinite(job->wp[w - 1].min_distance))
+        return INFINITY;
+    const qrobot *now = &place[w - start], *before = &place[w - start - 1];
+    double step = 0.0;
+    for (int32_t j = 0; j < now->r->part_count; ++j)
+        step = fmax(step, now->parts[j].travel - before->parts[j].travel);
+    return job->wp[w - 1].min_distance + 2.0 * step + BOUND_SLACK;
+}
+
 static void run_blocks(qworker *wk)
 {
     qjob *job = wk->job;
@@ -820,7 +837,8 @@ static void run_blocks(qworker *wk)
         for (int32_t w = start; w < end; ++w) {
             if (first && w > atomic_load(&job->first_collision))
                 break; /* masked at assembly anyway */
-            eval_waypoint(wk, w, job->traj_poses ? &place[w - start] : place);
+            eval_waypoint(wk, w, job->traj_poses ? &place[w - start] : place,
+                          closest_seed(wk, place, start, w));
             if (wk->failed) {
                 atomic_store(&job->failed, true);
                 return;
