@@ -218,7 +218,7 @@ static void add_obstacle(gjk_world *w, int index, gjk_vec3 at, double size)
  * segment at every waypoint, minus the link radius (0.05 m plus the cap) and the ball's. */
 static double clearance(const gjk_transform *path, int waypoints, gjk_vec3 c, double radius)
 {
-    double best = INFINITY;
+    double best = HUGE_VAL;
     for (int i = 0; i < waypoints * LINKS; ++i) {
         gjk_vec3 a = path[i].p, b = gjk_transform_point(path[i], gjk_v3(0, 0, LINK_LENGTH));
         gjk_vec3 ab = gjk_sub(b, a);
@@ -371,7 +371,7 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     for (int m = 0; m < 2; ++m) {
         gjk_world_query_options o = opt;
         o.mode = modes[m];
-        o.max_distance = m == 0 ? MAX_DISTANCE : (double)INFINITY;
+        o.max_distance = m == 0 ? MAX_DISTANCE : HUGE_VAL;
         for (int r = 0; r < repeats; ++r) {
             time_query(w, &t, &o, NULL);
             state[r] = last_cpu;

@@ -147,7 +147,7 @@ static void check_all_within(const gjk_world_waypoint *wp, const tw_pair *b, int
             assert_true(wp->pairs[i - 1].distance <= p->distance);
     }
     /* every brute-force pair clearly within reach is reported */
-    double min = INFINITY;
+    double min = HUGE_VAL;
     for (int k = 0; k < n; ++k) {
         if (b[k].distance <= max)
             min = fmin(min, b[k].distance);
@@ -171,7 +171,7 @@ static void check_all_within(const gjk_world_waypoint *wp, const tw_pair *b, int
 
 static double brute_min(const tw_pair *b, int n)
 {
-    double m = INFINITY;
+    double m = HUGE_VAL;
     for (int k = 0; k < n; ++k)
         m = fmin(m, b[k].distance);
     return m;
@@ -192,7 +192,7 @@ static void test_state_vs_brute_force(void **state)
         tw_build_world(s, w);
         add_random_rules(s, w);
 
-        const double reaches[] = {-0.01, 0.0, 0.05, 0.3, INFINITY};
+        const double reaches[] = {-0.01, 0.0, 0.05, 0.3, HUGE_VAL};
         const uint32_t kinds[] = {GJK_WORLD_PAIRS_ALL, GJK_WORLD_PAIRS_ROBOT_OBSTACLE,
                                   GJK_WORLD_PAIRS_SELF, GJK_WORLD_PAIRS_ROBOT_ROBOT};
         for (int ki = 0; ki < 4; ++ki) {
@@ -215,7 +215,7 @@ static void test_state_vs_brute_force(void **state)
             double m = brute_min(brute, n);
 
             opt.mode = GJK_WORLD_MODE_CLOSEST;
-            opt.max_distance = INFINITY;
+            opt.max_distance = HUGE_VAL;
             gjk_world_result *res = NULL;
             assert_ok(gjk_world_query_state(w, &opt, &res));
             const gjk_world_waypoint *wp = &res->waypoints[0];
@@ -315,7 +315,7 @@ static void test_trajectory_vs_brute_force(void **state)
         gjk_world_result *res = NULL;
         assert_ok(gjk_world_query_trajectory(w, &t, &opt, &res));
         assert_int_equal(res->waypoint_count, W);
-        double min = INFINITY;
+        double min = HUGE_VAL;
         int first = -1;
         for (int i = 0; i < W; ++i) {
             int n;
@@ -596,7 +596,7 @@ static void test_named_iterations_vs_brute_force(void **state)
         all.threads = 1 + tw_int(2);
         gjk_world_query_options closest = all;
         closest.mode = GJK_WORLD_MODE_CLOSEST;
-        closest.max_distance = trial % 2 ? (double)INFINITY : 0.3;
+        closest.max_distance = trial % 2 ? HUGE_VAL : 0.3;
         int bounded = 0;
         for (int iter = 0; iter < 5; ++iter) {
             gjk_world_result *ra = NULL, *rc = NULL;
