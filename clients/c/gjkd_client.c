@@ -689,7 +689,7 @@ gjkd_status gjkd_load_scene(gjkd_client *c, const Gjkd__V1__Scene *scene, gjkd_c
         if (s != GJKD_OK)
             return prefix_error(c, s, "obstacle", str(scene->obstacles[i]->name));
     }
-    if (scene->n_allowed_pairs > 0 || scene->n_robots > 0 || scene->n_obstacles > 0) {
+    if (scene->n_allowed_pairs > 0) {
         s = gjkd_set_allowed_pairs(c, scene->allowed_pairs, scene->n_allowed_pairs, &ch);
         if (s != GJKD_OK)
             return prefix_error(c, s, "allowed pairs", "allowed_pairs");

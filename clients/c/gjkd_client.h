@@ -219,9 +219,9 @@ gjkd_status gjkd_remove_obstacle(gjkd_client *client, const char *name, gjkd_cha
 /* Replaces the scene's whole list of allowed pairs. */
 gjkd_status gjkd_set_allowed_pairs(gjkd_client *client, Gjkd__V1__AllowedPair *const *pairs,
                                    size_t count, gjkd_change *out);
-/* Puts every robot and obstacle of `scene` (add or replace by name), then sets its allowed
- * pairs (only if it has some, or if robots or obstacles were put). Not atomic: it stops at
- * the first failure, whose message names the body. *out (may be NULL) gets the last change. */
+/* Puts every robot and obstacle of `scene` (add or replace by name), then, if the scene has
+ * allowed pairs, replaces the daemon's list with them. Not atomic: it stops at the first
+ * failure, whose message names the body. *out (may be NULL) gets the last change. */
 gjkd_status gjkd_load_scene(gjkd_client *client, const Gjkd__V1__Scene *scene, gjkd_change *out);
 
 /* ------------------------------------------------------------------ state and queries */

@@ -807,8 +807,8 @@ static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max,
                     "%zu: %.4g m</title></circle>\n",
                     X(i), Y(s->min_distance), i, s->min_distance);
     }
-    /* Legend. */
-    double lx = L + 10, ly = T + 14;
+    /* Legend, between the title and the plot. */
+    double lx = L, ly = T - 12;
     fprintf(f,
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#246\"/><text x=\"%.1f\" "
             "y=\"%.1f\">minimum distance</text>\n",
