@@ -613,7 +613,7 @@ Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *
     m->local_point_a = gjkd_encode_vec3(arena, pair->a.local_point);
     m->local_point_b = gjkd_encode_vec3(arena, pair->b.local_point);
     m->normal = gjkd_encode_vec3(arena, pair->normal);
-    m->status = gjkd_code_from_status(pair->status);
+    m->status = (gjkd_code)pair->status; /* a pair result, not a call status */
     m->iterations = pair->iterations;
     m->epa_iterations = pair->epa_iterations;
     m->padding = pair->padding;
