@@ -3,3 +3,7 @@
 if(TARGET gjkd_server)
   gjk_add_test(test_server_codec SOURCES test_server_codec.c LIBS gjkd_server LABELS unit TIMEOUT 60)
 endif()
+if(TARGET gjkd_server)
+  gjk_add_test(test_server_store SOURCES test_server_store.c LIBS gjkd_server LABELS unit TIMEOUT 60)
+  gjk_add_test(test_server_config SOURCES test_server_config.c LIBS gjkd_server LABELS unit TIMEOUT 30)
+endif()

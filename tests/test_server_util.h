@@ -274,6 +274,11 @@ static inline char *t_scene_fingerprint(gjkd_service *svc, size_t *size)
     Gjkd__V1__Response *r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
     assert_int_equal(r->body_case, GJKD__V1__RESPONSE__BODY_SCENE_SUMMARY);
     r->scene_summary->scene->revision = r->revision;
+    /* Ids are stable for the life of a daemon, not across restarts: names are the identity. */
+    for (size_t i = 0; i < r->scene_summary->n_robots; ++i)
+        r->scene_summary->robots[i]->id = 0;
+    for (size_t i = 0; i < r->scene_summary->n_obstacles; ++i)
+        r->scene_summary->obstacles[i]->id = 0;
     *size = gjkd__v1__scene_summary__get_packed_size(r->scene_summary);
     char *buf = malloc(*size + 1);
     gjkd__v1__scene_summary__pack(r->scene_summary, (uint8_t *)buf);
