@@ -14,7 +14,7 @@
 
 #include "dispatch.h"
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 typedef struct gjkd_transport_def {
@@ -24,8 +24,8 @@ typedef struct gjkd_transport_def {
     bool insecure; /* allow non-loopback endpoints */
     double drain_seconds;
     gjkd_service *service;
-    volatile sig_atomic_t *stop;   /* set by the signal handler */
-    volatile sig_atomic_t *reload; /* set by SIGHUP: on_reload is called from the loop */
+    atomic_int *stop;   /* set by the signal handler (lock-free: async-signal-safe) */
+    atomic_int *reload; /* set by SIGHUP: on_reload is called from the loop */
     void (*on_reload)(void *user, void *frontend);
     void *user;
     /* Filled once bound, before serving (e.g. the port chosen for tcp://127.0.0.1:*). */
