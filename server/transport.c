@@ -297,7 +297,6 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
         if (atomic_load(def->stop) && !draining) {
             draining = true;
             gjkd_service_set_draining(def->service, true);
-            zmq_unbind(frontend, def->bound_endpoint); /* no new connections */
             drain_deadline = now_seconds() + def->drain_seconds;
             quiet_since = now_seconds();
             GJKD_LOG(GJKD_LOG_INFO, "draining", 0, "in_flight=%d", started - n_idle);

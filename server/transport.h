@@ -6,9 +6,10 @@
  * frontend only while some worker is idle (natural backpressure) and answers malformed
  * framing itself. No socket is ever used by two threads.
  *
- * Shutdown: when *stop becomes non-zero the frontend is unbound (no new connections), requests
- * already queued or in flight are still answered until the frontend has been quiet for a
- * moment (or drain_seconds pass), then the workers are stopped and joined. */
+ * Shutdown: when *stop becomes non-zero the service reports DRAINING (health) and the loop
+ * keeps answering until nothing is in flight and the frontend has been quiet for 200 ms, or
+ * drain_seconds pass; then the workers are stopped and joined. The frontend is not unbound
+ * first: zmq_unbind discards the endpoint's queued requests, which must still be answered. */
 #ifndef GJKD_TRANSPORT_H
 #define GJKD_TRANSPORT_H
 
