@@ -389,6 +389,34 @@ static void test_concurrent_clients(void **state)
     gjkd_arena_free(&a);
 }
 
+/* Regression: the decoder kept built polytopes in a growing array that shapes pointed into;
+ * a body with more than 8 hull parts reallocated it and left earlier shapes dangling (found
+ * by the clients' demo arm; ASan reports the use after free). */
+static void test_many_hull_parts(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    Gjkd__V1__Obstacle *o = t_obstacle(&a, "rocks", 0.1, 0.0);
+    o->n_parts = 20;
+    o->parts = gjkd_arena_alloc(&a, 20 * sizeof *o->parts);
+    for (int i = 0; i < 20; ++i) {
+        o->parts[i] = t_part(&a, t_hull_shape(&a, 50, 0.1));
+        o->parts[i]->pose = t_pose(&a, 0.0, 0.8 + 0.5 * i, 0.0);
+    }
+    assert_code(t_call_code(svc, t_put_obstacle(&a, o)), GJKD_CODE(OK));
+    Gjkd__V1__Response *r =
+        t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, 1.0));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    /* rock 0 at y = 0.8 (radius <= 0.1) is nearest to link l0 (y up to 0.1): ~0.6 */
+    assert_string_equal(r->state->closest->body_b->obstacle, "rocks");
+    assert_int_equal(r->state->closest->part_b_index, 0);
+    assert_true(r->state->min_distance > 0.599 && r->state->min_distance < 0.62);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
 static void test_demo_scene(void **state)
 {
     (void)state;
@@ -416,10 +444,15 @@ int main(void)
 {
     gjkd_log_set_level(GJKD_LOG_ERROR);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_changes_and_revisions), cmocka_unit_test(test_state_query),
-        cmocka_unit_test(test_trajectory_query),      cmocka_unit_test(test_allowed_pairs),
-        cmocka_unit_test(test_stats_counters),        cmocka_unit_test(test_pose_stream),
-        cmocka_unit_test(test_concurrent_clients),    cmocka_unit_test(test_demo_scene),
+        cmocka_unit_test(test_changes_and_revisions),
+        cmocka_unit_test(test_state_query),
+        cmocka_unit_test(test_trajectory_query),
+        cmocka_unit_test(test_allowed_pairs),
+        cmocka_unit_test(test_stats_counters),
+        cmocka_unit_test(test_pose_stream),
+        cmocka_unit_test(test_concurrent_clients),
+        cmocka_unit_test(test_many_hull_parts),
+        cmocka_unit_test(test_demo_scene),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
