@@ -307,7 +307,7 @@ def build():
         "padding": 0.0,
         "links": [{"name": n, "parts": p} for n, p in zip(LINK_NAMES, links)],
         # Adjacent links touch at their joints by construction: never checked.
-        "allowed_pairs": [[LINK_NAMES[i], LINK_NAMES[i + 1]] for i in range(6)]
+        "disabled_pairs": [[LINK_NAMES[i], LINK_NAMES[i + 1]] for i in range(6)]
         + [["upper_arm", "forearm"], ["forearm", "hand"]],
     }
     scene = {
