@@ -144,18 +144,19 @@ bool gjkd_decode_pose(const Gjkd__V1__Pose *pose, const char *where, gjk_transfo
     return true;
 }
 
+/* A zeroed polytope with a stable address (shapes point at it), listed for release. */
 static gjk_polytope *new_polytope(gjkd_body_build *b)
 {
     if (b->polytope_count == b->polytope_capacity) {
         int32_t cap = b->polytope_capacity > 0 ? 2 * b->polytope_capacity : 8;
-        gjk_polytope *p = realloc(b->polytopes, (size_t)cap * sizeof *p);
-        if (p == NULL)
+        gjk_polytope **list = realloc(b->polytopes, (size_t)cap * sizeof *list);
+        if (list == NULL)
             return NULL;
-        b->polytopes = p;
+        b->polytopes = list;
         b->polytope_capacity = cap;
     }
-    gjk_polytope *p = &b->polytopes[b->polytope_count];
-    memset(p, 0, sizeof *p);
+    gjk_polytope *p = gjkd_arena_alloc(&b->arena, sizeof *p);
+    b->polytopes[b->polytope_count] = p;
     return p;
 }
 
@@ -342,7 +343,7 @@ static bool decode_parts(Gjkd__V1__Part *const *parts, size_t n_parts, const cha
 void gjkd_body_build_release(gjkd_body_build *build)
 {
     for (int32_t i = 0; i < build->polytope_count; ++i)
-        gjk_polytope_destroy(&build->polytopes[i]);
+        gjk_polytope_destroy(build->polytopes[i]);
     free(build->polytopes);
     gjkd_arena_free(&build->arena);
     memset(build, 0, sizeof *build);
@@ -613,7 +614,7 @@ Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *
     m->local_point_a = gjkd_encode_vec3(arena, pair->a.local_point);
     m->local_point_b = gjkd_encode_vec3(arena, pair->b.local_point);
     m->normal = gjkd_encode_vec3(arena, pair->normal);
-    m->status = gjkd_code_from_status(pair->status);
+    m->status = (gjkd_code)pair->status; /* a pair result, not a call status */
     m->iterations = pair->iterations;
     m->epa_iterations = pair->epa_iterations;
     m->padding = pair->padding;

@@ -61,7 +61,8 @@ bool gjkd_check_name(const char *name, const char *where, const gjkd_limits *lim
 /* Everything a robot or obstacle definition owns until the world has copied it. */
 typedef struct gjkd_body_build {
     gjkd_arena arena;
-    gjk_polytope *polytopes; /* built hulls / convex sets, destroyed by release */
+    gjk_polytope **polytopes; /* built hulls / convex sets (in the arena: shapes point at
+                                 them, so they never move), destroyed by release */
     int32_t polytope_count;
     int32_t polytope_capacity;
     uint32_t hull_vertices; /* vertices kept over all polytopes */

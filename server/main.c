@@ -13,20 +13,22 @@
 #include "transport.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
 
-static volatile sig_atomic_t g_stop = 0;
-static volatile sig_atomic_t g_reload = 0;
+/* Lock-free atomics are async-signal-safe (C11 7.14.1.1) and visible to the loop. */
+static atomic_int g_stop = 0;
+static atomic_int g_reload = 0;
 
 static void on_signal(int sig)
 {
     if (sig == SIGHUP)
-        g_reload = 1;
+        atomic_store(&g_reload, 1);
     else
-        g_stop = 1;
+        atomic_store(&g_stop, 1);
 }
 
 typedef struct daemon_state {

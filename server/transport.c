@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,16 +294,14 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     bool draining = false;
     double drain_deadline = 0, quiet_since = 0;
     for (;;) {
-        if (*def->stop && !draining) {
+        if (atomic_load(def->stop) && !draining) {
             draining = true;
             gjkd_service_set_draining(def->service, true);
-            zmq_unbind(frontend, def->bound_endpoint); /* no new connections */
             drain_deadline = now_seconds() + def->drain_seconds;
             quiet_since = now_seconds();
             GJKD_LOG(GJKD_LOG_INFO, "draining", 0, "in_flight=%d", started - n_idle);
         }
-        if (*def->reload) {
-            *def->reload = 0;
+        if (atomic_exchange(def->reload, 0)) {
             if (def->on_reload != NULL)
                 def->on_reload(def->user, frontend);
         }

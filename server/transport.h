@@ -6,15 +6,16 @@
  * frontend only while some worker is idle (natural backpressure) and answers malformed
  * framing itself. No socket is ever used by two threads.
  *
- * Shutdown: when *stop becomes non-zero the frontend is unbound (no new connections), requests
- * already queued or in flight are still answered until the frontend has been quiet for a
- * moment (or drain_seconds pass), then the workers are stopped and joined. */
+ * Shutdown: when *stop becomes non-zero the service reports DRAINING (health) and the loop
+ * keeps answering until nothing is in flight and the frontend has been quiet for 200 ms, or
+ * drain_seconds pass; then the workers are stopped and joined. The frontend is not unbound
+ * first: zmq_unbind discards the endpoint's queued requests, which must still be answered. */
 #ifndef GJKD_TRANSPORT_H
 #define GJKD_TRANSPORT_H
 
 #include "dispatch.h"
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 typedef struct gjkd_transport_def {
@@ -24,8 +25,8 @@ typedef struct gjkd_transport_def {
     bool insecure; /* allow non-loopback endpoints */
     double drain_seconds;
     gjkd_service *service;
-    volatile sig_atomic_t *stop;   /* set by the signal handler */
-    volatile sig_atomic_t *reload; /* set by SIGHUP: on_reload is called from the loop */
+    atomic_int *stop;   /* set by the signal handler (lock-free: async-signal-safe) */
+    atomic_int *reload; /* set by SIGHUP: on_reload is called from the loop */
     void (*on_reload)(void *user, void *frontend);
     void *user;
     /* Filled once bound, before serving (e.g. the port chosen for tcp://127.0.0.1:*). */

@@ -9,7 +9,7 @@
  * are enumerated directly with the same box test. `limit` is max_distance, or in CLOSEST mode
  * the smaller of max_distance and the best distance found so far, so both the tree (branch and
  * bound) and GJK (cutoff) prune harder as the waypoint goes on; in FIRST_COLLISION mode it is
- * 0 and GJK runs boolean or with cutoff = padding.
+ * the touch tolerance (touching counts as a collision) and EPA does not run.
  *
  * Warm starts. Each pair's gjk_cache comes from the named trajectory's previous query at the
  * same waypoint when it has one, else from the same pair at the previous waypoint of the
@@ -340,10 +340,19 @@ static double current_limit(const qworker *wk)
     case GJK_WORLD_MODE_CLOSEST:
         return fmin(job->max_distance, wk->best);
     case GJK_WORLD_MODE_FIRST_COLLISION:
-        return 0.0;
+        return job->touch_tolerance; /* touching counts */
     default:
         return job->max_distance;
     }
+}
+
+/* True when two parts in these boxes are certainly farther than `limit` once padded: the
+ * box distance bounds the distance of separated parts from below, and says nothing (the
+ * depth may be anything) when the boxes overlap. */
+static bool beyond_reach(gjk_aabb a, gjk_aabb b, double pad, double limit)
+{
+    double d = gjk_aabb_distance(a, b);
+    return d > 0.0 && d - pad > limit;
 }
 
 /* Status of a pair once padding is subtracted. */
@@ -374,7 +383,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
         pad_a = pad_b = 0.5 * pad_rule;
     }
     double limit = current_limit(wk);
-    if (gjk_aabb_distance(a->box, b->box) - pad > limit)
+    if (beyond_reach(a->box, b->box, pad, limit))
         return;
 
     uint64_t k0 = key_a(a), k1 = key_b(b);
@@ -396,9 +405,13 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     q.pose_a = a->placed->pose;
     q.shape_b = &b->wp->shape;
     q.pose_b = b->placed->pose;
-    q.cutoff = isfinite(limit) ? limit + pad : (double)INFINITY;
+    /* A cutoff below 0 could end GJK on overlapping cores before it knows the depth. In
+     * FIRST_COLLISION mode the cutoff is the touch tolerance, so that GJK stops as soon as it
+     * certifies "no collision" and touching counts as in the other modes. */
+    q.cutoff = isfinite(limit) ? fmax(0.0, limit + pad) : (double)INFINITY;
+    if (first)
+        q.cutoff = pad + limit;
     q.penetration = job->penetration && !first;
-    q.boolean_only = first && pad == 0.0;
     gjk_result r = gjk_query_run(&q, &cache, &job->gjk);
     ++wk->counters.pairs_narrow;
     wk->counters.gjk_iterations += r.iterations;
@@ -419,8 +432,6 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
 
     if (r.status == GJK_STATUS_BEYOND_CUTOFF || r.status == GJK_STATUS_INVALID_INPUT)
         return; /* inputs were validated: INVALID_INPUT cannot occur */
-    if (first && r.status == GJK_STATUS_SEPARATED && q.boolean_only)
-        return;
     bool depth_known = q.penetration || r.status != GJK_STATUS_OVERLAPPING;
     double distance = (r.status == GJK_STATUS_OVERLAPPING && !depth_known ? 0.0 : r.distance) - pad;
     gjk_status status = padded_status(&r, distance, depth_known, job->touch_tolerance);
@@ -530,9 +541,9 @@ static void robot_vs_obstacles(qworker *wk, const qrobot *q)
             ctx.exact_a = wkey(GJK_BODY_LINK, r->id, l);
             ctx.wild_a = wkey(GJK_BODY_LINK, r->id, -1);
             ctx.reach_extra = link->padding + world->max_pair_padding;
-            double reach = ctx.reach_extra + current_limit(wk);
-            if (reach >= 0.0 || isinf(reach))
-                gjk_bp_query(&world->tree, a.box, fmax(reach, 0.0), tree_visit, &ctx);
+            /* Overlapping boxes are always visited: a negative limit only asks for depth. */
+            double reach = fmax(0.0, ctx.reach_extra + current_limit(wk));
+            gjk_bp_query(&world->tree, a.box, reach, tree_visit, &ctx);
         }
     }
 }
@@ -559,7 +570,7 @@ static void link_vs_link(qworker *wk, const qrobot *qa, int32_t la, const qrobot
             qside b;
             side_link(&b, qb, lb, j);
             double pad = isnan(pad_rule) ? a.padding + b.padding : pad_rule;
-            if (gjk_aabb_distance(a.box, b.box) - pad > current_limit(wk))
+            if (beyond_reach(a.box, b.box, pad, current_limit(wk)))
                 continue;
             ++wk->counters.pairs_candidate;
             check_pair(wk, &a, &b, pad_rule);
@@ -647,7 +658,8 @@ static void eval_waypoint(qworker *wk, int32_t w)
     qwp *out = &job->wp[w];
     out->evaluated = true;
     out->counters = wk->counters;
-    qsort(wk->hits, (size_t)wk->hit_count, sizeof *wk->hits, hit_cmp);
+    if (wk->hit_count > 1)
+        qsort(wk->hits, (size_t)wk->hit_count, sizeof *wk->hits, hit_cmp);
     for (int32_t i = 0; i < wk->hit_count; ++i)
         out->collision = out->collision || wk->hits[i].collision;
     int32_t keep = wk->hit_count;
@@ -668,7 +680,8 @@ static void eval_waypoint(qworker *wk, int32_t w)
         out->count = keep;
     }
     if (job->record_named && wk->named_count > 0) {
-        qsort(wk->named, (size_t)wk->named_count, sizeof *wk->named, entry_cmp);
+        if (wk->named_count > 1)
+            qsort(wk->named, (size_t)wk->named_count, sizeof *wk->named, entry_cmp);
         out->named = malloc((size_t)wk->named_count * sizeof *out->named);
         if (!out->named) {
             wk->failed = true;

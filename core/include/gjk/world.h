@@ -271,9 +271,11 @@ typedef enum gjk_world_mode {
     GJK_WORLD_MODE_UNSPECIFIED = 0,     /* = GJK_WORLD_MODE_ALL_WITHIN */
     GJK_WORLD_MODE_CLOSEST = 1,         /* report only the closest pair (within max_distance) */
     GJK_WORLD_MODE_ALL_WITHIN = 2,      /* report every pair within max_distance */
-    GJK_WORLD_MODE_FIRST_COLLISION = 3, /* validity fast path: stop at the first pair with
-                                           distance <= 0 (boolean GJK; no distances computed
-                                           otherwise; see gjk_world_waypoint) */
+    GJK_WORLD_MODE_FIRST_COLLISION = 3, /* validity fast path: stop at the first colliding
+                                           pair (padded distance <= the touch tolerance);
+                                           GJK stops as soon as it certifies "no collision",
+                                           EPA never runs, max_distance is ignored, and a
+                                           trajectory stops at its first colliding waypoint */
 } gjk_world_mode;
 
 /* Which pairs a query checks (bit set). */
@@ -327,9 +329,11 @@ typedef struct gjk_world_pair {
 
 /* Work counters of one waypoint. */
 typedef struct gjk_world_counters {
-    int32_t pairs_possible;  /* part pairs before the broad phase (allowed pairs excluded) */
-    int32_t pairs_candidate; /* part pairs the broad phase kept */
-    int32_t pairs_narrow;    /* narrow-phase (GJK) queries run */
+    int32_t pairs_possible;  /* part pairs of the checked kinds, before allowed pairs and the
+                                broad phase (robot-obstacle: link parts x obstacle parts) */
+    int32_t pairs_candidate; /* part pairs whose bounding boxes are within reach */
+    int32_t pairs_narrow;    /* narrow-phase (GJK) queries run: candidates that are not
+                                allowed and pass the pair's own padded box test */
     int32_t warm_starts;     /* of which warm-started (previous waypoint or named cache) */
     int64_t gjk_iterations;  /* summed */
 } gjk_world_counters;
@@ -337,11 +341,14 @@ typedef struct gjk_world_counters {
 typedef struct gjk_world_waypoint {
     bool evaluated;              /* false for waypoints after the first collision in
                                     FIRST_COLLISION mode (everything else zero) */
-    bool collision;              /* some checked pair has distance <= 0 */
+    bool collision;              /* some reported-or-qualifying pair collides: status TOUCHING
+                                    or OVERLAPPING, or distance <= 0 (within max_distance) */
     bool truncated;              /* more pairs qualified than max_pairs */
-    double min_distance;         /* minimum signed distance over checked pairs, or INFINITY when no
-                                    pair is within max_distance. FIRST_COLLISION mode: the reported
-                                    pair's distance, INFINITY when collision-free */
+    double min_distance;         /* minimum signed distance over the pairs within max_distance
+                                    (also those cut by max_pairs), INFINITY when there are none.
+                                    FIRST_COLLISION mode: the reported pair's distance (-padding
+                                    when the cores overlap: depth unknown), INFINITY when
+                                    collision-free */
     const gjk_world_pair *pairs; /* sorted by distance (then ids): pairs[0] is the closest */
     int32_t pair_count;
     gjk_world_counters counters;
