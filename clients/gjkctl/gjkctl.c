@@ -425,7 +425,7 @@ static int cmd_stats(gjkd_client *c, const args *a)
             printf("  %-20s %10llu\n", gjkd_status_name(st->errors[i].code),
                    (unsigned long long)st->errors[i].count);
     }
-    const gjkd_limits *l = &st->limits;
+    const gjkd_daemon_limits *l = &st->limits;
     printf("\nlimits: message %llu B, points/part %u, parts/body %u, links/robot %u, robots %u, "
            "obstacles %u, waypoints %u, pairs returned %u, name %u B\n",
            (unsigned long long)l->max_message_bytes, l->max_points_per_part, l->max_parts_per_body,
