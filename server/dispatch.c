@@ -375,9 +375,11 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
         c->replaced = index >= 0;
         c->hull_vertices = build.hull_vertices;
     }
-    GJKD_LOG(GJKD_LOG_INFO, is_robot ? "robot_put" : "obstacle_put",
-             ctx->req ? ctx->req->request_id : 0, "name=%s id=%d revision=%llu replaced=%d", name,
-             id, (unsigned long long)next, index >= 0);
+    /* While a scene loads (no reply to make) the per-body lines are debug detail. */
+    GJKD_LOG(ctx->resp != NULL ? GJKD_LOG_INFO : GJKD_LOG_DEBUG,
+             is_robot ? "robot_put" : "obstacle_put", ctx->req->request_id,
+             "name=%s id=%d revision=%llu replaced=%d", name, id,
+             (unsigned long long)(ctx->resp != NULL ? next : 0), index >= 0);
     ok = true;
     goto unlock;
 undo:
