@@ -928,10 +928,9 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
         return NULL;
     }
     svc->counters = calloc(COMMAND_COUNT, sizeof *svc->counters);
-    gjk_world_def wdef = gjk_default_world_def();
-    wdef.max_robots = (int32_t)def->limits.max_robots;
-    wdef.max_obstacles = (int32_t)def->limits.max_obstacles;
-    gjk_status s = gjk_world_create(&wdef, &svc->world);
+    /* The world keeps its own (higher) capacities: our limits are checked before it is
+     * called and may be raised by SIGHUP. */
+    gjk_status s = gjk_world_create(NULL, &svc->world);
     if (svc->counters == NULL || s != GJK_WORLD_OK) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
                   gjk_status_message(s));
@@ -1008,11 +1007,11 @@ bool gjkd_service_load_scene(gjkd_service *svc, const uint8_t *data, size_t size
     gjkd__v1__scene__free_unpacked(scene, NULL);
     if (!ok) { /* back to an empty scene */
         pthread_rwlock_wrlock(&svc->lock);
-        gjk_world_destroy(&svc->world);
-        gjk_world_def wdef = gjk_default_world_def();
-        wdef.max_robots = (int32_t)ctx.limits.max_robots;
-        wdef.max_obstacles = (int32_t)ctx.limits.max_obstacles;
-        gjk_world_create(&wdef, &svc->world);
+        gjk_world *empty = NULL;
+        if (gjk_world_create(NULL, &empty) == GJK_WORLD_OK) {
+            gjk_world_destroy(&svc->world);
+            svc->world = empty;
+        }
         record_list_free(&svc->robots);
         record_list_free(&svc->obstacles);
         if (svc->allowed != NULL)
