@@ -375,9 +375,11 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
         c->replaced = index >= 0;
         c->hull_vertices = build.hull_vertices;
     }
-    GJKD_LOG(GJKD_LOG_INFO, is_robot ? "robot_put" : "obstacle_put",
-             ctx->req ? ctx->req->request_id : 0, "name=%s id=%d revision=%llu replaced=%d", name,
-             id, (unsigned long long)next, index >= 0);
+    /* While a scene loads (no reply to make) the per-body lines are debug detail. */
+    GJKD_LOG(ctx->resp != NULL ? GJKD_LOG_INFO : GJKD_LOG_DEBUG,
+             is_robot ? "robot_put" : "obstacle_put", ctx->req->request_id,
+             "name=%s id=%d revision=%llu replaced=%d", name, id,
+             (unsigned long long)(ctx->resp != NULL ? next : 0), index >= 0);
     ok = true;
     goto unlock;
 undo:
@@ -926,10 +928,9 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
         return NULL;
     }
     svc->counters = calloc(COMMAND_COUNT, sizeof *svc->counters);
-    gjk_world_def wdef = gjk_default_world_def();
-    wdef.max_robots = (int32_t)def->limits.max_robots;
-    wdef.max_obstacles = (int32_t)def->limits.max_obstacles;
-    gjk_status s = gjk_world_create(&wdef, &svc->world);
+    /* The world keeps its own (higher) capacities: our limits are checked before it is
+     * called and may be raised by SIGHUP. */
+    gjk_status s = gjk_world_create(NULL, &svc->world);
     if (svc->counters == NULL || s != GJK_WORLD_OK) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
                   gjk_status_message(s));
@@ -1006,11 +1007,11 @@ bool gjkd_service_load_scene(gjkd_service *svc, const uint8_t *data, size_t size
     gjkd__v1__scene__free_unpacked(scene, NULL);
     if (!ok) { /* back to an empty scene */
         pthread_rwlock_wrlock(&svc->lock);
-        gjk_world_destroy(&svc->world);
-        gjk_world_def wdef = gjk_default_world_def();
-        wdef.max_robots = (int32_t)ctx.limits.max_robots;
-        wdef.max_obstacles = (int32_t)ctx.limits.max_obstacles;
-        gjk_world_create(&wdef, &svc->world);
+        gjk_world *empty = NULL;
+        if (gjk_world_create(NULL, &empty) == GJK_WORLD_OK) {
+            gjk_world_destroy(&svc->world);
+            svc->world = empty;
+        }
         record_list_free(&svc->robots);
         record_list_free(&svc->obstacles);
         if (svc->allowed != NULL)

@@ -84,6 +84,19 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* Every socket we bind follows the loopback-only rule (the request endpoint is also
+     * checked where it is bound, next to the CURVE hook). */
+    const char *streams[2] = {config.pose_endpoint, config.monitor_endpoint};
+    for (int i = 0; i < 2; ++i) {
+        if (streams[i][0] != '\0' && !config.insecure && !gjkd_endpoint_is_loopback(streams[i])) {
+            fprintf(stderr,
+                    "gjkd: refusing to bind non-loopback endpoint '%s' without authentication; "
+                    "pass --insecure to allow it\n",
+                    streams[i]);
+            return 2;
+        }
+    }
+
     int status = 1;
     gjkd_store *store = NULL;
     gjkd_service *service = NULL;

@@ -220,6 +220,45 @@ static void test_reload(void **state)
     remove_file("scene.snap");
 }
 
+/* A snapshot that passes the CRC but holds an invalid scene (e.g. written by a daemon with
+ * laxer checks) is refused as a whole: the service stays empty. */
+static void test_invalid_scene_refused(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    Gjkd__V1__Scene scene = GJKD__V1__SCENE__INIT;
+    Gjkd__V1__Robot *robots[1] = {t_robot(&a, "arm", 2)};
+    Gjkd__V1__Obstacle *obstacles[2] = {t_obstacle(&a, "ok", 0.1, 1.0),
+                                        t_obstacle(&a, "bad", 0.1, 2.0)};
+    obstacles[1]->pose->position->z = NAN;
+    scene.revision = 12;
+    scene.n_robots = 1;
+    scene.robots = robots;
+    scene.n_obstacles = 2;
+    scene.obstacles = obstacles;
+    size_t n = gjkd__v1__scene__get_packed_size(&scene);
+    uint8_t *buf = malloc(n);
+    gjkd__v1__scene__pack(&scene, buf);
+    gjkd_service *svc = t_service(NULL);
+    gjkd_error e;
+    assert_false(gjkd_service_load_scene(svc, buf, n, false, &e));
+    assert_code(e.code, GJKD_CODE(INVALID_INPUT));
+    assert_non_null(strstr(e.message, "obstacles[1]"));
+    assert_int_equal(gjkd_service_revision(svc), 0);
+    Gjkd__V1__Response *r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    assert_int_equal(r->scene_summary->n_robots, 0);
+    assert_int_equal(r->scene_summary->n_obstacles, 0);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    /* The same scene without the bad obstacle loads, with its revision. */
+    scene.n_obstacles = 1;
+    n = gjkd__v1__scene__pack(&scene, buf);
+    assert_true(gjkd_service_load_scene(svc, buf, n, false, &e));
+    assert_int_equal(gjkd_service_revision(svc), 12);
+    free(buf);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
 int main(void)
 {
     gjkd_log_set_level(GJKD_LOG_ERROR);
@@ -229,6 +268,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_corrupt_files, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_disk_error, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_reload, make_dir, remove_dir),
+        cmocka_unit_test(test_invalid_scene_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,15 @@ typedef struct server {
     char err[256];
 } server;
 
+static atomic_int g_reloads;
+
+static void on_reload(void *user, void *frontend)
+{
+    (void)user;
+    assert_non_null(frontend);
+    atomic_fetch_add(&g_reloads, 1);
+}
+
 static void on_ready(void *user, const char *endpoint)
 {
     server *s = user;
@@ -60,6 +69,7 @@ static server *start(const char *endpoint, bool insecure)
     s->def.reload = &s->reload;
     s->def.user = s;
     s->def.on_ready = on_ready;
+    s->def.on_reload = on_reload;
     pthread_create(&s->thread, NULL, serve, s);
     for (int i = 0; i < 500 && atomic_load(&s->ready) == 0; ++i) {
         struct timespec ts = {0, 10 * 1000000L};
@@ -210,6 +220,30 @@ static void test_loopback_rule(void **state)
     free(s);
 }
 
+/* SIGHUP's flag: the loop calls on_reload once per raise and keeps serving. */
+static void test_reload_flag(void **state)
+{
+    (void)state;
+    server *s = start("tcp://127.0.0.1:*", false);
+    atomic_store(&g_reloads, 0);
+    atomic_store(&s->reload, 1);
+    for (int i = 0; i < 300 && atomic_load(&g_reloads) == 0; ++i) {
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(atomic_load(&g_reloads), 1);
+    assert_int_equal(atomic_load(&s->reload), 0);
+    gjkd_arena a = {0};
+    void *dealer = client(s, ZMQ_DEALER);
+    send_request(dealer, t_simple(&a, GJKD__V1__REQUEST__BODY_HEALTH), false);
+    Gjkd__V1__Response *r = recv_response(dealer, false);
+    assert_code(r->status->code, GJKD_CODE(OK));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    zmq_close(dealer);
+    gjkd_arena_free(&a);
+    assert_int_equal(stop(s), 0);
+}
+
 /* Stop with a request in flight: its reply still arrives, then the loop returns 0. */
 static void test_drain(void **state)
 {
@@ -293,9 +327,8 @@ int main(void)
 {
     gjkd_log_set_level(GJKD_LOG_ERROR);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trips),
-        cmocka_unit_test(test_loopback_rule),
-        cmocka_unit_test(test_drain),
+        cmocka_unit_test(test_round_trips), cmocka_unit_test(test_loopback_rule),
+        cmocka_unit_test(test_reload_flag), cmocka_unit_test(test_drain),
         cmocka_unit_test(test_pose_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
