@@ -16,7 +16,8 @@ typedef struct wpart {
     gjk_transform pose;  /* part frame in its link's or obstacle's frame */
     gjk_vec3 box_center; /* AABB of the shape in the part frame (margin included) */
     gjk_vec3 box_half;
-    char *name; /* never NULL; "" when unnamed */
+    double radius; /* bounding radius about the part's origin (margin included) */
+    char *name;    /* never NULL; "" when unnamed */
 } wpart;
 
 /* A link or an obstacle. */

@@ -46,6 +46,8 @@ typedef struct qhit {
 typedef struct qpart {
     gjk_transform pose;
     gjk_aabb box;
+    double travel; /* bound on how far any point of the part has moved since the block's
+                      first waypoint (0 for static parts) */
 } qpart;
 
 /* A robot placed in the world for one waypoint. */
@@ -72,6 +74,8 @@ typedef struct qwp {
 typedef struct wslot {
     uint64_t k0, k1;
     gjk_cache cache;
+    double lower;  /* certified lower bound on the pair's (unpadded) distance when computed */
+    double travel; /* travel(A) + travel(B) at that time */
     uint32_t stamp;
 } wslot;
 
@@ -84,9 +88,23 @@ typedef struct wmap {
 
 struct qjob;
 
+/* An obstacle part near a link part over a block of waypoints. */
+typedef struct qcand {
+    const wobstacle *o;
+    int32_t sub;
+} qcand;
+
 typedef struct qworker {
     struct qjob *job;
-    qrobot *active; /* the job's active robots, placed by this worker */
+    qrobot *active; /* the job's active robots, placed by this worker (state query) */
+    qrobot *place;  /* trajectory: the robot placed at each waypoint of the block */
+    /* Obstacle candidates of each active link part for the current block: one tree query per
+     * link part and block (its box swept over the block) instead of one per waypoint. */
+    int32_t *part_base;  /* first slot of active robot i */
+    int32_t *cand_start; /* slot -> offset into cand (slots + 1 entries) */
+    qcand *cand;
+    int32_t cand_count, cand_capacity;
+    bool use_cand;
     qhit *hits;
     int32_t hit_count, hit_capacity;
     wcache_entry *named;
@@ -164,7 +182,7 @@ static void wmap_clear(wmap *m)
     }
 }
 
-static const gjk_cache *wmap_get(const wmap *m, uint64_t k0, uint64_t k1)
+static const wslot *wmap_get(const wmap *m, uint64_t k0, uint64_t k1)
 {
     if (!m->slots)
         return NULL;
@@ -173,31 +191,26 @@ static const gjk_cache *wmap_get(const wmap *m, uint64_t k0, uint64_t k1)
         if (s->stamp != m->stamp)
             return NULL;
         if (s->k0 == k0 && s->k1 == k1)
-            return &s->cache;
+            return s;
     }
 }
 
-static void wmap_insert(wmap *m, uint64_t k0, uint64_t k1, const gjk_cache *cache)
+static void wmap_insert(wmap *m, const wslot *v)
 {
-    for (uint32_t i = hash_keys(k0, k1) & m->mask;; i = (i + 1) & m->mask) {
+    for (uint32_t i = hash_keys(v->k0, v->k1) & m->mask;; i = (i + 1) & m->mask) {
         wslot *s = &m->slots[i];
-        if (s->stamp != m->stamp) {
+        bool empty = s->stamp != m->stamp;
+        if (empty || (s->k0 == v->k0 && s->k1 == v->k1)) {
+            *s = *v;
             s->stamp = m->stamp;
-            s->k0 = k0;
-            s->k1 = k1;
-            s->cache = *cache;
-            ++m->used;
-            return;
-        }
-        if (s->k0 == k0 && s->k1 == k1) {
-            s->cache = *cache;
+            m->used += empty;
             return;
         }
     }
 }
 
-/* Stores a cache; false on allocation failure (the map is then unchanged). */
-static bool wmap_put(wmap *m, uint64_t k0, uint64_t k1, const gjk_cache *cache)
+/* Stores a pair's state; false on allocation failure (the map is then unchanged). */
+static bool wmap_put(wmap *m, const wslot *v)
 {
     if (!m->slots || 2 * (m->used + 1) > m->mask + 1) {
         uint32_t size = m->slots ? 2 * (m->mask + 1) : 256;
@@ -212,11 +225,11 @@ static bool wmap_put(wmap *m, uint64_t k0, uint64_t k1, const gjk_cache *cache)
         if (old.slots) {
             for (uint32_t i = 0; i <= old.mask; ++i)
                 if (old.slots[i].stamp == old.stamp)
-                    wmap_insert(m, old.slots[i].k0, old.slots[i].k1, &old.slots[i].cache);
+                    wmap_insert(m, &old.slots[i]);
             free(old.slots);
         }
     }
-    wmap_insert(m, k0, k1, cache);
+    wmap_insert(m, v);
     return true;
 }
 
@@ -257,8 +270,11 @@ static void qrobot_free(qrobot *q)
     free(q->part_start);
 }
 
-/* Places the robot at the given link poses (valid; normalised here). */
-static void qrobot_place(qrobot *q, const gjk_transform *link_poses)
+/* Places the robot at the given link poses (valid; normalised here). `prev` (or NULL) is
+ * the same robot at the previous waypoint of the block: each part's travel grows by a bound
+ * on the motion of its points, |dp| + 2 sin(angle / 2) * radius (rotation about the part's
+ * origin by the relative rotation's angle, translation of that origin). */
+static void qrobot_place(qrobot *q, const gjk_transform *link_poses, const qrobot *prev)
 {
     const wrobot *r = q->r;
     for (int32_t l = 0; l < r->link_count; ++l) {
@@ -269,6 +285,14 @@ static void qrobot_place(qrobot *q, const gjk_transform *link_poses)
             qpart *qp = &q->parts[q->part_start[l] + p];
             qp->pose = gjk_transform_mul(lp, link->parts[p].pose);
             qp->box = place_box(&link->parts[p], qp->pose);
+            qp->travel = 0.0;
+            if (prev) {
+                const qpart *pp = &prev->parts[q->part_start[l] + p];
+                gjk_quat rel = gjk_quat_mul(qp->pose.q, gjk_quat_conj(pp->pose.q));
+                double turn = 2.0 * sqrt(rel.x * rel.x + rel.y * rel.y + rel.z * rel.z);
+                qp->travel = pp->travel + gjk_distance_between(qp->pose.p, pp->pose.p) +
+                             turn * link->parts[p].radius;
+            }
         }
     }
 }
@@ -277,7 +301,7 @@ static void qrobot_place_current(qrobot *q, gjk_transform *scratch)
 {
     for (int32_t l = 0; l < q->r->link_count; ++l)
         scratch[l] = q->r->links[l].pose;
-    qrobot_place(q, scratch);
+    qrobot_place(q, scratch, NULL);
 }
 
 /* ------------------------------------------------------------------ pairs */
@@ -355,6 +379,10 @@ static bool beyond_reach(gjk_aabb a, gjk_aabb b, double pad, double limit)
     return d > 0.0 && d - pad > limit;
 }
 
+/* Skipping a pair on a motion bound needs the bound to clear the limit by this much: it
+ * absorbs the rounding of the bound's arithmetic (metres). */
+#define BOUND_SLACK 1e-9
+
 /* Status of a pair once padding is subtracted. */
 static gjk_status padded_status(const gjk_result *r, double distance, bool depth_known,
                                 double touch)
@@ -387,10 +415,19 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
         return;
 
     uint64_t k0 = key_a(a), k1 = key_b(b);
+    double travel = a->placed->travel + b->placed->travel;
+    const wslot *chain = wmap_get(&wk->map, k0, k1);
+    if (chain && chain->lower - (travel - chain->travel) - pad > limit + BOUND_SLACK) {
+        /* Temporal coherence: at an earlier waypoint of this block GJK certified distance >=
+         * lower, and since then no point of either part moved more than the travel added: the
+         * pair is still beyond reach. */
+        ++wk->counters.pairs_bounded;
+        return;
+    }
     gjk_cache cache;
     const gjk_cache *warm = job->prev ? wtraj_find(job->prev, wk->w, k0, k1) : NULL;
-    if (!warm)
-        warm = wmap_get(&wk->map, k0, k1);
+    if (!warm && chain)
+        warm = &chain->cache;
     if (warm) {
         cache = *warm;
         ++wk->counters.warm_starts;
@@ -416,7 +453,18 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     ++wk->counters.pairs_narrow;
     wk->counters.gjk_iterations += r.iterations;
 
-    if (!wmap_put(&wk->map, k0, k1, &cache))
+    wslot state;
+    state.k0 = k0;
+    state.k1 = k1;
+    state.cache = cache;
+    /* GJK's lower bound is certified (a supporting plane); EPA's depth is only an estimate,
+     * so overlapping answers give no bound. */
+    state.lower = -(double)INFINITY;
+    if ((r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_BEYOND_CUTOFF) &&
+        isfinite(r.lower_bound))
+        state.lower = r.lower_bound;
+    state.travel = travel;
+    if (!wmap_put(&wk->map, &state))
         wk->failed = true;
     if (job->record_named) {
         if (!grow((void **)&wk->named, &wk->named_capacity, wk->named_count + 1,
@@ -506,6 +554,7 @@ static double tree_visit(void *context, void *data, int32_t sub, double margin)
         const wpart *part = &o->body.parts[sub];
         ctx->obstacle_part.pose = gjk_transform_mul(o->body.pose, part->pose);
         ctx->obstacle_part.box = o->boxes[sub];
+        ctx->obstacle_part.travel = 0.0; /* obstacles do not move during a query */
         qside b;
         b.r = NULL;
         b.o = o;
@@ -523,7 +572,7 @@ static double tree_visit(void *context, void *data, int32_t sub, double margin)
     return fmax(0.0, ctx->reach_extra + current_limit(wk));
 }
 
-static void robot_vs_obstacles(qworker *wk, const qrobot *q)
+static void robot_vs_obstacles(qworker *wk, const qrobot *q, int32_t slot0)
 {
     const gjk_world *world = wk->job->world;
     const wrobot *r = q->r;
@@ -543,7 +592,20 @@ static void robot_vs_obstacles(qworker *wk, const qrobot *q)
             ctx.reach_extra = link->padding + world->max_pair_padding;
             /* Overlapping boxes are always visited: a negative limit only asks for depth. */
             double reach = fmax(0.0, ctx.reach_extra + current_limit(wk));
-            gjk_bp_query(&world->tree, a.box, reach, tree_visit, &ctx);
+            if (!wk->use_cand) {
+                gjk_bp_query(&world->tree, a.box, reach, tree_visit, &ctx);
+                continue;
+            }
+            int32_t slot = slot0 + q->part_start[l] + p;
+            for (int32_t c = wk->cand_start[slot]; c < wk->cand_start[slot + 1]; ++c) {
+                const qcand *k = &wk->cand[c];
+                gjk_aabb leaf = gjk_aabb_grow(k->o->boxes[k->sub], k->o->body.padding);
+                if (gjk_aabb_distance_sq(a.box, leaf) > reach * reach)
+                    continue;
+                reach = tree_visit(&ctx, (void *)k->o, k->sub, reach);
+                if (reach < 0.0)
+                    break;
+            }
         }
     }
 }
@@ -625,7 +687,8 @@ static int entry_cmp(const void *x, const void *y)
     return 0;
 }
 
-static void eval_waypoint(qworker *wk, int32_t w)
+/* Evaluates waypoint w with the active robots placed at `active` (job->active_count). */
+static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active)
 {
     qjob *job = wk->job;
     wk->w = w;
@@ -635,19 +698,15 @@ static void eval_waypoint(qworker *wk, int32_t w)
     wk->stop = false;
     memset(&wk->counters, 0, sizeof wk->counters);
 
-    if (job->traj_poses) {
-        int32_t links = job->active[0]->link_count;
-        qrobot_place(&wk->active[0], job->traj_poses + (size_t)w * (size_t)links);
-    }
     for (int32_t i = 0; i < job->active_count && !wk->stop; ++i) {
-        const qrobot *q = &wk->active[i];
+        const qrobot *q = &active[i];
         if (job->pairs & GJK_WORLD_PAIRS_ROBOT_OBSTACLE)
-            robot_vs_obstacles(wk, q);
+            robot_vs_obstacles(wk, q, wk->part_base[i]);
         if ((job->pairs & GJK_WORLD_PAIRS_SELF) && !wk->stop)
             robot_self(wk, q);
         if (job->pairs & GJK_WORLD_PAIRS_ROBOT_ROBOT) {
             for (int32_t j = i + 1; j < job->active_count && !wk->stop; ++j)
-                robot_vs_robot(wk, q, &wk->active[j]);
+                robot_vs_robot(wk, q, &active[j]);
             for (int32_t j = 0; j < job->passive_count && !wk->stop; ++j)
                 robot_vs_robot(wk, q, &job->passive[j]);
         }
@@ -701,6 +760,47 @@ static void atomic_min_int(atomic_int *a, int v)
     }
 }
 
+static double collect_candidate(void *context, void *data, int32_t sub, double margin)
+{
+    qworker *wk = context;
+    if (!grow((void **)&wk->cand, &wk->cand_capacity, wk->cand_count + 1, sizeof *wk->cand)) {
+        wk->failed = true;
+        return -1.0;
+    }
+    wk->cand[wk->cand_count].o = data;
+    wk->cand[wk->cand_count].sub = sub;
+    ++wk->cand_count;
+    return margin;
+}
+
+/* Gathers the obstacle candidates of every active link part over `n` placements: place[k *
+ * active_count + i] is active robot i at the block's k-th waypoint. */
+static void gather_candidates(qworker *wk, const qrobot *place, int32_t n)
+{
+    const qjob *job = wk->job;
+    const gjk_world *world = job->world;
+    double limit =
+        job->mode == GJK_WORLD_MODE_FIRST_COLLISION ? job->touch_tolerance : job->max_distance;
+    wk->cand_count = 0;
+    for (int32_t i = 0; i < job->active_count; ++i) {
+        const wrobot *r = place[i].r;
+        for (int32_t l = 0; l < r->link_count; ++l) {
+            double reach = fmax(0.0, r->links[l].padding + world->max_pair_padding + limit);
+            for (int32_t p = 0; p < r->links[l].part_count; ++p) {
+                int32_t j = place[i].part_start[l] + p;
+                int32_t slot = wk->part_base[i] + j;
+                wk->cand_start[slot] = wk->cand_count;
+                gjk_aabb box = place[i].parts[j].box;
+                for (int32_t k = 1; k < n; ++k)
+                    box = gjk_aabb_union(box, place[k * job->active_count + i].parts[j].box);
+                if (world->obstacle_count > 0)
+                    gjk_bp_query(&world->tree, box, reach, collect_candidate, wk);
+                wk->cand_start[slot + 1] = wk->cand_count;
+            }
+        }
+    }
+}
+
 static void run_blocks(qworker *wk)
 {
     qjob *job = wk->job;
@@ -714,10 +814,20 @@ static void run_blocks(qworker *wk)
         if (end > job->waypoint_count)
             end = job->waypoint_count;
         wmap_clear(&wk->map);
+        const qrobot *place = wk->active;
+        if (job->traj_poses) {
+            int32_t links = job->active[0]->link_count;
+            for (int32_t w = start; w < end; ++w)
+                qrobot_place(&wk->place[w - start], job->traj_poses + (size_t)w * (size_t)links,
+                             w > start ? &wk->place[w - start - 1] : NULL);
+            place = wk->place;
+        }
+        if (wk->use_cand)
+            gather_candidates(wk, place, end - start);
         for (int32_t w = start; w < end; ++w) {
             if (first && w > atomic_load(&job->first_collision))
                 break; /* masked at assembly anyway */
-            eval_waypoint(wk, w);
+            eval_waypoint(wk, w, job->traj_poses ? &place[w - start] : place);
             if (wk->failed) {
                 atomic_store(&job->failed, true);
                 return;
@@ -737,11 +847,31 @@ static bool worker_init(qworker *wk, qjob *job)
     wk->active = calloc((size_t)job->active_count, sizeof *wk->active);
     if (!wk->active)
         return false;
+    int32_t slots = 0;
+    wk->part_base = malloc((size_t)job->active_count * sizeof *wk->part_base);
+    if (!wk->part_base)
+        return false;
     for (int32_t i = 0; i < job->active_count; ++i) {
         if (!qrobot_alloc(&wk->active[i], job->active[i]))
             return false;
         if (!job->traj_poses)
             qrobot_place_current(&wk->active[i], wk->active[i].link_poses);
+        wk->part_base[i] = slots;
+        slots += job->active[i]->part_count;
+    }
+    wk->cand_start = malloc((size_t)(slots + 1) * sizeof *wk->cand_start);
+    if (!wk->cand_start)
+        return false;
+    /* A fixed reach allows the per-block candidates; CLOSEST without max_distance keeps the
+     * per-waypoint branch and bound. */
+    wk->use_cand = job->mode != GJK_WORLD_MODE_CLOSEST || isfinite(job->max_distance);
+    if (job->traj_poses) {
+        wk->place = calloc(GJK_WORLD_BLOCK_WAYPOINTS, sizeof *wk->place);
+        if (!wk->place)
+            return false;
+        for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+            if (!qrobot_alloc(&wk->place[k], job->active[0]))
+                return false;
     }
     return true;
 }
@@ -752,6 +882,13 @@ static void worker_free(qworker *wk)
         for (int32_t i = 0; i < wk->job->active_count; ++i)
             qrobot_free(&wk->active[i]);
     free(wk->active);
+    if (wk->place)
+        for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+            qrobot_free(&wk->place[k]);
+    free(wk->place);
+    free(wk->part_base);
+    free(wk->cand_start);
+    free(wk->cand);
     free(wk->hits);
     free(wk->named);
     free(wk->map.slots);

@@ -336,6 +336,9 @@ typedef struct gjk_world_counters {
                                 allowed and pass the pair's own padded box test */
     int32_t warm_starts;     /* of which warm-started (previous waypoint or named cache) */
     int64_t gjk_iterations;  /* summed */
+    int32_t pairs_bounded;   /* candidates skipped without GJK: a lower bound certified at an
+                                earlier waypoint of the block, minus a bound on the motion
+                                since, already exceeds the reach (trajectories only) */
 } gjk_world_counters;
 
 typedef struct gjk_world_waypoint {
