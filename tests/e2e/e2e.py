@@ -578,10 +578,10 @@ def group_persistence():
                   % (s["revision"], acked[-1][1]))
         check(d.stop() == 0, "clean stop")
         # 3. A corrupt state file stops the start with a clear message.
-        files = [os.path.join(state, f) for f in os.listdir(state)
-                 if os.path.isfile(os.path.join(state, f))]
-        check(files, "a state file exists in %s" % state)
-        path = max(files, key=os.path.getsize)
+        # The snapshot is <dir>/scene.snap (server/store.h). Not "the largest file": a kill -9
+        # during a save can leave a bigger scene.snap.tmp, which the daemon rightly ignores.
+        path = os.path.join(state, "scene.snap")
+        check(os.path.isfile(path), "no snapshot in %s: %s" % (state, os.listdir(state)))
         with open(path, "rb") as f:
             original = f.read()
         for what, data in (("a flipped byte", original[:len(original) // 2] +
