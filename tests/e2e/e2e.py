@@ -208,6 +208,27 @@ def group_requests():
         pose_stream(d)
         optimize_example(d)
         check(d.stop() == 0, "gjkd exit status after SIGTERM")
+        same_scene_three_ways()
+
+
+def same_scene_three_ways():
+    """The demo scene embedded by gjkd --demo (C codec), loaded by gjkctl (gjkd_json) and by
+    the Python client (gjkd.documents) is stored identically."""
+    stored = []
+    for how in ("--demo", "gjkctl", "python"):
+        d = Daemon(demo=how == "--demo")
+        if how == "gjkctl":
+            gjkctl(d, "load", demo("scene.json"))
+        elif how == "python":
+            with d.client() as c:
+                c.load_scene(demo("scene.json"))
+        with d.client() as c:
+            scene = c.scene_summary(include_scene=True)["scene"]
+        scene.revision = 0
+        stored.append(scene.SerializeToString(deterministic=True))
+        check(d.stop() == 0, "gjkd exit status after SIGTERM")
+    check(stored[0] == stored[1], "gjkctl load stores the scene --demo stores")
+    check(stored[0] == stored[2], "the Python client stores the scene --demo stores")
 
 
 def gjkctl_requests(d, tmp):
