@@ -817,6 +817,11 @@ static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max,
             "<path d=\"M%.1f %.1fl5 5m-5 0l5 -5\" stroke=\"#c00\" stroke-width=\"2\"/><text "
             "x=\"%.1f\" y=\"%.1f\">colliding waypoint</text>\n",
             lx + 125, ly - 2.5, lx + 136, ly + 4);
+    if (has_max)
+        fprintf(f,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"white\" stroke=\"#246\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\">no pair within max distance</text>\n",
+                lx + 265, ly, lx + 273, ly + 4);
 #undef X
 #undef Y
     fprintf(f, "</svg>\n");
