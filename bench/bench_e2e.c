@@ -449,6 +449,29 @@ int main(int argc, char **argv)
         gjkd__v1__response__free_unpacked(u, NULL);
     }
     double mirror = quantile(mirror_t, (size_t)repeat, 0.5);
+    /* What a packed encoding of the poses would cost instead: the same 7 doubles per pose as
+     * one packed repeated double (PointCloud.xyz stands in for such a field), pack + unpack. */
+    size_t n_doubles = (size_t)nw * (size_t)nl * 7;
+    double *flat = malloc(n_doubles * sizeof *flat);
+    for (size_t i = 0; i < (size_t)nw * (size_t)nl; i++) {
+        double v[7] = {lp[i].q.w, lp[i].q.x, lp[i].q.y, lp[i].q.z, lp[i].p.x, lp[i].p.y, lp[i].p.z};
+        memcpy(flat + 7 * i, v, sizeof v);
+    }
+    Gjkd__V1__PointCloud packed = GJKD__V1__POINT_CLOUD__INIT;
+    packed.n_xyz = n_doubles;
+    packed.xyz = flat;
+    size_t packed_bytes = gjkd__v1__point_cloud__get_packed_size(&packed);
+    uint8_t *pbuf = malloc(packed_bytes);
+    for (int r = 0; r < repeat; r++) {
+        double t0 = now_s();
+        gjkd__v1__point_cloud__pack(&packed, pbuf);
+        Gjkd__V1__PointCloud *u = gjkd__v1__point_cloud__unpack(NULL, packed_bytes, pbuf);
+        mirror_t[r] = now_s() - t0;
+        gjkd__v1__point_cloud__free_unpacked(u, NULL);
+    }
+    double packed_t = quantile(mirror_t, (size_t)repeat, 0.5);
+    free(pbuf);
+    free(flat);
     free(mirror_t);
     req->options = NULL;
     gjkd_stats *st;
@@ -485,6 +508,8 @@ int main(int argc, char **argv)
            "same unpack + pack on the daemon side %.1f us;\n  daemon handler mean %.3f ms "
            "(world query + decode + encode, from its stats)\n",
            req_bytes, reply_bytes, 1e6 * pk, 1e6 * up, 1e6 * mirror, 1e3 * handler);
+    printf("  the same poses as one packed repeated double (%zu bytes): pack + unpack %.1f us\n",
+           packed_bytes, 1e6 * packed_t);
     printf("bench_e2e: state queries (demo pose, closest pair, max_distance 0.1 m), %s worker "
            "threads, %.1f s each\n",
            threads, seconds);
