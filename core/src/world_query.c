@@ -1,21 +1,31 @@
 /* world_query.c — state and trajectory queries over a world (see gjk/world.h).
  *
- * One waypoint is evaluated as follows. Every part of every moving robot is placed in the
- * world (link pose * part pose) with a world box (the part-frame box, rotated). Robot-obstacle
- * pairs come from the obstacle tree: the query box is a link part's box, the reach is
- *     padding(link) + limit + largest per-pair padding
- * (tree leaves are grown by their obstacle's padding), and each candidate is refined with the
- * pair's own padding before GJK runs. Self and robot-robot pairs are few (links x links) and
- * are enumerated directly with the same box test. `limit` is max_distance, or in CLOSEST mode
- * the smaller of max_distance and the best distance found so far, so both the tree (branch and
- * bound) and GJK (cutoff) prune harder as the waypoint goes on; in FIRST_COLLISION mode it is
- * the touch tolerance (touching counts as a collision) and EPA does not run.
+ * Work is done in blocks of GJK_WORLD_BLOCK_WAYPOINTS consecutive waypoints (a state query is
+ * one block of one waypoint). For a block:
+ *  1. Placement. Every part of the moving robot is placed at every waypoint (link pose * part
+ *     pose) with a world box (its part-frame box, rotated), and two motion bounds: `travel`,
+ *     how far any point of the part can have moved since the block's first waypoint, and
+ *     `moved`, since the same waypoint of the named trajectory's previous query. Both use
+ *     |dp| + 2 sin(angle / 2) * radius for a pose change (dp, angle) of a part of that radius.
+ *  2. Broad phase. One query of the obstacle tree per link part with the part's box swept
+ *     over the block and the reach padding(link) + limit + largest per-pair padding (leaves
+ *     are grown by their obstacle's padding) gives each part its candidate obstacle parts.
+ *     (CLOSEST mode without max_distance instead queries the tree per waypoint with a reach
+ *     that shrinks to the best distance found: branch and bound.) Self and robot-robot pairs
+ *     are few (links x links) and are enumerated directly.
+ *  3. Per waypoint and candidate: allowed pairs are dropped, the pair's own padded box
+ *     distance is tested, then the pair may be skipped on temporal coherence: GJK certified
+ *     distance >= lower earlier in this block (or in the named trajectory's previous query at
+ *     this waypoint), and lower minus the parts' motion since is still beyond reach. Otherwise
+ *     GJK runs with cutoff = limit + padding, warm-started from the named trajectory's
+ *     previous query at this waypoint, else from the previous waypoint of the block, else cold.
+ * `limit` is max_distance; in CLOSEST mode the smaller of max_distance and the best distance
+ * found so far in the waypoint; in FIRST_COLLISION mode the touch tolerance (touching counts
+ * as a collision) and EPA does not run.
  *
- * Warm starts. Each pair's gjk_cache comes from the named trajectory's previous query at the
- * same waypoint when it has one, else from the same pair at the previous waypoint of the
- * block, else cold. Blocks of GJK_WORLD_BLOCK_WAYPOINTS waypoints are independent units of
- * work handed to threads in any order, which is why results do not depend on the thread
- * count (world.h, Determinism). */
+ * Blocks are independent units of work handed to threads in any order, and nothing carries
+ * from one block to the next, which is why results do not depend on the thread count
+ * (world.h, Determinism). Skipping on bounds and warm starts change only the work done. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "world_internal.h"
@@ -48,6 +58,8 @@ typedef struct qpart {
     gjk_aabb box;
     double travel; /* bound on how far any point of the part has moved since the block's
                       first waypoint (0 for static parts) */
+    double moved;  /* bound on how far it moved since the same waypoint of the named
+                      trajectory's previous query (INFINITY when unknown, 0 when static) */
 } qpart;
 
 /* A robot placed in the world for one waypoint. */
@@ -136,6 +148,7 @@ typedef struct qjob {
     qrobot *passive; /* other robots, placed once at their current poses */
     /* warm starts */
     const wtraj *prev;
+    bool prev_bounds; /* prev's lower bounds still hold for the static side of each pair */
     bool record_named;
     /* output and scheduling */
     qwp *wp;
@@ -274,6 +287,15 @@ static void qrobot_free(qrobot *q)
  * the same robot at the previous waypoint of the block: each part's travel grows by a bound
  * on the motion of its points, |dp| + 2 sin(angle / 2) * radius (rotation about the part's
  * origin by the relative rotation's angle, translation of that origin). */
+/* Bound on the motion of any point within `radius` of a part's origin between two poses of
+ * the part. */
+static double motion_bound(gjk_transform from, gjk_transform to, double radius)
+{
+    gjk_quat rel = gjk_quat_mul(to.q, gjk_quat_conj(from.q));
+    double turn = 2.0 * sqrt(rel.x * rel.x + rel.y * rel.y + rel.z * rel.z);
+    return gjk_distance_between(to.p, from.p) + turn * radius;
+}
+
 static void qrobot_place(qrobot *q, const gjk_transform *link_poses, const qrobot *prev)
 {
     const wrobot *r = q->r;
@@ -286,12 +308,10 @@ static void qrobot_place(qrobot *q, const gjk_transform *link_poses, const qrobo
             qp->pose = gjk_transform_mul(lp, link->parts[p].pose);
             qp->box = place_box(&link->parts[p], qp->pose);
             qp->travel = 0.0;
+            qp->moved = 0.0;
             if (prev) {
                 const qpart *pp = &prev->parts[q->part_start[l] + p];
-                gjk_quat rel = gjk_quat_mul(qp->pose.q, gjk_quat_conj(pp->pose.q));
-                double turn = 2.0 * sqrt(rel.x * rel.x + rel.y * rel.y + rel.z * rel.z);
-                qp->travel = pp->travel + gjk_distance_between(qp->pose.p, pp->pose.p) +
-                             turn * link->parts[p].radius;
+                qp->travel = pp->travel + motion_bound(pp->pose, qp->pose, link->parts[p].radius);
             }
         }
     }
@@ -396,6 +416,20 @@ static gjk_status padded_status(const gjk_result *r, double distance, bool depth
     return distance < 0.0 ? GJK_STATUS_OVERLAPPING : GJK_STATUS_SEPARATED;
 }
 
+/* Keeps a pair's state for the named trajectory's next query. */
+static void record_named(qworker *wk, const wslot *state)
+{
+    if (!grow((void **)&wk->named, &wk->named_capacity, wk->named_count + 1, sizeof *wk->named)) {
+        wk->failed = true;
+        return;
+    }
+    wcache_entry *e = &wk->named[wk->named_count++];
+    e->k0 = state->k0;
+    e->k1 = state->k1;
+    e->cache = state->cache;
+    e->lower = state->lower;
+}
+
 /* Runs the narrow phase on one part pair (allowed pairs already excluded). pad_rule is the
  * per-pair padding or NaN. */
 static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_rule)
@@ -417,15 +451,33 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     uint64_t k0 = key_a(a), k1 = key_b(b);
     double travel = a->placed->travel + b->placed->travel;
     const wslot *chain = wmap_get(&wk->map, k0, k1);
-    if (chain && chain->lower - (travel - chain->travel) - pad > limit + BOUND_SLACK) {
-        /* Temporal coherence: at an earlier waypoint of this block GJK certified distance >=
-         * lower, and since then no point of either part moved more than the travel added: the
-         * pair is still beyond reach. */
+    const wcache_entry *named = job->prev ? wtraj_find(job->prev, wk->w, k0, k1) : NULL;
+    /* Temporal coherence: GJK certified distance >= lower at an earlier waypoint of this
+     * block, or at this waypoint in the previous query of the named trajectory, and since then
+     * no point of either part moved farther than the motion bound: if lower minus that motion
+     * is still beyond reach, so is the pair, without running GJK. */
+    double bound = -INFINITY;
+    if (chain)
+        bound = chain->lower - (travel - chain->travel);
+    if (named && job->prev_bounds)
+        bound = fmax(bound, named->lower - a->placed->moved - b->placed->moved);
+    if (bound - pad > limit + BOUND_SLACK) {
         ++wk->counters.pairs_bounded;
+        const gjk_cache *keep = named ? &named->cache : &chain->cache;
+        wslot state;
+        state.k0 = k0;
+        state.k1 = k1;
+        state.cache = *keep;
+        state.lower = bound;
+        state.travel = travel;
+        if (!chain && !wmap_put(&wk->map, &state))
+            wk->failed = true;
+        if (job->record_named)
+            record_named(wk, &state);
         return;
     }
     gjk_cache cache;
-    const gjk_cache *warm = job->prev ? wtraj_find(job->prev, wk->w, k0, k1) : NULL;
+    const gjk_cache *warm = named ? &named->cache : NULL;
     if (!warm && chain)
         warm = &chain->cache;
     if (warm) {
@@ -466,17 +518,8 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     state.travel = travel;
     if (!wmap_put(&wk->map, &state))
         wk->failed = true;
-    if (job->record_named) {
-        if (!grow((void **)&wk->named, &wk->named_capacity, wk->named_count + 1,
-                  sizeof *wk->named)) {
-            wk->failed = true;
-        } else {
-            wcache_entry *e = &wk->named[wk->named_count++];
-            e->k0 = k0;
-            e->k1 = k1;
-            e->cache = cache;
-        }
-    }
+    if (job->record_named)
+        record_named(wk, &state);
 
     if (r.status == GJK_STATUS_BEYOND_CUTOFF || r.status == GJK_STATUS_INVALID_INPUT)
         return; /* inputs were validated: INVALID_INPUT cannot occur */
@@ -555,6 +598,7 @@ static double tree_visit(void *context, void *data, int32_t sub, double margin)
         ctx->obstacle_part.pose = gjk_transform_mul(o->body.pose, part->pose);
         ctx->obstacle_part.box = o->boxes[sub];
         ctx->obstacle_part.travel = 0.0; /* obstacles do not move during a query */
+        ctx->obstacle_part.moved = 0.0;  /* nor between queries while prev_bounds holds */
         qside b;
         b.r = NULL;
         b.o = o;
@@ -760,6 +804,28 @@ static void atomic_min_int(atomic_int *a, int v)
     }
 }
 
+/* Motion bounds of the trajectory robot's parts since waypoint w of the previous query. */
+static void set_moved(qrobot *q, const wtraj *prev, int32_t w)
+{
+    const wrobot *r = q->r;
+    for (int32_t l = 0; l < r->link_count; ++l) {
+        const wbody *link = &r->links[l];
+        gjk_transform before = {{1, 0, 0, 0}, {0, 0, 0}};
+        bool known = w < prev->waypoint_count;
+        if (known) {
+            before = prev->link_poses[(size_t)w * (size_t)prev->link_count + (size_t)l];
+            before.q = gjk_quat_normalize(before.q);
+        }
+        for (int32_t p = 0; p < link->part_count; ++p) {
+            qpart *qp = &q->parts[q->part_start[l] + p];
+            qp->moved = INFINITY;
+            if (known)
+                qp->moved = motion_bound(gjk_transform_mul(before, link->parts[p].pose), qp->pose,
+                                         link->parts[p].radius);
+        }
+    }
+}
+
 static double collect_candidate(void *context, void *data, int32_t sub, double margin)
 {
     qworker *wk = context;
@@ -820,6 +886,9 @@ static void run_blocks(qworker *wk)
             for (int32_t w = start; w < end; ++w)
                 qrobot_place(&wk->place[w - start], job->traj_poses + (size_t)w * (size_t)links,
                              w > start ? &wk->place[w - start - 1] : NULL);
+            if (job->prev_bounds)
+                for (int32_t w = start; w < end; ++w)
+                    set_moved(&wk->place[w - start], job->prev, w);
             place = wk->place;
         }
         if (wk->use_cand)
@@ -1117,6 +1186,16 @@ static wtraj *build_named(const qjob *job, const char *name, int32_t robot)
     memcpy(t->name, name, name_len);
     t->robot = robot;
     t->waypoint_count = n;
+    t->link_count = job->active[0]->link_count;
+    t->revision = job->world->revision;
+    t->pose_revision = job->world->pose_revision;
+    size_t poses = (size_t)n * (size_t)t->link_count;
+    t->link_poses = malloc(poses * sizeof *t->link_poses);
+    if (!t->link_poses) {
+        wtraj_free(t);
+        return NULL;
+    }
+    memcpy(t->link_poses, job->traj_poses, poses * sizeof *t->link_poses);
     int32_t k = 0;
     for (int32_t w = 0; w < n; ++w) {
         t->offsets[w] = k;
@@ -1126,8 +1205,8 @@ static wtraj *build_named(const qjob *job, const char *name, int32_t robot)
         k += p->named_count;
     }
     t->offsets[n] = k;
-    t->bytes =
-        sizeof *t + name_len + (size_t)(n + 1) * sizeof *t->offsets + total * sizeof *t->entries;
+    t->bytes = sizeof *t + name_len + (size_t)(n + 1) * sizeof *t->offsets +
+               total * sizeof *t->entries + poses * sizeof *t->link_poses;
     return t;
 }
 
@@ -1319,6 +1398,9 @@ gjk_status gjk_world_query_trajectory(const gjk_world *world,
     bool named = t->name && t->name[0] != '\0' && world->def.trajectory_cache_bytes > 0;
     wtraj *prev = named ? wcache_acquire(world->cache, t->name, t->robot) : NULL;
     job.prev = prev;
+    job.prev_bounds = prev && prev->revision == world->revision &&
+                      prev->pose_revision == world->pose_revision &&
+                      prev->link_count == r->link_count;
     job.record_named = named;
     int32_t threads = options ? options->threads : 1;
     s = job_run(&job, threads);
