@@ -55,12 +55,9 @@ enum {
     /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
      * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
     EPA_MAX_REGION = 128,
-    EPA_MAX_HORIZON = 128,
-    EPA_DEFAULT_MAX_ITERATIONS = 128
+    EPA_MAX_HORIZON = 128
 };
 
-#define EPA_DEFAULT_REL_TOLERANCE 1e-12
-#define EPA_DEFAULT_ABS_TOLERANCE 1e-15
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
 #define EPA_ZERO_ULPS 16.0
 /* A triangle whose two shorter edges meet at a sine below this is a sliver. Its own cross
@@ -532,17 +529,18 @@ static void answer_touching(const gjk_vertex *v, const double *lambda, int32_t c
         sum += lambda[i];
     }
     ok = ok && sum > 0.0 && isfinite(sum);
-    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0), pb = pa;
+    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0);
     for (int32_t i = 0; i < count; ++i) {
         double l = ok ? lambda[i] / sum : (i == 0 ? 1.0 : 0.0);
         pa = gjk_madd(pa, l, v[i].a);
-        pb = gjk_madd(pb, l, v[i].b);
     }
+    /* The contact point, on core A; on core B to within GJK's tolerance (sum lambda w ~ 0),
+     * and exactly pa - pb = depth n = 0. */
     r->status = GJK_STATUS_TOUCHING;
     r->depth = 0.0;
     r->normal = normal;
     r->point_a = pa;
-    r->point_b = pb;
+    r->point_b = pa;
 }
 
 /* ------------------------------------------------------------------ initial tetrahedron */
@@ -705,13 +703,13 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
 static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex *simplex,
                                       const gjk_options *o)
 {
+    /* Zero (or NULL) options take the library defaults, as every query does. */
+    const gjk_options def = gjk_default_options();
     epa_settings s;
-    s.rel_tolerance =
-        o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : EPA_DEFAULT_REL_TOLERANCE;
-    double abs_tol =
-        o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : EPA_DEFAULT_ABS_TOLERANCE;
+    s.rel_tolerance = o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : def.rel_tolerance;
+    double abs_tol = o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : def.abs_tolerance;
     s.max_iterations =
-        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : EPA_DEFAULT_MAX_ITERATIONS;
+        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : def.epa_max_iterations;
     /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
     for (int32_t i = 0; i < simplex->count && i < 4; ++i) {
@@ -779,6 +777,7 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             answer_from_face(&p, fi, slack, &r);
             r.status = GJK_STATUS_TOUCHING;
             r.depth = 0.0;
+            r.point_b = r.point_a; /* the contact point: pa - pb = depth n = 0 */
             break;
         }
         if (h - d <= tolerance || vertex_is_known(&p, w.w)) {
