@@ -23,44 +23,45 @@
  * the ball of radius d_f is inside P and touches the face's plane there).
  *
  * Robustness:
- *  - GJK's simplex may be degenerate (1-3 vertices, or a flat tetrahedron). It is reduced to
- *    an affinely independent set and grown to a tetrahedron by support points along
- *    directions orthogonal to its affine hull, on the side of the origin.
+ *  - GJK's simplex may be degenerate (1-3 vertices, or a flat or duplicated tetrahedron). It
+ *    is reduced to an affinely independent set and grown to a tetrahedron by support points
+ *    along directions orthogonal to its affine hull, on the side of the origin.
  *  - Any support value h(n) <= 0 (to rounding) proves that the origin is on the boundary of
  *    D: the shapes touch, depth 0 (GJK_STATUS_TOUCHING). A flat D (no volume: two coplanar
  *    polygons, say) is the same case.
- *  - The nearest face is chosen by signed distance, so a polytope that misses the origin by a
- *    rounding error grows towards it, as GJK would.
+ *  - The nearest face is chosen by signed distance, so a polytope that misses the origin
+ *    (a rounding error, or a simplex that never held it) grows towards it, as GJK would.
  *  - Face normals use the best-conditioned cross product (the two shorter edges); slivers
- *    take the normal of the unseen face across their horizon edge.
- *  - The faces that see w are taken as the edge-connected set around the nearest face, and
- *    its boundary is checked to be one simple loop before anything changes. If rounding ever
- *    breaks that, EPA stops with its best estimate rather than corrupt the polytope.
+ *    take the normal of the unseen face across their horizon edge. Barycentric weights are
+ *    measured from a vertex of the face, not from the origin.
+ *  - A face sees w only if w is above its plane by more than rounding; the faces that see w
+ *    are taken as the edge-connected set around the nearest face, and its boundary must be
+ *    one simple loop before anything changes. If rounding ever broke that, EPA would stop
+ *    with its best estimate (GJK_STATUS_ITERATION_LIMIT) rather than corrupt the polytope.
+ *  - Every answer carries both bounds: depth (nearest face, lower) and depth_upper (least
+ *    support value seen). ITERATION_LIMIT and CAPACITY_LIMIT report the nearest face so far.
  *
- * Capacity: no allocation; everything lives in one structure on the stack (~67 KiB) sized
- * for 512 vertices, which the deepest 2000 x 2000-vertex pairs of the case sets need (the
- * count grows as D approaches a sphere around the origin: the lower bound needs P to
- * approximate D everywhere to within h(n) - depth). Faces carry no adjacency: the faces
- * that see w are found by one pass over the plane arrays (structure of arrays, which the
- * compiler vectorises), and their edges are matched among themselves. */
+ * Capacity: no allocation; everything lives in one structure on the stack (63 KiB) sized
+ * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
+ * count grows as D approaches a ball around the origin: a certified lower bound needs P to
+ * follow D everywhere to within h(n) - depth). Faces carry no adjacency: the faces that see
+ * w come from one pass over the plane arrays (structure of arrays), which also finds the
+ * next nearest face, and their edges are matched among themselves. */
 #include "internal.h"
 
 #include <float.h>
 #include <string.h>
 
 enum {
-    EPA_MAX_VERTICES = 512,
+    EPA_MAX_VERTICES = 480,
     /* A closed triangulated polytope with V vertices has 2V - 4 faces (Euler). */
     EPA_MAX_FACES = 2 * EPA_MAX_VERTICES - 4,
     /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
      * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
-    EPA_MAX_REGION = 256,
-    EPA_MAX_HORIZON = 256,
-    EPA_DEFAULT_MAX_ITERATIONS = 128
+    EPA_MAX_REGION = 128,
+    EPA_MAX_HORIZON = 128
 };
 
-#define EPA_DEFAULT_REL_TOLERANCE 1e-12
-#define EPA_DEFAULT_ABS_TOLERANCE 1e-15
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
 #define EPA_ZERO_ULPS 16.0
 /* A triangle whose two shorter edges meet at a sine below this is a sliver. Its own cross
@@ -87,9 +88,7 @@ typedef struct epa_polytope {
     int16_t region[EPA_MAX_REGION];                   /* those edge-connected to the nearest face */
     bool taken[EPA_MAX_REGION];                       /* seen[i] is in region */
     int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
-    int16_t hface[EPA_MAX_HORIZON];                   /* ... and that seen face */
     int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
-    int16_t by_vertex[EPA_MAX_VERTICES];              /* horizon edge starting at a vertex */
 } epa_polytope;
 
 typedef struct epa_settings {
@@ -130,20 +129,20 @@ static bool triangle_normal(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2, gjk_vec3 *n)
     gjk_vec3 e0 = gjk_sub(p1, p0), e1 = gjk_sub(p2, p1), e2 = gjk_sub(p0, p2);
     double l0 = gjk_length_sq(e0), l1 = gjk_length_sq(e1), l2 = gjk_length_sq(e2);
     gjk_vec3 c;
-    double shorter;
+    double shorter_sq; /* product of the squared lengths of the two edges crossed */
     if (l0 >= l1 && l0 >= l2) {
         c = gjk_cross(e1, e2);
-        shorter = sqrt(l1 * l2);
+        shorter_sq = l1 * l2;
     } else if (l1 >= l2) {
         c = gjk_cross(e2, e0);
-        shorter = sqrt(l2 * l0);
+        shorter_sq = l2 * l0;
     } else {
         c = gjk_cross(e0, e1);
-        shorter = sqrt(l0 * l1);
+        shorter_sq = l0 * l1;
     }
-    double len = gjk_length(c);
-    *n = len > 0.0 ? gjk_scale(c, 1.0 / len) : gjk_v3(0.0, 0.0, 0.0);
-    return len > EPA_SLIVER_SINE * shorter;
+    double len_sq = gjk_length_sq(c);
+    *n = len_sq > 0.0 ? gjk_scale(c, 1.0 / sqrt(len_sq)) : gjk_v3(0.0, 0.0, 0.0);
+    return len_sq > EPA_SLIVER_SINE * EPA_SLIVER_SINE * shorter_sq;
 }
 
 static gjk_vec3 face_normal(const epa_polytope *p, int32_t f)
@@ -151,26 +150,17 @@ static gjk_vec3 face_normal(const epa_polytope *p, int32_t f)
     return gjk_v3(p->nx[f], p->ny[f], p->nz[f]);
 }
 
-/* Stores face f = (v0, v1, v2). A sliver takes `fallback` as its normal (the plane of a
- * neighbour sharing its long edge, which passes within the sliver's width of it). */
-static void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, int16_t v2,
-                     gjk_vec3 fallback)
+/* Stores face f = (v0, v1, v2) with unit normal n. */
+static void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, int16_t v2, gjk_vec3 n)
 {
     gjk_vec3 p0 = p->w[v0], p1 = p->w[v1], p2 = p->w[v2];
-    gjk_vec3 n;
-    if (!triangle_normal(p0, p1, p2, &n) && gjk_length_sq(fallback) > 0.0) {
-        n = fallback;
-    }
-    if (gjk_length_sq(n) == 0.0) {
-        n = gjk_v3(1.0, 0.0, 0.0); /* three coincident points: every plane holds them */
-    }
     p->fv[f][0] = v0;
     p->fv[f][1] = v1;
     p->fv[f][2] = v2;
     p->nx[f] = n.x;
     p->ny[f] = n.y;
     p->nz[f] = n.z;
-    p->d[f] = (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) / 3.0;
+    p->d[f] = (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) * (1.0 / 3.0);
 }
 
 static void face_move(epa_polytope *p, int32_t to, int32_t from)
@@ -214,10 +204,14 @@ static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
     /* With a positive determinant these wind counter-clockwise seen from outside. */
     static const int16_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
     for (int f = 0; f < 4; ++f) {
-        face_set(p, f, tri[f][0], tri[f][1], tri[f][2], gjk_v3(0.0, 0.0, 0.0));
+        gjk_vec3 n;
+        triangle_normal(p->w[tri[f][0]], p->w[tri[f][1]], p->w[tri[f][2]], &n);
+        if (gjk_length_sq(n) == 0.0) {
+            n = gjk_v3(1.0, 0.0, 0.0); /* unreachable: the seed's points are independent */
+        }
+        face_set(p, f, tri[f][0], tri[f][1], tri[f][2], n);
     }
     p->face_count = 4;
-    memset(p->by_vertex, 0xff, sizeof p->by_vertex);
 }
 
 static int32_t nearest_face(const epa_polytope *p)
@@ -240,19 +234,31 @@ typedef enum epa_expand_result {
 } epa_expand_result;
 
 /* Collects the faces that see vertex iw and are edge-connected to f0 (which sees it), and
- * the horizon: the edges of those faces whose twin belongs to a face that does not. */
-static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, int32_t *region_count,
-                                     int32_t *horizon_count)
+ * the horizon: the edges of those faces whose twin belongs to a face that does not. A face
+ * sees w when w is more than `eps` above its plane: faces w is coplanar with to rounding stay
+ * (a point on a flat part of D, e.g. a cone's base rim, would otherwise take the whole
+ * coplanar fan with it). The same pass finds the nearest face among those that survive
+ * (*keep, -1 if none). */
+static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                     int32_t *region_count, int32_t *horizon_count, int32_t *keep)
 {
     gjk_vec3 w = p->w[iw];
-    int32_t seen = 0;
+    int32_t seen = 0, best = -1;
+    double best_d = HUGE_VAL;
     p->seen[seen++] = (int16_t)f0;
     for (int32_t f = 0; f < p->face_count; ++f) {
-        if (f != f0 && p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > p->d[f]) {
+        double d = p->d[f];
+        if (f == f0) {
+            continue; /* in the region whatever the rounding */
+        }
+        if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
             if (seen == EPA_MAX_REGION) {
                 return EPA_EXPAND_CAPACITY;
             }
             p->seen[seen++] = (int16_t)f;
+        } else if (d < best_d) {
+            best_d = d;
+            best = f;
         }
     }
     memset(p->taken, 0, (size_t)seen * sizeof p->taken[0]);
@@ -275,7 +281,6 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, in
                 }
                 p->hx[horizon] = x;
                 p->hy[horizon] = y;
-                p->hface[horizon] = p->region[r];
                 ++horizon;
             } else if (!p->taken[twin]) {
                 p->taken[twin] = true;
@@ -283,37 +288,51 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, in
             }
         }
     }
+    /* Faces that see w but are not connected to f0 stay (rounding far away). */
+    for (int32_t s = 1; s < seen; ++s) {
+        if (!p->taken[s] && p->d[p->seen[s]] < best_d) {
+            best_d = p->d[p->seen[s]];
+            best = p->seen[s];
+        }
+    }
     *region_count = count;
     *horizon_count = horizon;
+    *keep = best;
     return EPA_EXPANDED;
 }
 
 /* Links the horizon edges into a loop (hnext); false unless they form one simple loop:
- * every start vertex distinct, every edge followed by the one starting at its end, and
- * following the links from edge 0 visits all of them before coming back. */
+ * each edge is followed by exactly one edge starting where it ends, and following the links
+ * from edge 0 visits all of them before coming back. (Quadratic in the horizon length,
+ * which is small: a few to a few tens of edges.) */
 static bool link_horizon(epa_polytope *p, int32_t horizon)
 {
-    bool ok = horizon >= 3;
-    for (int32_t i = 0; i < horizon && ok; ++i) {
-        if (p->by_vertex[p->hx[i]] >= 0) {
-            ok = false;
-        } else {
-            p->by_vertex[p->hx[i]] = (int16_t)i;
-        }
-    }
-    for (int32_t i = 0; i < horizon && ok; ++i) {
-        p->hnext[i] = p->by_vertex[p->hy[i]];
-        ok = p->hnext[i] >= 0;
+    if (horizon < 3) {
+        return false;
     }
     for (int32_t i = 0; i < horizon; ++i) {
-        p->by_vertex[p->hx[i]] = -1;
+        int32_t next = -1;
+        for (int32_t j = 0; j < horizon; ++j) {
+            if (p->hx[j] == p->hy[i]) {
+                if (next >= 0) {
+                    return false; /* the loop touches itself at a vertex */
+                }
+                next = j;
+            }
+        }
+        if (next < 0) {
+            return false;
+        }
+        p->hnext[i] = (int16_t)next;
     }
     int32_t cur = 0;
-    for (int32_t k = 1; k <= horizon && ok; ++k) {
+    for (int32_t k = 1; k <= horizon; ++k) {
         cur = p->hnext[cur];
-        ok = (cur == 0) == (k == horizon);
+        if ((cur == 0) != (k == horizon)) {
+            return false;
+        }
     }
-    return ok;
+    return true;
 }
 
 /* Normal of the face outside the region across horizon edge i (the twin of x -> y): the
@@ -347,12 +366,13 @@ static void sort_ascending(int16_t *v, int32_t n)
     }
 }
 
-/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P. Nothing changes
- * unless the expansion succeeds. */
-static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw)
+/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
+ * the nearest face of the new P. Nothing changes unless the expansion succeeds. */
+static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                         int32_t *nearest)
 {
-    int32_t region = 0, horizon = 0;
-    epa_expand_result e = find_region(p, f0, iw, &region, &horizon);
+    int32_t region = 0, horizon = 0, best = -1;
+    epa_expand_result e = find_region(p, f0, iw, eps, &region, &horizon, &best);
     if (e != EPA_EXPANDED) {
         return e;
     }
@@ -368,20 +388,26 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
     sort_ascending(p->region, region);
     int32_t used = 0;
     for (int32_t i = 0; i < horizon; ++i) {
+        /* A sliver takes the plane of the unseen face sharing its long edge, which passes
+         * within the sliver's width of it. */
         gjk_vec3 n;
-        gjk_vec3 fallback = gjk_v3(0.0, 0.0, 0.0);
         if (!triangle_normal(p->w[p->hx[i]], p->w[p->hy[i]], p->w[iw], &n)) {
-            fallback = unseen_neighbour_normal(p, i, region, n0);
+            n = unseen_neighbour_normal(p, i, region, n0);
         }
         int32_t f = used < region ? p->region[used++] : p->face_count++;
-        face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, fallback);
+        face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
+        if (best < 0 || p->d[f] < p->d[best]) {
+            best = f;
+        }
     }
     for (int32_t r = region - 1; r >= used; --r) {
         int32_t last = --p->face_count;
         if (last != p->region[r]) {
             face_move(p, p->region[r], last);
+            best = best == last ? p->region[r] : best;
         }
     }
+    *nearest = best;
     return EPA_EXPANDED;
 }
 
@@ -403,7 +429,7 @@ static double triangle_barycentric(const gjk_vec3 pt[3], gjk_vec3 n, gjk_vec3 q,
     double area = gjk_dot(n, gjk_cross(ej, ek));
     if (!(area > 0.0)) {
         lambda[0] = lambda[1] = lambda[2] = 1.0 / 3.0;
-        return -INFINITY; /* a sliver: no usable area */
+        return -HUGE_VAL; /* a sliver: no usable area */
     }
     lambda[j] = gjk_dot(n, gjk_cross(r, ek)) / area;
     lambda[k] = gjk_dot(n, gjk_cross(ej, r)) / area;
@@ -433,7 +459,7 @@ static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, do
 /* Weights of the point of triangle f nearest q, for a q that projects outside it. */
 static void triangle_clamp(const epa_polytope *p, int32_t f, gjk_vec3 q, double lambda[3])
 {
-    double best = INFINITY;
+    double best = HUGE_VAL;
     for (int e = 0; e < 3; ++e) {
         int k = next3(e);
         gjk_vec3 pe = p->w[p->fv[f][e]], pk = p->w[p->fv[f][k]];
@@ -507,26 +533,29 @@ static void answer_touching(const gjk_vertex *v, const double *lambda, int32_t c
         sum += lambda[i];
     }
     ok = ok && sum > 0.0 && isfinite(sum);
-    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0), pb = pa;
+    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0);
     for (int32_t i = 0; i < count; ++i) {
         double l = ok ? lambda[i] / sum : (i == 0 ? 1.0 : 0.0);
         pa = gjk_madd(pa, l, v[i].a);
-        pb = gjk_madd(pb, l, v[i].b);
     }
+    /* The contact point, on core A; on core B to within GJK's tolerance (sum lambda w ~ 0),
+     * and exactly pa - pb = depth n = 0. */
     r->status = GJK_STATUS_TOUCHING;
     r->depth = 0.0;
     r->normal = normal;
     r->point_a = pa;
-    r->point_b = pb;
+    r->point_b = pa;
 }
 
 /* ------------------------------------------------------------------ initial tetrahedron */
 
 typedef struct epa_seed {
     gjk_vertex v[4];
+    double upper;  /* least support value h(n) seen: an upper bound on the depth */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
-    bool touching; /* a support value proved depth ~ 0 */
+    bool touching; /* a support value proved depth ~ 0 (or invalid: stop growing) */
+    bool invalid;  /* a support point or simplex vertex was not finite */
     gjk_vec3 touch_normal;
 } epa_seed;
 
@@ -537,7 +566,13 @@ static gjk_vertex seed_support(const gjk_pair_frame *f, const epa_settings *s, e
     gjk_vertex w;
     gjk_pair_support(f, n, seed->v[0].ia, seed->v[0].ib, &w);
     ++*support_calls;
-    if (!seed->touching && gjk_dot(w.w, n) <= s->zero) {
+    double h = gjk_dot(w.w, n);
+    if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
+        seed->invalid = seed->touching = true;
+        return w;
+    }
+    seed->upper = h < seed->upper ? h : seed->upper;
+    if (!seed->touching && h <= s->zero) {
         seed->touching = true;
         seed->touch_normal = n;
     }
@@ -606,15 +641,34 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
                              const epa_settings *s, epa_seed *seed, int32_t *support_calls)
 {
     seed->count = 0;
+    seed->upper = HUGE_VAL;
     seed->touching = false;
+    seed->invalid = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
     int32_t n = simplex->count < 0 ? 0 : (simplex->count > 4 ? 4 : simplex->count);
+    if (n == 4) {
+        /* The usual case: GJK's tetrahedron, kept as it is when clearly not flat (volume
+         * against the product of its edges from v0; every face then has a usable area). */
+        const gjk_vertex *v = simplex->v;
+        gjk_vec3 e1 = gjk_sub(v[1].w, v[0].w), e2 = gjk_sub(v[2].w, v[0].w);
+        gjk_vec3 e3 = gjk_sub(v[3].w, v[0].w);
+        double det = gjk_dot(gjk_cross(e1, e2), e3);
+        double l1 = gjk_length_sq(e1), l2 = gjk_length_sq(e2), l3 = gjk_length_sq(e3);
+        double shortest = l1 < l2 ? (l1 < l3 ? l1 : l3) : (l2 < l3 ? l2 : l3);
+        if (det * det > 1e-12 * l1 * l2 * l3 && shortest > s->zero * s->zero && isfinite(det)) {
+            memcpy(seed->v, v, sizeof seed->v);
+            seed->count = 4;
+            return true;
+        }
+    }
     for (int32_t i = 0; i < n; ++i) {
+        if (!gjk_vec3_is_finite(simplex->v[i].w) || !gjk_vec3_is_finite(simplex->v[i].a)) {
+            seed->invalid = seed->touching = true;
+            return false;
+        }
         if (seed->count == 0) {
-            if (gjk_vec3_is_finite(simplex->v[i].w)) {
-                seed->v[seed->count++] = simplex->v[i];
-            }
+            seed->v[seed->count++] = simplex->v[i];
         } else {
             seed_add(seed, &simplex->v[i], s->zero);
         }
@@ -623,8 +677,8 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
         gjk_vertex w;
         gjk_pair_support(f, gjk_v3(1.0, 0.0, 0.0), GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &w);
         ++*support_calls;
-        if (!gjk_vec3_is_finite(w.w)) {
-            seed->touching = true;
+        if (!gjk_vec3_is_finite(w.w) || !gjk_vec3_is_finite(w.a)) {
+            seed->invalid = seed->touching = true;
             return false;
         }
         seed->v[seed->count++] = w;
@@ -676,18 +730,22 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
 static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex *simplex,
                                       const gjk_options *o)
 {
+    /* Zero (or NULL) options take the library defaults, as every query does. */
+    const gjk_options def = gjk_default_options();
     epa_settings s;
-    s.rel_tolerance =
-        o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : EPA_DEFAULT_REL_TOLERANCE;
-    double abs_tol =
-        o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : EPA_DEFAULT_ABS_TOLERANCE;
+    s.rel_tolerance = o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : def.rel_tolerance;
+    double abs_tol = o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : def.abs_tolerance;
     s.max_iterations =
-        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : EPA_DEFAULT_MAX_ITERATIONS;
+        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : def.epa_max_iterations;
     /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
+    double reach_sq = 0.0;
     for (int32_t i = 0; i < simplex->count && i < 4; ++i) {
-        double l = gjk_length(simplex->v[i].w);
-        scale = isfinite(l) ? epa_max(scale, l) : scale;
+        double l = gjk_length_sq(simplex->v[i].w);
+        reach_sq = isfinite(l) ? epa_max(reach_sq, l) : reach_sq;
+    }
+    if (reach_sq > scale * scale) {
+        scale = sqrt(reach_sq);
     }
     s.abs_tolerance = abs_tol * scale;
     s.zero = epa_max(abs_tol, EPA_ZERO_ULPS * DBL_EPSILON) * scale;
@@ -704,8 +762,8 @@ static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
     return false;
 }
 
-gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
-                       const gjk_options *options)
+static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                              const gjk_options *options)
 {
     gjk_epa_result r;
     memset(&r, 0, sizeof r);
@@ -714,19 +772,25 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
 
     epa_seed seed;
     if (!seed_tetrahedron(f, simplex, &s, &seed, &r.support_calls)) {
+        if (seed.invalid) {
+            r.status = GJK_STATUS_INVALID_INPUT; /* zeros, with the normal (1, 0, 0) */
+            return r;
+        }
         if (simplex->count >= 1 && simplex->count <= 4) {
             answer_touching(simplex->v, simplex->lambda, simplex->count, seed.touch_normal, &r);
         } else {
             const double one = 1.0;
             answer_touching(seed.v, &one, seed.count > 0 ? 1 : 0, seed.touch_normal, &r);
         }
+        r.depth_upper = seed.upper > 0.0 && isfinite(seed.upper) ? seed.upper : 0.0;
         return r;
     }
 
+    double upper = seed.upper;
     epa_polytope p;
     polytope_init(&p, seed.v);
+    int32_t fi = nearest_face(&p);
     for (;;) {
-        int32_t fi = nearest_face(&p);
         gjk_vec3 n = face_normal(&p, fi);
         double d = p.d[fi];
         double tolerance = epa_max(s.rel_tolerance * d, s.abs_tolerance);
@@ -742,23 +806,26 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
         ++r.support_calls;
         double h = gjk_dot(w.w, n);
+        if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
+            /* A support map gave non-finite coordinates (a shape that bypassed validation):
+             * invalid input, with the last good estimate. */
+            r.status = GJK_STATUS_INVALID_INPUT;
+            answer_from_face(&p, fi, slack, &r);
+            break;
+        }
+        upper = h < upper ? h : upper;
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
             answer_from_face(&p, fi, slack, &r);
             r.status = GJK_STATUS_TOUCHING;
             r.depth = 0.0;
+            r.point_b = r.point_a; /* the contact point: pa - pb = depth n = 0 */
             break;
         }
         if (h - d <= tolerance || vertex_is_known(&p, w.w)) {
             /* Converged; or w is already a vertex, so P cannot grow and what is left of
              * the gap is rounding in the face's plane. */
             r.status = GJK_STATUS_OVERLAPPING;
-            answer_from_face(&p, fi, slack, &r);
-            break;
-        }
-        if (!isfinite(h)) {
-            /* A support map returned non-finite coordinates: keep the last good answer. */
-            r.status = GJK_STATUS_ITERATION_LIMIT;
             answer_from_face(&p, fi, slack, &r);
             break;
         }
@@ -769,7 +836,7 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         }
         int32_t iw = p.vertex_count++;
         vertex_set(&p, iw, &w);
-        epa_expand_result e = polytope_expand(&p, fi, iw);
+        epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
         if (e != EPA_EXPANDED) {
             --p.vertex_count;
             r.status =
@@ -778,5 +845,28 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             break;
         }
     }
+    r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
     return r;
+}
+
+/* Never NaN: a non-finite support point (only possible for shapes that bypassed
+ * validation) gives GJK_STATUS_INVALID_INPUT with finite placeholders. */
+static gjk_epa_result epa_finite(gjk_epa_result r)
+{
+    if (!isfinite(r.depth) || !isfinite(r.depth_upper) || !gjk_vec3_is_finite(r.normal) ||
+        !gjk_vec3_is_finite(r.point_a) || !gjk_vec3_is_finite(r.point_b)) {
+        r.status = GJK_STATUS_INVALID_INPUT;
+        r.depth = 0.0;
+        r.depth_upper = 0.0;
+        r.normal = gjk_v3(1.0, 0.0, 0.0);
+        r.point_a = gjk_v3(0.0, 0.0, 0.0);
+        r.point_b = r.point_a;
+    }
+    return r;
+}
+
+gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                       const gjk_options *options)
+{
+    return epa_finite(epa_run(f, simplex, options));
 }
