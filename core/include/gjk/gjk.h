@@ -7,5 +7,6 @@
 #include "shape.h"
 #include "hull.h"
 #include "query.h"
+#include "world.h"
 
 #endif /* GJK_GJK_H */
