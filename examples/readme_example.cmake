@@ -1,0 +1,7 @@
+add_executable(readme_example ${CMAKE_CURRENT_LIST_DIR}/readme_example.c)
+target_link_libraries(readme_example PRIVATE gjk::core gjk_warnings)
+if(BUILD_TESTING)
+  add_test(NAME example_readme COMMAND readme_example)
+  add_test(NAME example_shapes_demo COMMAND shapes_demo)
+  set_tests_properties(example_readme example_shapes_demo PROPERTIES LABELS unit TIMEOUT 30)
+endif()
