@@ -56,12 +56,12 @@ static gjk_result invalid_result(void)
 {
     gjk_result r;
     r.status = GJK_STATUS_INVALID_INPUT;
-    r.distance = NAN;
-    r.point_a = gjk_v3(NAN, NAN, NAN);
-    r.point_b = gjk_v3(NAN, NAN, NAN);
+    r.distance = (double)NAN;
+    r.point_a = gjk_v3((double)NAN, (double)NAN, (double)NAN);
+    r.point_b = gjk_v3((double)NAN, (double)NAN, (double)NAN);
     r.normal = gjk_v3(0.0, 0.0, 0.0);
-    r.lower_bound = NAN;
-    r.upper_bound = NAN;
+    r.lower_bound = (double)NAN;
+    r.upper_bound = (double)NAN;
     r.iterations = 0;
     r.epa_iterations = 0;
     r.support_calls = 0;
@@ -278,14 +278,14 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
 gjk_result gjk_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                         gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, false);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, false, false);
     return gjk_query_run(&q, cache, options);
 }
 
 gjk_result gjk_signed_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, true, false);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, true, false);
     return gjk_query_run(&q, cache, options);
 }
 
@@ -300,7 +300,7 @@ gjk_result gjk_distance_cutoff(const gjk_shape *a, gjk_transform pose_a, const g
 gjk_status gjk_intersect(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                          gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, true);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, false, true);
     gjk_result r = gjk_query_run(&q, cache, options);
     switch (r.status) {
     case GJK_STATUS_OVERLAPPING:
