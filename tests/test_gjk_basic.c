@@ -162,8 +162,17 @@ static void test_box_box(void **state)
         assert_vec_near(r.normal, gjk_v3(1, 0, 0), 1e-12);
         check_invariants(&r, 1e-15);
     }
+    /* Exactly touching faces: TOUCHING at distance 0 from every query (the plain distance
+     * once said OVERLAPPING: GJK stops at contact without enclosing the origin). */
+    gjk_result r = gjk_distance(&a, at(0, 0, 0), &b, at(1.5, 0.25, -0.5), NULL, NULL);
+    assert_status(r.status, GJK_STATUS_TOUCHING);
+    assert_near(r.distance, 0.0, 1e-15);
+    r = gjk_signed_distance(&a, at(0, 0, 0), &b, at(1.5, 0.25, -0.5), NULL, NULL);
+    assert_status(r.status, GJK_STATUS_TOUCHING);
+    assert_near(r.distance, 0.0, 1e-15);
+    assert_vec_near(r.normal, gjk_v3(1, 0, 0), 1e-12);
     /* Corner to corner along the diagonal. */
-    gjk_result r = gjk_distance(&a, at(0, 0, 0), &b, at(2.5, 3.5, 4.5), NULL, NULL);
+    r = gjk_distance(&a, at(0, 0, 0), &b, at(2.5, 3.5, 4.5), NULL, NULL);
     assert_near(r.distance, sqrt(3.0), 1e-14);
     /* Penetration along the thinnest overlap. */
     r = gjk_signed_distance(&a, at(0, 0, 0), &b, at(1.4, 0.3, -0.2), NULL, NULL);

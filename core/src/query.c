@@ -200,7 +200,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             r.epa_iterations = e.iterations;
             r.support_calls += e.support_calls;
             n = e.normal;
-            if (e.status == GJK_STATUS_TOUCHING && g.upper > 0.0) {
+            if (e.status == GJK_STATUS_TOUCHING && g.simplex.count < 4) {
                 /* GJK stopped at contact to rounding without enclosing the origin: its
                  * |v| is a real distance of the cores (and keeps the verdict of a 1e-12
                  * gap between 1e3-size shapes), but v's direction is rounding noise, and
@@ -224,6 +224,11 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
             }
+        } else if (g.simplex.count < 4) {
+            /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
+             * (v's direction is as good as the rounding allows). */
+            sd = g.upper - f.inflate;
+            n = gjk_normalize(gjk_neg(g.v));
         } else {
             sd = 0.0;
             known = false;
