@@ -212,7 +212,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
                 gjk_pair_support(&f, n, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xe);
                 gjk_pair_support(&f, ng, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xg);
                 r.support_calls += 2;
-                if (-gjk_dot(xg.w, ng) > -gjk_dot(xe.w, n)) {
+                if (g.upper > 0.0 && -gjk_dot(xg.w, ng) > -gjk_dot(xe.w, n)) {
                     n = ng;
                 }
             } else {
@@ -226,7 +226,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             }
         } else if (g.simplex.count < 4) {
             /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
-             * (v's direction is as good as the rounding allows). */
+             * (v's direction is as good as the rounding allows; none when v = 0). */
             sd = g.upper - f.inflate;
             n = gjk_normalize(gjk_neg(g.v));
         } else {
