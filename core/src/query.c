@@ -197,6 +197,13 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     if (g.status == GJK_STATUS_OVERLAPPING) {
         if (query->penetration && !query->boolean_only) {
             gjk_epa_result e = gjk_epa(&f, &g.simplex, &opt);
+            if (e.status == GJK_STATUS_INVALID_INPUT) {
+                /* A non-finite support point (a NaN vertex the scan did not flag). */
+                if (cache != NULL) {
+                    *cache = saved;
+                }
+                return invalid_result();
+            }
             r.epa_iterations = e.iterations;
             r.support_calls += e.support_calls;
             n = e.normal;
