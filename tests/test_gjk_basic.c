@@ -329,6 +329,9 @@ static void test_cutoff(void **state)
         assert_true(c.distance > cutoff);
         assert_true(c.distance <= full.distance + 1e-12);
         assert_near(c.distance, c.lower_bound, 0.0);
+        /* Witnesses: the closest pair found so far, upper_bound apart along the normal. */
+        assert_vec_near(gjk_sub(c.point_b, c.point_a), gjk_scale(c.normal, c.upper_bound), 1e-12);
+        assert_true(c.upper_bound >= full.distance - 1e-12);
         assert_true(c.iterations <= full.iterations);
         /* Cutoff above the distance: the full answer. */
         c = gjk_distance_cutoff(&a, ta, &b, tb, full.distance + 1e-6, NULL, NULL);
