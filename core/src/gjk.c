@@ -182,7 +182,7 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
     }
     /* Nearest point on the boundary: edges opposite the vertices whose area disagrees
      * (all of them for a degenerate triangle). */
-    out->dist2 = INFINITY;
+    out->dist2 = HUGE_VAL;
     sub_simplex cand;
     if (!same_sign(mu, ci)) {
         sub_segment(x, j, k, &cand);
@@ -228,7 +228,7 @@ static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
         return;
     }
     static const int32_t face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-    out->dist2 = INFINITY;
+    out->dist2 = HUGE_VAL;
     sub_simplex cand;
     for (int32_t k = 0; k < 4; ++k) {
         if (!same_sign(mu, c[k])) {
@@ -343,7 +343,8 @@ static void write_cache(const gjk_pair_frame *f, const gjk_simplex *s, gjk_vec3 
 
 static gjk_vec3 cached_direction(const gjk_cache *cache, bool *ok)
 {
-    gjk_vec3 d = gjk_v3(cache->direction[0], cache->direction[1], cache->direction[2]);
+    gjk_vec3 d = gjk_v3((double)cache->direction[0], (double)cache->direction[1],
+                        (double)cache->direction[2]);
     *ok =
         gjk_vec3_is_finite(d) && gjk_length_sq(d) > 0.0 && cache->kind_a != (uint8_t)GJK_SHAPE_NONE;
     return d;

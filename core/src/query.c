@@ -56,12 +56,12 @@ static gjk_result invalid_result(void)
 {
     gjk_result r;
     r.status = GJK_STATUS_INVALID_INPUT;
-    r.distance = NAN;
-    r.point_a = gjk_v3(NAN, NAN, NAN);
-    r.point_b = gjk_v3(NAN, NAN, NAN);
+    r.distance = (double)NAN;
+    r.point_a = gjk_v3((double)NAN, (double)NAN, (double)NAN);
+    r.point_b = gjk_v3((double)NAN, (double)NAN, (double)NAN);
     r.normal = gjk_v3(0.0, 0.0, 0.0);
-    r.lower_bound = NAN;
-    r.upper_bound = NAN;
+    r.lower_bound = (double)NAN;
+    r.upper_bound = (double)NAN;
     r.iterations = 0;
     r.epa_iterations = 0;
     r.support_calls = 0;
@@ -197,10 +197,17 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     if (g.status == GJK_STATUS_OVERLAPPING) {
         if (query->penetration && !query->boolean_only) {
             gjk_epa_result e = gjk_epa(&f, &g.simplex, &opt);
+            if (e.status == GJK_STATUS_INVALID_INPUT) {
+                /* A non-finite support point (a NaN vertex the scan did not flag). */
+                if (cache != NULL) {
+                    *cache = saved;
+                }
+                return invalid_result();
+            }
             r.epa_iterations = e.iterations;
             r.support_calls += e.support_calls;
             n = e.normal;
-            if (e.status == GJK_STATUS_TOUCHING && g.upper > 0.0) {
+            if (e.status == GJK_STATUS_TOUCHING && g.simplex.count < 4) {
                 /* GJK stopped at contact to rounding without enclosing the origin: its
                  * |v| is a real distance of the cores (and keeps the verdict of a 1e-12
                  * gap between 1e3-size shapes), but v's direction is rounding noise, and
@@ -212,7 +219,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
                 gjk_pair_support(&f, n, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xe);
                 gjk_pair_support(&f, ng, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xg);
                 r.support_calls += 2;
-                if (-gjk_dot(xg.w, ng) > -gjk_dot(xe.w, n)) {
+                if (g.upper > 0.0 && -gjk_dot(xg.w, ng) > -gjk_dot(xe.w, n)) {
                     n = ng;
                 }
             } else {
@@ -224,6 +231,11 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
             }
+        } else if (g.simplex.count < 4) {
+            /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
+             * (v's direction is as good as the rounding allows; none when v = 0). */
+            sd = g.upper - f.inflate;
+            n = gjk_normalize(gjk_neg(g.v));
         } else {
             sd = 0.0;
             known = false;
@@ -278,14 +290,14 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
 gjk_result gjk_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                         gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, false);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, false, false);
     return gjk_query_run(&q, cache, options);
 }
 
 gjk_result gjk_signed_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, true, false);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, true, false);
     return gjk_query_run(&q, cache, options);
 }
 
@@ -300,7 +312,7 @@ gjk_result gjk_distance_cutoff(const gjk_shape *a, gjk_transform pose_a, const g
 gjk_status gjk_intersect(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                          gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, true);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, false, true);
     gjk_result r = gjk_query_run(&q, cache, options);
     switch (r.status) {
     case GJK_STATUS_OVERLAPPING:

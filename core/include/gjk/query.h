@@ -7,7 +7,9 @@
  *  - `normal` is a unit vector from A towards B, and  point_b - point_a = distance * normal
  *    whenever distance != 0. Separated: distance > 0 is the gap. Penetrating (EPA ran):
  *    distance < 0 is minus the penetration depth, and translating B by -distance * normal
- *    makes the shapes touch.
+ *    makes the shapes touch. BEYOND_CUTOFF is the exception: distance is the certified lower
+ *    bound, the witnesses are the closest pair found so far (point_b - point_a =
+ *    upper_bound * normal).
  *  - GJK stops on the duality gap: the certified bounds lower_bound <= d <= upper_bound
  *    (1988: ||v|| >= d >= v.w / ||v||) are reported for every separated answer.
  *  - No query allocates, prints or touches global state; concurrent queries on shared shapes
@@ -59,7 +61,8 @@ typedef struct gjk_result {
     double distance;      /* signed distance, metres (see conventions above); NaN if invalid */
     gjk_vec3 point_a;     /* witness on A (world): closest point, or deepest point on overlap */
     gjk_vec3 point_b;     /* witness on B (world) */
-    gjk_vec3 normal;      /* unit, from A towards B; zero when unknown (overlap without EPA) */
+    gjk_vec3 normal;      /* unit, from A towards B; zero when unknown (overlap without EPA, or
+                             plain distance touching at exactly zero) */
     double lower_bound;   /* certified lower bound on the distance GJK stopped on, metres */
     double upper_bound;   /* upper bound (length of GJK's closest-point vector), metres */
     int32_t iterations;   /* GJK iterations */
