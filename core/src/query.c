@@ -144,6 +144,31 @@ static bool result_is_finite(const gjk_result *r)
            isfinite(r->lower_bound) && isfinite(r->upper_bound);
 }
 
+/* GJK stopped with |v| at rounding level but the origin not enclosed by its simplex. That
+ * happens at a true contact, and also when the origin lies on a face or edge of the simplex
+ * deep inside D (a box pressed 5 cm into a wall, by symmetry). For |v| > 0 one support point
+ * tells them apart: the penetration depth is at most h_D(-v/|v|) = -v.w/|v|, w = s_D(-v), so
+ * a value within the touch tolerance means contact; anything deeper is an overlap of unknown
+ * depth. For v = 0 there is no direction to test and EPA decides (it reports TOUCHING when
+ * the origin is on the boundary of D). On contact *normal receives the direction A -> B.
+ * (Regression: test_world's first-collision case came back TOUCHING for a 5 cm overlap.) */
+static bool contact_to_rounding(const gjk_pair_frame *f, const gjk_gjk_result *g,
+                                const gjk_options *opt, int32_t *support_calls,
+                                gjk_vec3 *normal)
+{
+    if (g->upper > 0.0) {
+        gjk_vertex x;
+        gjk_pair_support(f, gjk_neg(g->v), GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &x);
+        ++*support_calls;
+        *normal = gjk_normalize(gjk_neg(g->v));
+        return -gjk_dot(g->v, x.w) / g->upper <= opt->touch_tolerance;
+    }
+    gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
+    *support_calls += e.support_calls;
+    *normal = e.normal;
+    return e.status == GJK_STATUS_TOUCHING;
+}
+
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
 {
     gjk_transform pose_a, pose_b;
@@ -231,12 +256,15 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
             }
-        } else if (g.simplex.count < 4) {
+        } else if (g.simplex.count < 4 && !query->boolean_only &&
+                   contact_to_rounding(&f, &g, &opt, &r.support_calls, &n)) {
             /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
-             * (v's direction is as good as the rounding allows; none when v = 0). */
+             * (v's direction is as good as the rounding allows). */
             sd = g.upper - f.inflate;
-            n = gjk_normalize(gjk_neg(g.v));
         } else {
+            /* Origin enclosed, or a boolean query that stopped as soon as |v| fell within the
+             * touch tolerance (it may be deep inside: test_world's first-collision case of a
+             * 5 cm overlap once came back TOUCHING): overlap, depth unknown. */
             sd = 0.0;
             known = false;
         }
