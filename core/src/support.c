@@ -1,0 +1,301 @@
+/* support.c — support maps of shape cores and of the Minkowski difference.
+ *
+ * The narrow phase works on cores (internal.h): a sphere is its centre point, a capsule its
+ * segment, and their radii join the margins in gjk_core_inflate(). Every other kind is its
+ * own core. For a direction d (not necessarily unit, never normalised here) the core
+ * supports are
+ *   point, sphere  the origin                                  feature 0
+ *   capsule        (0, 0, +-h), sign of d.z                    feature 0 = -h, 1 = +h
+ *   box            (+-hx, +-hy, +-hz), signs of d              feature = corner sign bits
+ *                                                              (bit 0 x, bit 1 y, bit 2 z)
+ *   cylinder       cap rim point r (dx, dy) / |(dx, dy)|, z = +-h   no discrete feature
+ *   cone           apex (0, 0, h) or the base rim point        apex = feature 0
+ *   polytope       vertex of largest dot                       vertex index
+ * A zero component of d counts as positive (sign(0) = +1), the same convention as
+ * gjk_shape_support(), so every map is deterministic.
+ *
+ * Polytopes: a linear scan with four independent lanes (no loop-carried dependency between
+ * lanes, so the loads and multiplies pipeline) or, on large hulls with adjacency, hill
+ * climbing over the vertex graph from a hint. On a convex polytope a vertex none of whose
+ * neighbours has a larger dot is a global maximum (the polytope lies in the cone of its
+ * edges), so hill climbing is exact; a move to an equal neighbour of lower index resolves
+ * plateaus (coplanar faces) deterministically. Both scans keep the lowest index on ties. */
+#include "internal.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* ------------------------------------------------------------------ polytopes */
+
+/* Picks the best of four lanes (lane j holds the best of the vertices i = j mod 4, earliest
+ * first): largest dot, lowest index on ties. -1 when the side sum is not finite: a vertex
+ * is NaN or infinite (checking the sum costs one add per vertex instead of a test). */
+static int32_t best_lane(const double best[4], const int32_t index[4], double sum, int32_t n,
+                         gjk_vec3 d)
+{
+    int32_t b = index[0];
+    double bv = best[0];
+    for (int32_t j = 1; j < 4; ++j) {
+        if (best[j] > bv || (best[j] == bv && index[j] < b)) {
+            bv = best[j];
+            b = index[j];
+        }
+    }
+    if (!isfinite(sum) && gjk_vec3_is_finite(d)) {
+        return -1;
+    }
+    return b < n ? b : n - 1;
+}
+
+/* Number of entries the four-wide loop may read: padded storage holds copies of the last
+ * vertex, which change nothing (the lower original index wins the tie) and spare the tail. */
+static int32_t scan_width(const gjk_polytope *p)
+{
+    int32_t up = (p->count + 3) & ~3;
+    return p->padded_count >= up ? up : (p->count & ~3);
+}
+
+#if defined(__SSE2__)
+/* Linear scan, two SSE2 vectors of two vertices per step (SSE2 is part of x86-64, so this
+ * needs no flag; gcc does not vectorise an arg-max without -ffast-math). Lanes compare
+ * strictly, keep their earliest maximum, and carry their indices as doubles (exact). */
+static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
+{
+    const double *x = p->x, *y = p->y, *z = p->z;
+    const int32_t n = p->count, n4 = scan_width(p);
+    const __m128d dx = _mm_set1_pd(d.x), dy = _mm_set1_pd(d.y), dz = _mm_set1_pd(d.z);
+    const __m128d step = _mm_set1_pd(4.0);
+    __m128d best0 = _mm_set1_pd(-INFINITY), best1 = best0;
+    __m128d idx0 = _mm_setzero_pd(), idx1 = idx0, sum0 = idx0, sum1 = idx0;
+    __m128d cur0 = _mm_set_pd(1.0, 0.0), cur1 = _mm_set_pd(3.0, 2.0);
+    for (int32_t i = 0; i < n4; i += 4) {
+        __m128d s0 = _mm_add_pd(
+            _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(x + i), dx), _mm_mul_pd(_mm_loadu_pd(y + i), dy)),
+            _mm_mul_pd(_mm_loadu_pd(z + i), dz));
+        __m128d s1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(x + i + 2), dx),
+                                           _mm_mul_pd(_mm_loadu_pd(y + i + 2), dy)),
+                                _mm_mul_pd(_mm_loadu_pd(z + i + 2), dz));
+        __m128d m0 = _mm_cmpgt_pd(s0, best0), m1 = _mm_cmpgt_pd(s1, best1);
+        best0 = _mm_max_pd(s0, best0); /* = m0 ? s0 : best0 */
+        best1 = _mm_max_pd(s1, best1);
+        idx0 = _mm_or_pd(_mm_and_pd(m0, cur0), _mm_andnot_pd(m0, idx0));
+        idx1 = _mm_or_pd(_mm_and_pd(m1, cur1), _mm_andnot_pd(m1, idx1));
+        sum0 = _mm_add_pd(sum0, s0);
+        sum1 = _mm_add_pd(sum1, s1);
+        cur0 = _mm_add_pd(cur0, step);
+        cur1 = _mm_add_pd(cur1, step);
+    }
+    double best[4], fidx[4], sums[4];
+    _mm_storeu_pd(best, best0);
+    _mm_storeu_pd(best + 2, best1);
+    _mm_storeu_pd(fidx, idx0);
+    _mm_storeu_pd(fidx + 2, idx1);
+    _mm_storeu_pd(sums, _mm_add_pd(sum0, sum1));
+    int32_t index[4] = {(int32_t)fidx[0], (int32_t)fidx[1], (int32_t)fidx[2], (int32_t)fidx[3]};
+    double sum = sums[0] + sums[1];
+    for (int32_t i = n4; i < n; ++i) {
+        double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
+        sum += s;
+        if (s > best[i & 3]) {
+            best[i & 3] = s;
+            index[i & 3] = i;
+        }
+    }
+    return best_lane(best, index, sum, n, d);
+}
+#else
+/* Linear scan in four independent lanes (no loop-carried dependency between them). */
+static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
+{
+    const double *x = p->x, *y = p->y, *z = p->z;
+    const int32_t n = p->count, n4 = scan_width(p);
+    double best[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    int32_t index[4] = {0, 0, 0, 0};
+    double sum = 0.0;
+    int32_t i = 0;
+    for (; i < n4; i += 4) {
+        for (int32_t j = 0; j < 4; ++j) {
+            double s = x[i + j] * d.x + y[i + j] * d.y + z[i + j] * d.z;
+            sum += s;
+            if (s > best[j]) {
+                best[j] = s;
+                index[j] = i + j;
+            }
+        }
+    }
+    for (; i < n; ++i) {
+        double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
+        sum += s;
+        if (s > best[i & 3]) {
+            best[i & 3] = s;
+            index[i & 3] = i;
+        }
+    }
+    return best_lane(best, index, sum, n, d);
+}
+#endif
+
+static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
+{
+    const double *x = p->x, *y = p->y, *z = p->z;
+    const int32_t *start = p->adj_start, *adj = p->adj;
+    int32_t n = p->count;
+    int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
+    double best = x[cur] * d.x + y[cur] * d.y + z[cur] * d.z;
+    /* Each move strictly increases (dot, -index), so there are fewer than n moves; the
+     * bound only guards against a corrupted graph. */
+    for (int32_t moves = 0; moves < n; ++moves) {
+        int32_t next = cur;
+        double next_dot = best;
+        for (int32_t k = start[cur]; k < start[cur + 1]; ++k) {
+            int32_t j = adj[k];
+            if ((uint32_t)j >= (uint32_t)n) {
+                continue;
+            }
+            double s = x[j] * d.x + y[j] * d.y + z[j] * d.z;
+            if (s > next_dot || (s == next_dot && j < next)) {
+                next_dot = s;
+                next = j;
+            }
+        }
+        if (next == cur) {
+            break;
+        }
+        cur = next;
+        best = next_dot;
+    }
+    return cur;
+}
+
+/* ------------------------------------------------------------------ cores */
+
+/* r (dx, dy) / |(dx, dy)|, scaled first so tiny or huge d neither underflows nor
+ * overflows; false when the radial part is zero (d along the axis). */
+static bool rim_point(double dx, double dy, double r, double *px, double *py)
+{
+    double m = fmax(fabs(dx), fabs(dy));
+    if (!(m > 0.0) || !isfinite(m)) {
+        return false;
+    }
+    double ux = dx / m, uy = dy / m;
+    double s = r / sqrt(ux * ux + uy * uy);
+    *px = ux * s;
+    *py = uy * s;
+    return true;
+}
+
+gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
+                          uint32_t *index)
+{
+    switch (shape->kind) {
+    case GJK_SHAPE_POLYTOPE: {
+        const gjk_polytope *p = shape->polytope;
+        int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+        if (i < 0) {
+            *index = GJK_CACHE_NO_INDEX;
+            return gjk_v3(NAN, NAN, NAN); /* non-finite vertex: the query reports it */
+        }
+        *index = (uint32_t)i;
+        return gjk_v3(p->x[i], p->y[i], p->z[i]);
+    }
+    case GJK_SHAPE_BOX: {
+        gjk_vec3 h = shape->half_extents;
+        uint32_t bits = (d.x < 0.0 ? 0u : 1u) | (d.y < 0.0 ? 0u : 2u) | (d.z < 0.0 ? 0u : 4u);
+        *index = bits;
+        return gjk_v3(d.x < 0.0 ? -h.x : h.x, d.y < 0.0 ? -h.y : h.y, d.z < 0.0 ? -h.z : h.z);
+    }
+    case GJK_SHAPE_CAPSULE:
+        *index = d.z < 0.0 ? 0u : 1u;
+        return gjk_v3(0.0, 0.0, d.z < 0.0 ? -shape->half_height : shape->half_height);
+    case GJK_SHAPE_CYLINDER: {
+        gjk_vec3 s = gjk_v3(0.0, 0.0, d.z < 0.0 ? -shape->half_height : shape->half_height);
+        (void)rim_point(d.x, d.y, shape->radius, &s.x, &s.y);
+        *index = GJK_CACHE_NO_INDEX;
+        return s;
+    }
+    case GJK_SHAPE_CONE: {
+        double h = shape->half_height;
+        gjk_vec3 rim = gjk_v3(0.0, 0.0, -h);
+        (void)rim_point(d.x, d.y, shape->radius, &rim.x, &rim.y);
+        /* Apex wins ties: it is a discrete feature (cacheable). */
+        if (gjk_dot(rim, d) > h * d.z) {
+            *index = GJK_CACHE_NO_INDEX;
+            return rim;
+        }
+        *index = 0;
+        return gjk_v3(0.0, 0.0, h);
+    }
+    case GJK_SHAPE_POINT:
+    case GJK_SHAPE_SPHERE:
+    default:
+        *index = 0;
+        return gjk_v3(0.0, 0.0, 0.0);
+    }
+}
+
+bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
+{
+    switch (shape->kind) {
+    case GJK_SHAPE_POINT:
+    case GJK_SHAPE_SPHERE:
+        if (index != 0) {
+            return false;
+        }
+        *point = gjk_v3(0.0, 0.0, 0.0);
+        return true;
+    case GJK_SHAPE_CAPSULE:
+        if (index > 1) {
+            return false;
+        }
+        *point = gjk_v3(0.0, 0.0, index == 0 ? -shape->half_height : shape->half_height);
+        return true;
+    case GJK_SHAPE_BOX: {
+        if (index > 7) {
+            return false;
+        }
+        gjk_vec3 h = shape->half_extents;
+        *point = gjk_v3(index & 1u ? h.x : -h.x, index & 2u ? h.y : -h.y, index & 4u ? h.z : -h.z);
+        return true;
+    }
+    case GJK_SHAPE_CONE:
+        if (index != 0) {
+            return false;
+        }
+        *point = gjk_v3(0.0, 0.0, shape->half_height);
+        return true;
+    case GJK_SHAPE_POLYTOPE: {
+        const gjk_polytope *p = shape->polytope;
+        if (p == NULL || index >= (uint32_t)p->count) {
+            return false;
+        }
+        *point = gjk_v3(p->x[index], p->y[index], p->z[index]);
+        return true;
+    }
+    case GJK_SHAPE_CYLINDER:
+    default:
+        return false;
+    }
+}
+
+double gjk_core_inflate(const gjk_shape *shape)
+{
+    switch (shape->kind) {
+    case GJK_SHAPE_SPHERE:
+    case GJK_SHAPE_CAPSULE:
+        return shape->margin + shape->radius;
+    default:
+        return shape->margin;
+    }
+}
+
+void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
+                      gjk_vertex *out)
+{
+    out->a = gjk_core_support(f->a, d, f->hill_a, hint_a, &out->ia);
+    /* sB(-d) in B's frame: -R^T d, then back into A's frame. */
+    gjk_vec3 db = gjk_neg(gjk_mat3_tmul_vec(&f->rot_b, d));
+    gjk_vec3 bl = gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
+    out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
+    out->w = gjk_sub(out->a, out->b);
+}
