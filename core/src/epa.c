@@ -130,20 +130,20 @@ static bool triangle_normal(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2, gjk_vec3 *n)
     gjk_vec3 e0 = gjk_sub(p1, p0), e1 = gjk_sub(p2, p1), e2 = gjk_sub(p0, p2);
     double l0 = gjk_length_sq(e0), l1 = gjk_length_sq(e1), l2 = gjk_length_sq(e2);
     gjk_vec3 c;
-    double shorter;
+    double shorter_sq; /* product of the squared lengths of the two edges crossed */
     if (l0 >= l1 && l0 >= l2) {
         c = gjk_cross(e1, e2);
-        shorter = sqrt(l1 * l2);
+        shorter_sq = l1 * l2;
     } else if (l1 >= l2) {
         c = gjk_cross(e2, e0);
-        shorter = sqrt(l2 * l0);
+        shorter_sq = l2 * l0;
     } else {
         c = gjk_cross(e0, e1);
-        shorter = sqrt(l0 * l1);
+        shorter_sq = l0 * l1;
     }
-    double len = gjk_length(c);
-    *n = len > 0.0 ? gjk_scale(c, 1.0 / len) : gjk_v3(0.0, 0.0, 0.0);
-    return len > EPA_SLIVER_SINE * shorter;
+    double len_sq = gjk_length_sq(c);
+    *n = len_sq > 0.0 ? gjk_scale(c, 1.0 / sqrt(len_sq)) : gjk_v3(0.0, 0.0, 0.0);
+    return len_sq > EPA_SLIVER_SINE * EPA_SLIVER_SINE * shorter_sq;
 }
 
 static gjk_vec3 face_normal(const epa_polytope *p, int32_t f)
@@ -151,26 +151,17 @@ static gjk_vec3 face_normal(const epa_polytope *p, int32_t f)
     return gjk_v3(p->nx[f], p->ny[f], p->nz[f]);
 }
 
-/* Stores face f = (v0, v1, v2). A sliver takes `fallback` as its normal (the plane of a
- * neighbour sharing its long edge, which passes within the sliver's width of it). */
-static void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, int16_t v2,
-                     gjk_vec3 fallback)
+/* Stores face f = (v0, v1, v2) with unit normal n. */
+static void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, int16_t v2, gjk_vec3 n)
 {
     gjk_vec3 p0 = p->w[v0], p1 = p->w[v1], p2 = p->w[v2];
-    gjk_vec3 n;
-    if (!triangle_normal(p0, p1, p2, &n) && gjk_length_sq(fallback) > 0.0) {
-        n = fallback;
-    }
-    if (gjk_length_sq(n) == 0.0) {
-        n = gjk_v3(1.0, 0.0, 0.0); /* three coincident points: every plane holds them */
-    }
     p->fv[f][0] = v0;
     p->fv[f][1] = v1;
     p->fv[f][2] = v2;
     p->nx[f] = n.x;
     p->ny[f] = n.y;
     p->nz[f] = n.z;
-    p->d[f] = (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) / 3.0;
+    p->d[f] = (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) * (1.0 / 3.0);
 }
 
 static void face_move(epa_polytope *p, int32_t to, int32_t from)
@@ -214,7 +205,12 @@ static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
     /* With a positive determinant these wind counter-clockwise seen from outside. */
     static const int16_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
     for (int f = 0; f < 4; ++f) {
-        face_set(p, f, tri[f][0], tri[f][1], tri[f][2], gjk_v3(0.0, 0.0, 0.0));
+        gjk_vec3 n;
+        triangle_normal(p->w[tri[f][0]], p->w[tri[f][1]], p->w[tri[f][2]], &n);
+        if (gjk_length_sq(n) == 0.0) {
+            n = gjk_v3(1.0, 0.0, 0.0); /* unreachable: the seed's points are independent */
+        }
+        face_set(p, f, tri[f][0], tri[f][1], tri[f][2], n);
     }
     p->face_count = 4;
     memset(p->by_vertex, 0xff, sizeof p->by_vertex);
@@ -368,13 +364,14 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
     sort_ascending(p->region, region);
     int32_t used = 0;
     for (int32_t i = 0; i < horizon; ++i) {
+        /* A sliver takes the plane of the unseen face sharing its long edge, which passes
+         * within the sliver's width of it. */
         gjk_vec3 n;
-        gjk_vec3 fallback = gjk_v3(0.0, 0.0, 0.0);
         if (!triangle_normal(p->w[p->hx[i]], p->w[p->hy[i]], p->w[iw], &n)) {
-            fallback = unseen_neighbour_normal(p, i, region, n0);
+            n = unseen_neighbour_normal(p, i, region, n0);
         }
         int32_t f = used < region ? p->region[used++] : p->face_count++;
-        face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, fallback);
+        face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
     }
     for (int32_t r = region - 1; r >= used; --r) {
         int32_t last = --p->face_count;
