@@ -4,6 +4,7 @@
     GJKD_PYTHON_PROTO=build/python /usr/bin/python3 docker/farm-client.py \
         --endpoints tcp://127.0.0.1:7471,tcp://127.0.0.1:7472,tcp://127.0.0.1:7473 \
         [--requests 30] [--timeout 10] examples/demo/trajectory.json
+    ... --service gjkd.NAMESPACE.svc:7471 ...   (a headless Service: every address it resolves to)
 
 Load balancers (Kubernetes Services included) balance per TCP connection, and a ZeroMQ client
 keeps its connection for its whole life, so one connection would pin a client to one replica.
@@ -26,6 +27,7 @@ hold, 1 when one fails, 2 on bad usage.
 import argparse
 import json
 import os
+import socket
 import sys
 import zlib
 
@@ -59,6 +61,18 @@ def pinned_endpoint(endpoints, name):
     return endpoints[zlib.crc32(name.encode()) % len(endpoints)]
 
 
+def resolve_service(service):
+    """HOST:PORT -> one tcp:// endpoint per address the name resolves to (a headless Service's
+    DNS name gives every Ready replica). ZeroMQ itself would connect to one address only.
+    Re-resolve from time to time to follow scale-outs and rollouts."""
+    host, _, port = service.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError("--service expects HOST:PORT, got %r" % service)
+    infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+    addrs = sorted({i[4][0] for i in infos})
+    return ["tcp://%s:%s" % ("[%s]" % a if ":" in a else a, port) for a in addrs]
+
+
 def trajectory_calls(endpoint, timeout):
     with gjkd.Client(endpoint, timeout=timeout, retries=1) as c:
         return c.stats()["commands"].get("trajectory_query", {"calls": 0})["calls"]
@@ -66,12 +80,17 @@ def trajectory_calls(endpoint, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--endpoints", required=True, help="comma-separated replica endpoints")
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--endpoints", help="comma-separated replica endpoints")
+    where.add_argument("--service", help="HOST:PORT whose every address is a replica")
     ap.add_argument("--requests", type=int, default=30, help="spread trajectory queries")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per attempt")
     ap.add_argument("trajectory", help="trajectory JSON (e.g. examples/demo/trajectory.json)")
     a = ap.parse_args()
-    endpoints = [e for e in a.endpoints.split(",") if e]
+    if a.service:
+        endpoints = resolve_service(a.service)
+    else:
+        endpoints = [e for e in a.endpoints.split(",") if e]
     if len(endpoints) < 2 or a.requests < len(endpoints):
         ap.error("need at least two endpoints and at least one request per endpoint")
     with open(a.trajectory) as f:

@@ -4,7 +4,8 @@
 # Builds the image from this worktree in a podman store of its own (removed at the end, also
 # on failure), then checks, each with a bounded wait:
 #   1. the runtime image runs as a non-root user and holds no compiler;
-#   2. a container started with --demo, published on 127.0.0.1, answers the demo trajectory
+#   2. a container started with --demo, a read-only root file system and its port published
+#      on 127.0.0.1 (every container below runs so), answers the demo trajectory
 #      from gjkctl on the host, and `podman healthcheck run` reports it healthy;
 #   3. `podman stop` ends it with exit code 0 after a clean drain;
 #   4. its state volume, mounted into a new container, brings back the scene it left;
@@ -111,7 +112,8 @@ run() {
   [ $# -gt 0 ] && shift
   # No health timer (it needs systemd, absent here): `podman healthcheck run` is called below.
   # (podman 4.3 still complains on stderr that systemd is absent: kept out of the output.)
-  podman run -d --name "$name" --health-interval disable -p "127.0.0.1:$port:7471" \
+  # Read-only root file system, as in docker/k8s: gjkd writes only to its state volume.
+  podman run -d --name "$name" --read-only --health-interval disable -p "127.0.0.1:$port:7471" \
     "${opts[@]}" "$tag" "$@" >/dev/null 2>"$work/run-$name.err" ||
     { cat "$work/run-$name.err" >&2; fail "podman run $name"; }
 }
