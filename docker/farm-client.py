@@ -18,10 +18,10 @@ What works instead:
      replica chosen by a stable hash of its name, because its warm-start cache lives there.
 
 This script does all three against the replicas given and checks the outcome: every replica is
-serving at the same scene revision; every spread request is answered, with the same minimum
-distance from every replica; each replica's own counters show it served a share of them; the
-second query of the pinned named trajectory is a warm-start cache hit. Exit status 0 when all
-hold, 1 when one fails, 2 on bad usage.
+serving the same scene (the same robots, links and obstacles); every spread request is
+answered, with the same minimum distance from every replica; each replica's own counters show
+it served a share of them; the second query of the pinned named trajectory is a warm-start
+cache hit. Exit status 0 when all hold, 1 when one fails, 2 on bad usage.
 """
 
 import argparse
@@ -98,19 +98,21 @@ def main():
     name = name or "farm-client"
     failures = []
 
-    # 1. Every replica serves the same scene.
-    revisions = {}
+    # 1. Every replica serves the same scene (the same bodies; each replica counts its own
+    #    revisions, so those may differ).
+    scenes = {}
     for e in endpoints:
         with gjkd.Client(e, timeout=a.timeout, retries=1) as c:
             h = c.health()
             s = c.scene_summary()
-        revisions[e] = (h["revision"], len(s["robots"]), len(s["obstacles"]))
+        scenes[e] = (tuple(sorted((r["name"], tuple(r["links"])) for r in s["robots"])),
+                     tuple(sorted(o["name"] for o in s["obstacles"])), s["allowed_pairs"])
         print("replica %-24s %s revision %d, %d robots, %d obstacles"
-              % (e, h["state"], *revisions[e]))
+              % (e, h["state"], h["revision"], len(s["robots"]), len(s["obstacles"])))
         if h["state"] != "serving":
             failures.append("%s is %s" % (e, h["state"]))
-    if len(set(revisions.values())) != 1:
-        failures.append("replicas hold different scenes: %s" % revisions)
+    if len(set(scenes.values())) != 1:
+        failures.append("replicas hold different scenes")
 
     before = {e: trajectory_calls(e, a.timeout) for e in endpoints}
 

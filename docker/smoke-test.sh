@@ -38,7 +38,32 @@ start=$(date +%s)
 step() { echo "smoke: [$(($(date +%s) - start))s] $*"; }
 fail() { echo "smoke: FAIL: $*" >&2; exit 1; }
 
+# remove_store DIR: every container, volume and image of the podman store under DIR (each
+# with a bounded wait), whatever is still mounted there, then DIR itself.
+remove_store() (
+  set +e # best effort: each step is bounded, and what one leaves the next may remove
+  # shellcheck disable=SC2030  # on purpose: the subshell works on that store only
+  export GJK_PODMAN_DIR="$1/podman"
+  # shellcheck source=podman-env.sh
+  . "$here/podman-env.sh"
+  timeout 60 podman rm -f -v -t 0 -a >/dev/null 2>&1
+  timeout 30 podman volume rm -f -a >/dev/null 2>&1
+  timeout 60 podman rmi -f -a >/dev/null 2>&1
+  grep -o " $1/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m"; done
+  rm -rf "$1"
+)
+# Stores of earlier runs that were killed before their own cleanup (ctest's timeout kills
+# with SIGKILL): their owner process is gone.
+for old in /var/tmp/gjkd-smoke.*; do
+  [ -f "$old/owner" ] || continue
+  kill -0 "$(cat "$old/owner")" 2>/dev/null && continue
+  step "removing the store of a killed run: $old"
+  remove_store "$old"
+done
+
 work=$(mktemp -d /var/tmp/gjkd-smoke.XXXXXX)
+echo $$ >"$work/owner"
+# shellcheck disable=SC2031
 export GJK_PODMAN_DIR="$work/podman"
 # shellcheck source=podman-env.sh
 . "$here/podman-env.sh"
@@ -53,16 +78,11 @@ cleanup() {
       timeout 10 podman logs --tail 30 "$c" 2>&1
     done
   fi
-  timeout 60 podman rm -f -v -t 0 -a >/dev/null 2>&1
-  timeout 30 podman volume rm -f -a >/dev/null 2>&1
-  timeout 60 podman rmi -f -a >/dev/null 2>&1
-  # Whatever the store still has mounted (after a timeout above), then the store itself.
-  grep -o " $work/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m"; done
-  rm -rf "$work"
+  remove_store "$work"
   step "cleaned up (exit $rc)"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'exit 1' INT TERM HUP
 
 # ------------------------------------------------------------------ base and image
 cache=${GJK_CONTAINER_CACHE:-/var/tmp/gjkd-cache}
@@ -97,7 +117,7 @@ uid=$(podman run --rm --network none --no-healthcheck --entrypoint id "$tag" -u)
 compilers=$(podman run --rm --network none --no-healthcheck --entrypoint sh "$tag" -c \
   'for c in cc gcc c99 c89 clang tcc g++ c++ cpp as ld make cmake; do command -v "$c"; done; dpkg-query -W -f="\${Package}\n" | grep -E "^(gcc|cpp|g\+\+|clang|tcc|binutils|libc6-dev)(-[0-9.]+)?$"' || true)
 [ -z "$compilers" ] || fail "the runtime image holds build tools: $compilers"
-podman image inspect --format '{{json .Config.Healthcheck}}' "$tag" | grep -q gjkctl ||
+podman image inspect --format '{{json .Config.Healthcheck}}' "$tag" | grep gjkctl >/dev/null ||
   fail "the image has no HEALTHCHECK (built without --format docker?)"
 step "1. runs as uid 10001, no compiler or binutils, HEALTHCHECK present"
 
@@ -131,7 +151,7 @@ stop_clean() { # name: podman stop (SIGTERM), exit code 0 and a drain in the log
   local code
   code=$(podman inspect --format '{{.State.ExitCode}}' "$1")
   [ "$code" = 0 ] || fail "$1 exited with $code after podman stop"
-  podman logs "$1" 2>&1 | grep -q drained || fail "$1 logged no drain before exiting"
+  podman logs "$1" 2>&1 | grep drained >/dev/null || fail "$1 logged no drain before exiting"
 }
 
 # ------------------------------------------------------------------ 2. demo trajectory, health
@@ -182,22 +202,20 @@ if before != after:
 assert sys.argv[3] not in [o["name"] for o in after["obstacles"]]
 PY
   fail "the scene differs after a restart on the same volume"
-ctl "$p2" --json health | grep -Eq '"persistent":[[:space:]]*true' || fail "gjkd reports no persistence"
+ctl "$p2" --json health | grep -E '"persistent":[[:space:]]*true' >/dev/null || fail "gjkd reports no persistence"
 stop_clean "$prefix-b"
 step "4. a new container on the same volume has the scene (revision, without '$obstacle')"
 
 # ------------------------------------------------------------------ 5. three replicas
+ports=()
+for i in 1 2 3; do
+  ports+=("$(free_port)")
+  run "$prefix-r$i" "${ports[i - 1]}" -- --demo
+done
 endpoints=""
 for i in 1 2 3; do
-  port=$(free_port)
-  run "$prefix-r$i" "$port" -- --demo
-  endpoints="$endpoints${endpoints:+,}tcp://127.0.0.1:$port"
-  eval "port_$i=$port"
-done
-# shellcheck disable=SC2154  # port_1..3 are set by the eval above
-for i in 1 2 3; do
-  eval "port=\$port_$i"
-  wait_serving "$port" "$prefix-r$i"
+  wait_serving "${ports[i - 1]}" "$prefix-r$i"
+  endpoints="$endpoints${endpoints:+,}tcp://127.0.0.1:${ports[i - 1]}"
 done
 GJKD_PYTHON_PROTO="$python_proto" timeout 120 /usr/bin/python3 "$here/farm-client.py" \
   --endpoints "$endpoints" --requests 30 "$root/examples/demo/trajectory.json" |
