@@ -40,14 +40,31 @@ static double rnd(void)
     return (double)((rng * 2685821657736338717u) >> 11) * 0x1.0p-53;
 }
 
-static double range(double lo, double hi) { return lo + (hi - lo) * rnd(); }
+static double range(double lo, double hi)
+{
+    return lo + (hi - lo) * rnd();
+}
+
+static double clock_seconds(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static double now(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return clock_seconds(CLOCK_MONOTONIC);
 }
+
+/* CPU time of all the process's threads: unlike wall time, not inflated when other programs
+ * take the cores (the machine this runs on is shared). */
+static double cpu_now(void)
+{
+    return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static double last_cpu; /* CPU seconds of the last timed query */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -82,8 +99,8 @@ static const gjk_polytope *link_hull(int n, double radius, double half_length)
         double z = 1.0 - 2.0 * (i + 0.5) / n;
         double r = sqrt(1.0 - z * z);
         double phi = 2.399963229728653 * i;
-        p[i] = gjk_v3(radius * r * cos(phi), radius * r * sin(phi),
-                      z * (half_length + radius * 0.5));
+        p[i] =
+            gjk_v3(radius * r * cos(phi), radius * r * sin(phi), z * (half_length + radius * 0.5));
     }
     gjk_polytope *poly = &polys[poly_count++];
     gjk_status s = gjk_hull_build(poly, p, n, NULL);
@@ -113,11 +130,11 @@ static void forward(const double *q, gjk_transform *links)
     gjk_transform t = gjk_transform_identity();
     for (int i = 0; i < LINKS; ++i) {
         gjk_vec3 axis = i % 2 == 0 ? gjk_v3(0, 0, 1) : gjk_v3(0, 1, 0);
-        t = gjk_transform_mul(t, gjk_transform_make(gjk_quat_from_axis_angle(axis, q[i]),
-                                                    gjk_v3(0, 0, 0)));
+        t = gjk_transform_mul(
+            t, gjk_transform_make(gjk_quat_from_axis_angle(axis, q[i]), gjk_v3(0, 0, 0)));
         links[i] = t;
-        t = gjk_transform_mul(t, gjk_transform_make(gjk_quat_identity(),
-                                                    gjk_v3(0, 0, LINK_LENGTH)));
+        t = gjk_transform_mul(t,
+                              gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, LINK_LENGTH)));
     }
 }
 
@@ -173,8 +190,8 @@ static void add_obstacle(gjk_world *w, int index, gjk_vec3 at, double size)
     part.pose = gjk_transform_identity();
     switch (index % 3) {
     case 0:
-        part.shape = gjk_make_box(gjk_v3(size * range(0.5, 1), size * range(0.5, 1),
-                                         size * range(0.5, 1)));
+        part.shape =
+            gjk_make_box(gjk_v3(size * range(0.5, 1), size * range(0.5, 1), size * range(0.5, 1)));
         break;
     case 1:
         part.shape = gjk_make_cylinder(size * range(0.4, 1), size * range(0.5, 1));
@@ -197,23 +214,47 @@ static void add_obstacle(gjk_world *w, int index, gjk_vec3 at, double size)
         die(name, s);
 }
 
-/* 100 obstacles in the arm's workspace: 20 placed next to the swept links (0.02-0.2 m
- * clearance), 80 scattered in a 3 x 3 x 2 m box around the base. Then `far` more obstacles in
- * a shell 4-15 m away. */
+/* Clearance between a ball and the swept arm: distance from the centre to every link's axis
+ * segment at every waypoint, minus the link radius (0.05 m plus the cap) and the ball's. */
+static double clearance(const gjk_transform *path, int waypoints, gjk_vec3 c, double radius)
+{
+    double best = INFINITY;
+    for (int i = 0; i < waypoints * LINKS; ++i) {
+        gjk_vec3 a = path[i].p, b = gjk_transform_point(path[i], gjk_v3(0, 0, LINK_LENGTH));
+        gjk_vec3 ab = gjk_sub(b, a);
+        double t = gjk_dot(gjk_sub(c, a), ab) / gjk_dot(ab, ab);
+        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+        double d = gjk_distance_between(c, gjk_madd(a, t, ab));
+        best = d < best ? d : best;
+    }
+    return best - 0.06 - radius;
+}
+
+/* 100 obstacles in the arm's workspace, none touching the swept arm (a collision-free plan
+ * with near misses, as an optimizer sees it late in its iterations): 30 placed next to the
+ * swept links (0.01-0.15 m clearance), 70 scattered in a 3 x 3 x 2 m box around the base.
+ * Then `far` more obstacles in a shell 4-15 m away. */
 static void add_obstacles(gjk_world *w, const gjk_transform *path, int waypoints, int far)
 {
     int n = 0;
-    for (; n < 20; ++n) {
-        int wp = (int)(rnd() * waypoints) % waypoints, l = 2 + (int)(rnd() * (LINKS - 2));
-        gjk_transform link = path[wp * LINKS + l];
-        gjk_vec3 centre = gjk_transform_point(link, gjk_v3(0, 0, range(0, LINK_LENGTH)));
-        gjk_vec3 dir = gjk_normalize(gjk_v3(range(-1, 1), range(-1, 1), range(-1, 1)));
-        double size = range(0.04, 0.1);
-        add_obstacle(w, n, gjk_madd(centre, 0.05 + size * 1.8 + range(0.02, 0.2), dir), size);
+    while (n < 100) {
+        gjk_vec3 centre;
+        double size;
+        if (n < 30) {
+            int wp = (int)(rnd() * waypoints) % waypoints, l = 2 + (int)(rnd() * (LINKS - 2));
+            gjk_vec3 on =
+                gjk_transform_point(path[wp * LINKS + l], gjk_v3(0, 0, range(0, LINK_LENGTH)));
+            gjk_vec3 dir = gjk_normalize(gjk_v3(range(-1, 1), range(-1, 1), range(-1, 1)));
+            size = range(0.04, 0.1);
+            centre = gjk_madd(on, 0.06 + size * 1.8 + range(0.01, 0.15), dir);
+        } else {
+            centre = gjk_v3(range(-1.5, 1.5), range(-1.5, 1.5), range(0, 2));
+            size = range(0.05, 0.2);
+        }
+        if (clearance(path, waypoints, centre, size * 1.8) < 0.01)
+            continue;
+        add_obstacle(w, n++, centre, size);
     }
-    for (; n < 100; ++n)
-        add_obstacle(w, n, gjk_v3(range(-1.5, 1.5), range(-1.5, 1.5), range(0, 2)),
-                     range(0.05, 0.2));
     for (int k = 0; k < far; ++k, ++n) {
         gjk_vec3 dir = gjk_normalize(gjk_v3(range(-1, 1), range(-1, 1), range(-1, 1)));
         add_obstacle(w, n, gjk_scale(dir, range(4, 15)), range(0.05, 0.3));
@@ -225,13 +266,20 @@ static void add_obstacles(gjk_world *w, const gjk_transform *path, int waypoints
 typedef struct figures {
     double cold_1, cold_2, warm_1, warm_2; /* medians, seconds per query */
     double pairs_narrow, pairs_possible, pairs_candidate, reported, warm_starts;
+    double overlapping, epa_iterations;
+    double iterations, warm_iterations, warm_narrow, warm_warm_starts, bounded, warm_bounded;
     double state_query;
+    double cpu[4]; /* medians, CPU seconds: cold 1, warm 1, cold 2, warm 2 threads */
 } figures;
 
 static void totals(const gjk_world_result *r, figures *f)
 {
     f->pairs_narrow = f->pairs_possible = f->pairs_candidate = f->reported = 0;
     f->warm_starts = 0;
+    f->iterations = 0;
+    f->bounded = 0;
+    f->overlapping = 0;
+    f->epa_iterations = 0;
     for (int i = 0; i < r->waypoint_count; ++i) {
         const gjk_world_waypoint *wp = &r->waypoints[i];
         f->pairs_narrow += wp->counters.pairs_narrow;
@@ -239,6 +287,12 @@ static void totals(const gjk_world_result *r, figures *f)
         f->pairs_candidate += wp->counters.pairs_candidate;
         f->reported += wp->pair_count;
         f->warm_starts += wp->counters.warm_starts;
+        f->iterations += (double)wp->counters.gjk_iterations;
+        f->bounded += wp->counters.pairs_bounded;
+        for (int k = 0; k < wp->pair_count; ++k) {
+            f->overlapping += wp->pairs[k].distance < 0.0;
+            f->epa_iterations += wp->pairs[k].epa_iterations;
+        }
     }
 }
 
@@ -246,9 +300,10 @@ static double time_query(const gjk_world *w, const gjk_world_trajectory *t,
                          const gjk_world_query_options *opt, gjk_world_result **keep)
 {
     gjk_world_result *r = NULL;
-    double t0 = now();
+    double c0 = cpu_now(), t0 = now();
     gjk_status s = gjk_world_query_trajectory(w, t, opt, &r);
     double dt = now() - t0;
+    last_cpu = cpu_now() - c0;
     if (s != GJK_WORLD_OK)
         die("query_trajectory", s);
     if (keep) {
@@ -260,14 +315,17 @@ static double time_query(const gjk_world *w, const gjk_world_trajectory *t,
     return dt;
 }
 
-static void measure(gjk_world *w, int32_t robot, const double *q0, const double *q1,
-                    int waypoints, int repeats, figures *f)
+static void measure(gjk_world *w, int32_t robot, const double *q0, const double *q1, int waypoints,
+                    int repeats, figures *f)
 {
     gjk_transform *poses = malloc((size_t)waypoints * LINKS * sizeof *poses);
     double *cold1 = malloc((size_t)repeats * sizeof(double));
     double *cold2 = malloc((size_t)repeats * sizeof(double));
     double *warm1 = malloc((size_t)repeats * sizeof(double));
     double *warm2 = malloc((size_t)repeats * sizeof(double));
+    double *cpu[4];
+    for (int k = 0; k < 4; ++k)
+        cpu[k] = malloc((size_t)repeats * sizeof(double));
     double *state = malloc((size_t)repeats * sizeof(double));
     gjk_world_trajectory t;
     memset(&t, 0, sizeof t);
@@ -292,11 +350,17 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
             trajectory(q0, q1, 1e-3, waypoints, poses); /* the optimizer moved a little */
             t.name = NULL;
             (threads == 1 ? cold1 : cold2)[r] = time_query(w, &t, &opt, NULL);
+            cpu[2 * (threads - 1)][r] = last_cpu;
             t.name = name;
             (threads == 1 ? warm1 : warm2)[r] = time_query(w, &t, &opt, &last);
+            cpu[2 * (threads - 1) + 1][r] = last_cpu;
         }
     }
     totals(last, f); /* counters of the last warm query */
+    f->warm_iterations = f->iterations;
+    f->warm_narrow = f->pairs_narrow;
+    f->warm_warm_starts = f->warm_starts;
+    f->warm_bounded = f->bounded;
     gjk_world_result_destroy(&last);
 
     /* state query: the arm at the middle waypoint */
@@ -317,6 +381,10 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     f->cold_2 = median(cold2, repeats);
     f->warm_1 = median(warm1, repeats);
     f->warm_2 = median(warm2, repeats);
+    for (int k = 0; k < 4; ++k) {
+        f->cpu[k] = median(cpu[k], repeats);
+        free(cpu[k]);
+    }
     f->state_query = median(state, repeats);
 
     /* narrow-phase throughput of a cold single-thread query */
@@ -330,6 +398,9 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     f->pairs_possible = cold.pairs_possible;
     f->pairs_candidate = cold.pairs_candidate;
     f->reported = cold.reported;
+    f->iterations = cold.iterations;
+    f->warm_starts = cold.warm_starts;
+    f->bounded = cold.bounded;
     gjk_world_result_destroy(&res);
     free(poses);
     free(cold1);
@@ -390,8 +461,13 @@ int main(int argc, char **argv)
            1e3 * fig[1].warm_1);
     printf("%-44s %14.3f %14.3f\n", "cold trajectory query, 2 threads [ms]", 1e3 * fig[0].cold_2,
            1e3 * fig[1].cold_2);
-    printf("%-44s %14.3f %14.3f\n", "warm (named, perturbed), 2 threads [ms]",
-           1e3 * fig[0].warm_2, 1e3 * fig[1].warm_2);
+    printf("%-44s %14.3f %14.3f\n", "warm (named, perturbed), 2 threads [ms]", 1e3 * fig[0].warm_2,
+           1e3 * fig[1].warm_2);
+    const char *cpu_rows[4] = {"cold, 1 thread, CPU time [ms]", "warm, 1 thread, CPU time [ms]",
+                               "cold, 2 threads, CPU time of both [ms]",
+                               "warm, 2 threads, CPU time of both [ms]"};
+    for (int k = 0; k < 4; ++k)
+        printf("%-44s %14.3f %14.3f\n", cpu_rows[k], 1e3 * fig[0].cpu[k], 1e3 * fig[1].cpu[k]);
     printf("%-44s %14.2f %14.2f\n", "speed-up 2 threads, cold [x]", fig[0].cold_1 / fig[0].cold_2,
            fig[1].cold_1 / fig[1].cold_2);
     printf("%-44s %14.2f %14.2f\n", "speed-up 2 threads, warm [x]", fig[0].warm_1 / fig[0].warm_2,
@@ -408,10 +484,29 @@ int main(int argc, char **argv)
            fig[1].pairs_candidate);
     printf("%-44s %14.0f %14.0f\n", "narrow-phase (GJK) pairs per query", fig[0].pairs_narrow,
            fig[1].pairs_narrow);
+    printf("%-44s %14.0f %14.0f\n", "narrow-phase (GJK) pairs per query, warm", fig[0].warm_narrow,
+           fig[1].warm_narrow);
+    printf("%-44s %14.0f %14.0f\n", "pairs skipped on motion bounds, cold", fig[0].bounded,
+           fig[1].bounded);
+    printf("%-44s %14.0f %14.0f\n", "pairs skipped on motion bounds, warm", fig[0].warm_bounded,
+           fig[1].warm_bounded);
+    printf("%-44s %14.0f %14.0f\n", "overlapping pairs per query (EPA)", fig[0].overlapping,
+           fig[1].overlapping);
+    printf("%-44s %14.1f %14.1f\n", "EPA iterations per overlapping pair",
+           fig[0].epa_iterations / fig[0].overlapping, fig[1].epa_iterations / fig[1].overlapping);
     printf("%-44s %14.1f %14.1f\n", "pairs reported per waypoint", fig[0].reported,
            fig[1].reported);
     printf("%-44s %14.1f %14.1f\n", "broad-phase pruning (possible / narrow) [x]",
-           fig[0].pairs_possible / fig[0].pairs_narrow, fig[1].pairs_possible / fig[1].pairs_narrow);
+           fig[0].pairs_possible / fig[0].pairs_narrow,
+           fig[1].pairs_possible / fig[1].pairs_narrow);
+    printf("%-44s %14.2f %14.2f\n", "GJK iterations per pair, cold",
+           fig[0].iterations / fig[0].pairs_narrow, fig[1].iterations / fig[1].pairs_narrow);
+    printf("%-44s %14.2f %14.2f\n", "GJK iterations per pair, warm",
+           fig[0].warm_iterations / fig[0].warm_narrow,
+           fig[1].warm_iterations / fig[1].warm_narrow);
+    printf("%-44s %14.2f %14.2f\n", "warm-started pairs, cold / warm [%]",
+           100.0 * fig[0].warm_starts / fig[0].pairs_narrow,
+           100.0 * fig[0].warm_warm_starts / fig[0].warm_narrow);
     printf("%-44s %14.2f %14.2f\n", "narrow-phase pairs/s, cold 1 thread [M/s]",
            1e-6 * fig[0].pairs_narrow / fig[0].cold_1, 1e-6 * fig[1].pairs_narrow / fig[1].cold_1);
     printf("%-44s %14.2f %14s\n", "2000 / 100 obstacles, cold 1 thread [x]",

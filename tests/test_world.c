@@ -661,6 +661,102 @@ static void test_named_cache_changes_and_caps(void **state)
     gjk_world_destroy(&f.w);
 }
 
+/* Regression guard for the motion bounds: a named trajectory remembers a lower bound per pair
+ * and skips GJK while that bound minus the robot's motion stays beyond reach. Obstacles or
+ * other robots that move between the queries must void those bounds. */
+static void test_named_bounds_follow_scene_changes(void **state)
+{
+    (void)state;
+    /* Balls diagonally off link2's corners: their boxes are within reach (0.1) while the balls
+     * are not (s = 0.12: distance 0.12 sqrt 3 - 0.1 = 0.1078), so GJK certifies a bound. */
+    const double s_far = 0.12, s_near = 0.09;
+    fixture f;
+    make_fixture(&f, false);
+    gjk_part_def ball;
+    memset(&ball, 0, sizeof ball);
+    ball.shape = gjk_make_sphere(0.1);
+    ball.pose = gjk_transform_identity();
+    gjk_obstacle_def od;
+    memset(&od, 0, sizeof od);
+    od.name = "ball";
+    od.parts = &ball;
+    od.part_count = 1;
+    od.pose = tw_at(0.6 + s_far, 0.1 + s_far, 0.1 + s_far);
+    int32_t ball_id;
+    assert_ok(gjk_world_put_obstacle(f.w, &od, &ball_id));
+    gjk_link_def link;
+    memset(&link, 0, sizeof link);
+    link.name = "bob";
+    link.parts = &ball;
+    link.part_count = 1;
+    gjk_transform bob = tw_at(0.6 + s_far, -0.1 - s_far, -0.1 - s_far);
+    gjk_robot_def def;
+    memset(&def, 0, sizeof def);
+    def.name = "other";
+    def.links = &link;
+    def.link_count = 1;
+    def.link_poses = &bob;
+    int32_t other;
+    assert_ok(gjk_world_put_robot(f.w, &def, &other));
+
+    int W = 12;
+    gjk_transform *poses = sweep(W, 0.5); /* the arm stands still */
+    gjk_world_trajectory t;
+    memset(&t, 0, sizeof t);
+    t.robot = f.arm;
+    t.waypoint_count = W;
+    t.link_count = 3;
+    t.link_poses = poses;
+    t.name = "still";
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.max_distance = 0.1;
+    opt.pairs = GJK_WORLD_PAIRS_ALL;
+    gjk_world_result *r = NULL;
+    for (int pass = 0; pass < 2; ++pass) {
+        assert_ok(gjk_world_query_trajectory(f.w, &t, &opt, &r));
+        int bounded = 0;
+        for (int w = 0; w < W; ++w) {
+            assert_int_equal(r->waypoints[w].pair_count, 0);
+            bounded += r->waypoints[w].counters.pairs_bounded;
+        }
+        /* first pass: within blocks only (7 of 8 waypoints); second: every waypoint */
+        assert_int_equal(bounded, pass == 0 ? 2 * (W - 2) : 2 * W);
+        gjk_world_result_destroy(&r);
+    }
+
+    /* the ball moves in: the remembered bound no longer holds */
+    assert_ok(
+        gjk_world_set_obstacle_pose(f.w, ball_id, tw_at(0.6 + s_near, 0.1 + s_near, 0.1 + s_near)));
+    double near = s_near * sqrt(3.0) - 0.1;
+    assert_ok(gjk_world_query_trajectory(f.w, &t, &opt, &r));
+    for (int w = 0; w < W; ++w) {
+        assert_int_equal(r->waypoints[w].pair_count, 1);
+        assert_near(r->waypoints[w].min_distance, near, 1e-9);
+    }
+    gjk_world_result_destroy(&r);
+
+    /* the other robot moves in (link poses: the pose revision) */
+    assert_ok(gjk_world_query_trajectory(f.w, &t, &opt, &r));
+    gjk_world_result_destroy(&r);
+    bob = tw_at(0.6 + s_near, -0.1 - s_near, -0.1 - s_near);
+    assert_ok(gjk_world_set_link_poses(f.w, other, &bob, 1));
+    assert_ok(gjk_world_query_trajectory(f.w, &t, &opt, &r));
+    for (int w = 0; w < W; ++w) {
+        assert_int_equal(r->waypoints[w].pair_count, 2);
+        assert_near(r->waypoints[w].pairs[1].distance, near, 1e-9);
+    }
+    gjk_world_result_destroy(&r);
+
+    /* a padding change needs no invalidation (the bounds are unpadded) but applies */
+    assert_ok(gjk_world_set_padding(f.w, gjk_obstacle_body(ball_id), 0.06));
+    assert_ok(gjk_world_query_trajectory(f.w, &t, &opt, &r));
+    assert_near(r->waypoints[W - 1].min_distance, near - 0.06, 1e-9);
+    gjk_world_result_destroy(&r);
+    free(poses);
+    gjk_world_destroy(&f.w);
+}
+
 /* Replacing a robot keeps rules whose link names survive and drops the others. */
 static void test_replace_robot_remaps_rules(void **state)
 {
@@ -927,6 +1023,7 @@ int main(void)
         cmocka_unit_test(test_robot_robot_pairs),
         cmocka_unit_test(test_trajectory_summary),
         cmocka_unit_test(test_named_cache_changes_and_caps),
+        cmocka_unit_test(test_named_bounds_follow_scene_changes),
         cmocka_unit_test(test_replace_robot_remaps_rules),
         cmocka_unit_test(test_bad_input_leaves_world_unchanged),
         cmocka_unit_test(test_scene_caps),

@@ -142,6 +142,49 @@ static void test_tree_random_operations(void **state)
     gjk_bp_free(&tree);
 }
 
+/* Long random churn (inserts, removals, moves, some of them sorted): the tree stays valid,
+ * shallow and exact. */
+static void test_tree_churn(void **state)
+{
+    (void)state;
+    tw_seed(11);
+    static gjk_aabb boxes[N];
+    static int32_t leaves[N];
+    static bool live[N];
+    static visit_ctx ctx;
+    ctx.boxes = boxes;
+    gjk_bp_tree tree;
+    gjk_bp_init(&tree);
+    int count = 0;
+    for (int op = 0; op < 30000; ++op) {
+        int i = tw_int(N);
+        if (!live[i] && (op < 10000 || tw_int(2) == 0)) {
+            if (!gjk_bp_reserve(&tree, 1))
+                fail();
+            boxes[i] = op % 5 == 0
+                           ? (gjk_aabb){gjk_v3(op * 1e-3, 0, 0), gjk_v3(op * 1e-3 + 0.1, 1, 1)}
+                           : random_box(10.0, 0.5);
+            leaves[i] = gjk_bp_insert(&tree, boxes[i], &ctx, i);
+            live[i] = true;
+            ++count;
+        } else if (live[i] && tw_int(3) == 0) {
+            gjk_bp_remove(&tree, leaves[i]);
+            live[i] = false;
+            --count;
+        } else if (live[i]) {
+            boxes[i] = random_box(10.0, 0.5);
+            gjk_bp_move(&tree, leaves[i], boxes[i]);
+        }
+        if (op % 5000 == 4999) {
+            assert_true(gjk_bp_validate(&tree));
+            assert_int_equal(tree.leaf_count, count);
+            assert_true(gjk_bp_height(&tree) <= 2 * (int)log2((double)count + 2.0) + 2);
+            check_queries(&tree, boxes, live, &ctx);
+        }
+    }
+    gjk_bp_free(&tree);
+}
+
 /* Sorted inserts (a row of boxes) would make a list of an unbalanced tree. */
 static void test_tree_sorted_inserts_stay_balanced(void **state)
 {
@@ -179,6 +222,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_random_operations),
+        cmocka_unit_test(test_tree_churn),
         cmocka_unit_test(test_tree_sorted_inserts_stay_balanced),
         cmocka_unit_test(test_box_distance),
     };

@@ -3,6 +3,8 @@
  * tolerance, and bit-identical results for every thread count. */
 #include "test_world_util.h"
 
+#include <pthread.h>
+
 /* Distances: separated pairs come from GJK (duality gap 1e-12 relative), overlapping ones from
  * EPA; a pair within BOUNDARY of max_distance may fall on either side. */
 #define TOL_SEPARATED 1e-8
@@ -554,6 +556,157 @@ static void test_named_warm_equals_cold(void **state)
     }
 }
 
+/* An optimizer loop checked against brute force at every iteration and waypoint: the named
+ * cache's warm starts and motion bounds, the block chains and the candidate lists must never
+ * hide a pair or change a distance. Modes ALL_WITHIN and CLOSEST, several reaches. */
+static void test_named_iterations_vs_brute_force(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 8; ++trial) {
+        tw_seed(15000 + (uint64_t)trial);
+        tw_scene *s = calloc(1, sizeof *s);
+        assert_non_null(s);
+        random_scene(s, 1 + tw_int(2), 30 + tw_int(40), true);
+        gjk_world *w = NULL;
+        assert_ok(gjk_world_create(NULL, &w));
+        tw_build_world(s, w);
+        add_random_rules(s, w);
+        int W = 9 + tw_int(20);
+        int L = s->robots[0].link_count;
+        gjk_transform *traj = random_trajectory(s, W, 1.0);
+        gjk_world_trajectory t;
+        memset(&t, 0, sizeof t);
+        t.robot = s->robots[0].id;
+        t.waypoint_count = W;
+        t.link_count = L;
+        t.link_poses = traj;
+        gjk_world_query_options all = gjk_world_default_query_options();
+        all.pairs = GJK_WORLD_PAIRS_ALL;
+        all.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        all.max_distance = tw_range(0.02, 0.2);
+        all.max_pairs = GJK_WORLD_MAX_PAIRS;
+        all.threads = 1 + tw_int(2);
+        gjk_world_query_options closest = all;
+        closest.mode = GJK_WORLD_MODE_CLOSEST;
+        closest.max_distance = trial % 2 ? (double)INFINITY : 0.3;
+        int bounded = 0;
+        for (int iter = 0; iter < 5; ++iter) {
+            gjk_world_result *ra = NULL, *rc = NULL;
+            t.name = "all";
+            assert_ok(gjk_world_query_trajectory(w, &t, &all, &ra));
+            t.name = "closest";
+            assert_ok(gjk_world_query_trajectory(w, &t, &closest, &rc));
+            for (int i = 0; i < W; ++i) {
+                int n;
+                brute_waypoint(s, traj, i, all.pairs, &n);
+                check_all_within(&ra->waypoints[i], brute, n, all.max_distance);
+                bounded += ra->waypoints[i].counters.pairs_bounded;
+                double m = brute_min(brute, n);
+                if (m <= closest.max_distance - BOUNDARY)
+                    assert_near(rc->waypoints[i].min_distance, m, tol_for(m));
+                else if (m > closest.max_distance + BOUNDARY)
+                    assert_true(isinf(rc->waypoints[i].min_distance));
+            }
+            gjk_world_result_destroy(&ra);
+            gjk_world_result_destroy(&rc);
+            /* the optimizer's next iterate: small moves, now and then a large one */
+            double step = iter == 2 ? 0.05 : 0.004;
+            for (int i = 0; i < W * L; ++i) {
+                traj[i].p = gjk_add(traj[i].p, tw_vec(step));
+                traj[i].q = gjk_quat_normalize(gjk_quat_mul(
+                    gjk_quat_from_axis_angle(gjk_normalize(tw_vec(1)), 5 * step), traj[i].q));
+            }
+        }
+        assert_true(bounded > 0);
+        free(traj);
+        gjk_world_destroy(&w);
+        free(s);
+        tw_free_polytopes();
+    }
+}
+
+/* Queries may run concurrently on one world (the daemon holds a shared lock for them):
+ * named queries on the same and on different names, forgets and info calls at the same time.
+ * Each answer must still match the single-threaded reference. Run under TSan too. */
+typedef struct concurrent_ctx {
+    const gjk_world *w;
+    gjk_world_trajectory t;
+    gjk_world_query_options opt;
+    const gjk_world_result *reference;
+    int id;
+    int failures;
+} concurrent_ctx;
+
+static void *concurrent_main(void *arg)
+{
+    concurrent_ctx *c = arg;
+    static const char *traj_names[3] = {"shared", "other", "third"};
+    for (int i = 0; i < 12; ++i) {
+        gjk_world_trajectory t = c->t;
+        t.name = traj_names[(c->id + i) % 3];
+        gjk_world_result *r = NULL;
+        if (gjk_world_query_trajectory(c->w, &t, &c->opt, &r) != GJK_WORLD_OK) {
+            ++c->failures;
+            continue;
+        }
+        for (int32_t wp = 0; wp < r->waypoint_count; ++wp) {
+            const gjk_world_waypoint *x = &r->waypoints[wp], *y = &c->reference->waypoints[wp];
+            if (x->pair_count != y->pair_count ||
+                (x->pair_count > 0 && fabs(x->min_distance - y->min_distance) > TOL_OVERLAP))
+                ++c->failures;
+        }
+        gjk_world_result_destroy(&r);
+        if (i % 5 == 4)
+            gjk_world_forget_trajectory(c->w, traj_names[c->id % 3]);
+        gjk_world_info info;
+        gjk_world_get_info(c->w, &info);
+    }
+    return NULL;
+}
+
+static void test_concurrent_queries(void **state)
+{
+    (void)state;
+    tw_seed(21000);
+    tw_scene *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    random_scene(s, 1, 40, false);
+    gjk_world *w = NULL;
+    assert_ok(gjk_world_create(NULL, &w));
+    tw_build_world(s, w);
+    int W = 20;
+    gjk_transform *traj = random_trajectory(s, W, 1.0);
+    concurrent_ctx ctx[4];
+    memset(ctx, 0, sizeof ctx);
+    ctx[0].t.robot = s->robots[0].id;
+    ctx[0].t.waypoint_count = W;
+    ctx[0].t.link_count = s->robots[0].link_count;
+    ctx[0].t.link_poses = traj;
+    ctx[0].opt = gjk_world_default_query_options();
+    ctx[0].opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    ctx[0].opt.max_distance = 0.15;
+    gjk_world_result *reference = NULL;
+    assert_ok(gjk_world_query_trajectory(w, &ctx[0].t, &ctx[0].opt, &reference));
+    pthread_t threads[4];
+    for (int i = 0; i < 4; ++i) {
+        ctx[i] = ctx[0];
+        ctx[i].w = w;
+        ctx[i].reference = reference;
+        ctx[i].id = i;
+        ctx[i].opt.threads = 1 + i % 2;
+        assert_int_equal(pthread_create(&threads[i], NULL, concurrent_main, &ctx[i]), 0);
+    }
+    for (int i = 0; i < 4; ++i) {
+        pthread_join(threads[i], NULL);
+        assert_int_equal(ctx[i].failures, 0);
+    }
+    gjk_world_result_destroy(&reference);
+    free(traj);
+    gjk_world_destroy(&w);
+    free(s);
+    tw_free_polytopes();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +714,8 @@ int main(void)
         cmocka_unit_test(test_trajectory_vs_brute_force),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_named_warm_equals_cold),
+        cmocka_unit_test(test_named_iterations_vs_brute_force),
+        cmocka_unit_test(test_concurrent_queries),
     };
     if (getenv("TEST_FILTER"))
         cmocka_set_test_filter(getenv("TEST_FILTER"));

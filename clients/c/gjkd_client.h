@@ -145,11 +145,11 @@ typedef struct gjkd_code_count {
     uint64_t count;
 } gjkd_code_count;
 
-typedef struct gjkd_limits {
+typedef struct gjkd_daemon_limits {
     uint64_t max_message_bytes;
     uint32_t max_points_per_part, max_parts_per_body, max_links_per_robot, max_robots,
         max_obstacles, max_waypoints, max_pairs_returned, max_name_length;
-} gjkd_limits;
+} gjkd_daemon_limits;
 
 typedef struct gjkd_stats {
     double uptime_seconds;
@@ -162,7 +162,7 @@ typedef struct gjkd_stats {
     uint64_t pose_updates, monitor_events;
     uint32_t trajectories_cached;
     uint64_t trajectory_cache_hits, trajectory_cache_misses;
-    gjkd_limits limits;
+    gjkd_daemon_limits limits;
     gjkd_command_stats *commands;
     size_t command_count;
     gjkd_code_count *errors; /* replies per non-OK code */

@@ -425,7 +425,7 @@ static int cmd_stats(gjkd_client *c, const args *a)
             printf("  %-20s %10llu\n", gjkd_status_name(st->errors[i].code),
                    (unsigned long long)st->errors[i].count);
     }
-    const gjkd_limits *l = &st->limits;
+    const gjkd_daemon_limits *l = &st->limits;
     printf("\nlimits: message %llu B, points/part %u, parts/body %u, links/robot %u, robots %u, "
            "obstacles %u, waypoints %u, pairs returned %u, name %u B\n",
            (unsigned long long)l->max_message_bytes, l->max_points_per_part, l->max_parts_per_body,
@@ -817,6 +817,11 @@ static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max,
             "<path d=\"M%.1f %.1fl5 5m-5 0l5 -5\" stroke=\"#c00\" stroke-width=\"2\"/><text "
             "x=\"%.1f\" y=\"%.1f\">colliding waypoint</text>\n",
             lx + 125, ly - 2.5, lx + 136, ly + 4);
+    if (has_max)
+        fprintf(f,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"white\" stroke=\"#246\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\">no pair within max distance</text>\n",
+                lx + 265, ly, lx + 273, ly + 4);
 #undef X
 #undef Y
     fprintf(f, "</svg>\n");

@@ -256,9 +256,22 @@ void gjk_bp_query(const gjk_bp_tree *tree, gjk_aabb box, double margin, gjk_bp_q
     if (tree->root == GJK_BP_NULL || !(margin >= 0.0))
         return;
     const gjk_bp_node *n = tree->nodes;
+    double m2 = margin * margin; /* INFINITY stays INFINITY */
+    if (n[tree->root].height + 2 > BP_STACK) {
+        /* Depth-first search needs at most height + 1 stack entries; balancing keeps the
+         * height near 1.44 log2(leaves), so this never happens. Stay correct anyway: scan. */
+        for (int32_t i = 0; i < tree->capacity; ++i) {
+            if (n[i].height != 0 || gjk_aabb_distance_sq(n[i].box, box) > m2)
+                continue;
+            margin = fn(context, n[i].data, n[i].sub, margin);
+            if (!(margin >= 0.0))
+                return;
+            m2 = margin * margin;
+        }
+        return;
+    }
     int32_t stack[BP_STACK];
     int32_t top = 0;
-    double m2 = margin * margin; /* INFINITY stays INFINITY */
     stack[top++] = tree->root;
     while (top > 0) {
         const gjk_bp_node *node = &n[stack[--top]];

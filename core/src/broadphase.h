@@ -73,12 +73,23 @@ void gjk_bp_query(const gjk_bp_tree *tree, gjk_aabb box, double margin, gjk_bp_q
 int32_t gjk_bp_height(const gjk_bp_tree *tree);
 bool gjk_bp_validate(const gjk_bp_tree *tree);
 
-/* Box helpers. */
+/* Box helpers. Plain comparisons rather than fmin/fmax: these run in the innermost loop of
+ * every query, and without -ffast-math the libm calls are not inlined (boxes are finite). */
+static inline double gjk_min_(double a, double b)
+{
+    return a < b ? a : b;
+}
+static inline double gjk_max_(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 static inline gjk_aabb gjk_aabb_union(gjk_aabb a, gjk_aabb b)
 {
-    gjk_aabb u = {
-        {fmin(a.lower.x, b.lower.x), fmin(a.lower.y, b.lower.y), fmin(a.lower.z, b.lower.z)},
-        {fmax(a.upper.x, b.upper.x), fmax(a.upper.y, b.upper.y), fmax(a.upper.z, b.upper.z)}};
+    gjk_aabb u = {{gjk_min_(a.lower.x, b.lower.x), gjk_min_(a.lower.y, b.lower.y),
+                   gjk_min_(a.lower.z, b.lower.z)},
+                  {gjk_max_(a.upper.x, b.upper.x), gjk_max_(a.upper.y, b.upper.y),
+                   gjk_max_(a.upper.z, b.upper.z)}};
     return u;
 }
 static inline gjk_aabb gjk_aabb_grow(gjk_aabb a, double r)
@@ -87,12 +98,19 @@ static inline gjk_aabb gjk_aabb_grow(gjk_aabb a, double r)
                   {a.upper.x + r, a.upper.y + r, a.upper.z + r}};
     return g;
 }
+/* Gap between [alo, ahi] and [blo, bhi] along one axis, 0 when they overlap. */
+static inline double gjk_axis_gap_(double alo, double ahi, double blo, double bhi)
+{
+    double g = alo - bhi, h = blo - ahi;
+    g = g > h ? g : h;
+    return g > 0.0 ? g : 0.0;
+}
 /* Squared gjk_aabb_distance, without the square root. */
 static inline double gjk_aabb_distance_sq(gjk_aabb a, gjk_aabb b)
 {
-    double dx = fmax(0.0, fmax(a.lower.x - b.upper.x, b.lower.x - a.upper.x));
-    double dy = fmax(0.0, fmax(a.lower.y - b.upper.y, b.lower.y - a.upper.y));
-    double dz = fmax(0.0, fmax(a.lower.z - b.upper.z, b.lower.z - a.upper.z));
+    double dx = gjk_axis_gap_(a.lower.x, a.upper.x, b.lower.x, b.upper.x);
+    double dy = gjk_axis_gap_(a.lower.y, a.upper.y, b.lower.y, b.upper.y);
+    double dz = gjk_axis_gap_(a.lower.z, a.upper.z, b.lower.z, b.upper.z);
     return dx * dx + dy * dy + dz * dz;
 }
 
@@ -102,4 +120,5 @@ static inline double gjk_aabb_distance(gjk_aabb a, gjk_aabb b)
 {
     return sqrt(gjk_aabb_distance_sq(a, b));
 }
+
 #endif /* GJK_BROADPHASE_H */

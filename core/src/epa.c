@@ -37,30 +37,27 @@
  *    its boundary is checked to be one simple loop before anything changes. If rounding ever
  *    breaks that, EPA stops with its best estimate rather than corrupt the polytope.
  *
- * Capacity: no allocation; everything lives in one structure on the stack (~67 KiB) sized
- * for 512 vertices, which the deepest 2000 x 2000-vertex pairs of the case sets need (the
- * count grows as D approaches a sphere around the origin: the lower bound needs P to
- * approximate D everywhere to within h(n) - depth). Faces carry no adjacency: the faces
- * that see w are found by one pass over the plane arrays (structure of arrays, which the
- * compiler vectorises), and their edges are matched among themselves. */
+ * Capacity: no allocation; everything lives in one structure on the stack (63 KiB) sized
+ * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
+ * count grows as D approaches a ball around the origin: a certified lower bound needs P to
+ * follow D everywhere to within h(n) - depth). Faces carry no adjacency: the faces that see
+ * w come from one pass over the plane arrays (structure of arrays), and their edges are
+ * matched among themselves. */
 #include "internal.h"
 
 #include <float.h>
 #include <string.h>
 
 enum {
-    EPA_MAX_VERTICES = 512,
+    EPA_MAX_VERTICES = 480,
     /* A closed triangulated polytope with V vertices has 2V - 4 faces (Euler). */
     EPA_MAX_FACES = 2 * EPA_MAX_VERTICES - 4,
     /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
      * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
-    EPA_MAX_REGION = 256,
-    EPA_MAX_HORIZON = 256,
-    EPA_DEFAULT_MAX_ITERATIONS = 128
+    EPA_MAX_REGION = 128,
+    EPA_MAX_HORIZON = 128
 };
 
-#define EPA_DEFAULT_REL_TOLERANCE 1e-12
-#define EPA_DEFAULT_ABS_TOLERANCE 1e-15
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
 #define EPA_ZERO_ULPS 16.0
 /* A triangle whose two shorter edges meet at a sine below this is a sliver. Its own cross
@@ -87,9 +84,7 @@ typedef struct epa_polytope {
     int16_t region[EPA_MAX_REGION];                   /* those edge-connected to the nearest face */
     bool taken[EPA_MAX_REGION];                       /* seen[i] is in region */
     int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
-    int16_t hface[EPA_MAX_HORIZON];                   /* ... and that seen face */
     int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
-    int16_t by_vertex[EPA_MAX_VERTICES];              /* horizon edge starting at a vertex */
 } epa_polytope;
 
 typedef struct epa_settings {
@@ -213,7 +208,6 @@ static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
         face_set(p, f, tri[f][0], tri[f][1], tri[f][2], n);
     }
     p->face_count = 4;
-    memset(p->by_vertex, 0xff, sizeof p->by_vertex);
 }
 
 static int32_t nearest_face(const epa_polytope *p)
@@ -236,19 +230,31 @@ typedef enum epa_expand_result {
 } epa_expand_result;
 
 /* Collects the faces that see vertex iw and are edge-connected to f0 (which sees it), and
- * the horizon: the edges of those faces whose twin belongs to a face that does not. */
-static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, int32_t *region_count,
-                                     int32_t *horizon_count)
+ * the horizon: the edges of those faces whose twin belongs to a face that does not. A face
+ * sees w when w is more than `eps` above its plane: faces w is coplanar with to rounding stay
+ * (a point on a flat part of D, e.g. a cone's base rim, would otherwise take the whole
+ * coplanar fan with it). The same pass finds the nearest face among those that survive
+ * (*keep, -1 if none). */
+static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                     int32_t *region_count, int32_t *horizon_count, int32_t *keep)
 {
     gjk_vec3 w = p->w[iw];
-    int32_t seen = 0;
+    int32_t seen = 0, best = -1;
+    double best_d = INFINITY;
     p->seen[seen++] = (int16_t)f0;
     for (int32_t f = 0; f < p->face_count; ++f) {
-        if (f != f0 && p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > p->d[f]) {
+        double d = p->d[f];
+        if (f == f0) {
+            continue; /* in the region whatever the rounding */
+        }
+        if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
             if (seen == EPA_MAX_REGION) {
                 return EPA_EXPAND_CAPACITY;
             }
             p->seen[seen++] = (int16_t)f;
+        } else if (d < best_d) {
+            best_d = d;
+            best = f;
         }
     }
     memset(p->taken, 0, (size_t)seen * sizeof p->taken[0]);
@@ -271,7 +277,6 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, in
                 }
                 p->hx[horizon] = x;
                 p->hy[horizon] = y;
-                p->hface[horizon] = p->region[r];
                 ++horizon;
             } else if (!p->taken[twin]) {
                 p->taken[twin] = true;
@@ -279,37 +284,51 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, in
             }
         }
     }
+    /* Faces that see w but are not connected to f0 stay (rounding far away). */
+    for (int32_t s = 1; s < seen; ++s) {
+        if (!p->taken[s] && p->d[p->seen[s]] < best_d) {
+            best_d = p->d[p->seen[s]];
+            best = p->seen[s];
+        }
+    }
     *region_count = count;
     *horizon_count = horizon;
+    *keep = best;
     return EPA_EXPANDED;
 }
 
 /* Links the horizon edges into a loop (hnext); false unless they form one simple loop:
- * every start vertex distinct, every edge followed by the one starting at its end, and
- * following the links from edge 0 visits all of them before coming back. */
+ * each edge is followed by exactly one edge starting where it ends, and following the links
+ * from edge 0 visits all of them before coming back. (Quadratic in the horizon length,
+ * which is small: a few to a few tens of edges.) */
 static bool link_horizon(epa_polytope *p, int32_t horizon)
 {
-    bool ok = horizon >= 3;
-    for (int32_t i = 0; i < horizon && ok; ++i) {
-        if (p->by_vertex[p->hx[i]] >= 0) {
-            ok = false;
-        } else {
-            p->by_vertex[p->hx[i]] = (int16_t)i;
-        }
-    }
-    for (int32_t i = 0; i < horizon && ok; ++i) {
-        p->hnext[i] = p->by_vertex[p->hy[i]];
-        ok = p->hnext[i] >= 0;
+    if (horizon < 3) {
+        return false;
     }
     for (int32_t i = 0; i < horizon; ++i) {
-        p->by_vertex[p->hx[i]] = -1;
+        int32_t next = -1;
+        for (int32_t j = 0; j < horizon; ++j) {
+            if (p->hx[j] == p->hy[i]) {
+                if (next >= 0) {
+                    return false; /* the loop touches itself at a vertex */
+                }
+                next = j;
+            }
+        }
+        if (next < 0) {
+            return false;
+        }
+        p->hnext[i] = (int16_t)next;
     }
     int32_t cur = 0;
-    for (int32_t k = 1; k <= horizon && ok; ++k) {
+    for (int32_t k = 1; k <= horizon; ++k) {
         cur = p->hnext[cur];
-        ok = (cur == 0) == (k == horizon);
+        if ((cur == 0) != (k == horizon)) {
+            return false;
+        }
     }
-    return ok;
+    return true;
 }
 
 /* Normal of the face outside the region across horizon edge i (the twin of x -> y): the
@@ -343,12 +362,13 @@ static void sort_ascending(int16_t *v, int32_t n)
     }
 }
 
-/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P. Nothing changes
- * unless the expansion succeeds. */
-static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw)
+/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
+ * the nearest face of the new P. Nothing changes unless the expansion succeeds. */
+static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                         int32_t *nearest)
 {
-    int32_t region = 0, horizon = 0;
-    epa_expand_result e = find_region(p, f0, iw, &region, &horizon);
+    int32_t region = 0, horizon = 0, best = -1;
+    epa_expand_result e = find_region(p, f0, iw, eps, &region, &horizon, &best);
     if (e != EPA_EXPANDED) {
         return e;
     }
@@ -372,13 +392,18 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
         }
         int32_t f = used < region ? p->region[used++] : p->face_count++;
         face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
+        if (best < 0 || p->d[f] < p->d[best]) {
+            best = f;
+        }
     }
     for (int32_t r = region - 1; r >= used; --r) {
         int32_t last = --p->face_count;
         if (last != p->region[r]) {
             face_move(p, p->region[r], last);
+            best = best == last ? p->region[r] : best;
         }
     }
+    *nearest = best;
     return EPA_EXPANDED;
 }
 
@@ -504,23 +529,25 @@ static void answer_touching(const gjk_vertex *v, const double *lambda, int32_t c
         sum += lambda[i];
     }
     ok = ok && sum > 0.0 && isfinite(sum);
-    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0), pb = pa;
+    gjk_vec3 pa = gjk_v3(0.0, 0.0, 0.0);
     for (int32_t i = 0; i < count; ++i) {
         double l = ok ? lambda[i] / sum : (i == 0 ? 1.0 : 0.0);
         pa = gjk_madd(pa, l, v[i].a);
-        pb = gjk_madd(pb, l, v[i].b);
     }
+    /* The contact point, on core A; on core B to within GJK's tolerance (sum lambda w ~ 0),
+     * and exactly pa - pb = depth n = 0. */
     r->status = GJK_STATUS_TOUCHING;
     r->depth = 0.0;
     r->normal = normal;
     r->point_a = pa;
-    r->point_b = pb;
+    r->point_b = pa;
 }
 
 /* ------------------------------------------------------------------ initial tetrahedron */
 
 typedef struct epa_seed {
     gjk_vertex v[4];
+    double upper;  /* least support value h(n) seen: an upper bound on the depth */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
     bool touching; /* a support value proved depth ~ 0 */
@@ -534,7 +561,9 @@ static gjk_vertex seed_support(const gjk_pair_frame *f, const epa_settings *s, e
     gjk_vertex w;
     gjk_pair_support(f, n, seed->v[0].ia, seed->v[0].ib, &w);
     ++*support_calls;
-    if (!seed->touching && gjk_dot(w.w, n) <= s->zero) {
+    double h = gjk_dot(w.w, n);
+    seed->upper = h < seed->upper ? h : seed->upper;
+    if (!seed->touching && h <= s->zero) {
         seed->touching = true;
         seed->touch_normal = n;
     }
@@ -603,6 +632,7 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
                              const epa_settings *s, epa_seed *seed, int32_t *support_calls)
 {
     seed->count = 0;
+    seed->upper = INFINITY;
     seed->touching = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
@@ -673,13 +703,13 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
 static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex *simplex,
                                       const gjk_options *o)
 {
+    /* Zero (or NULL) options take the library defaults, as every query does. */
+    const gjk_options def = gjk_default_options();
     epa_settings s;
-    s.rel_tolerance =
-        o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : EPA_DEFAULT_REL_TOLERANCE;
-    double abs_tol =
-        o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : EPA_DEFAULT_ABS_TOLERANCE;
+    s.rel_tolerance = o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : def.rel_tolerance;
+    double abs_tol = o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : def.abs_tolerance;
     s.max_iterations =
-        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : EPA_DEFAULT_MAX_ITERATIONS;
+        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : def.epa_max_iterations;
     /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
     for (int32_t i = 0; i < simplex->count && i < 4; ++i) {
@@ -717,13 +747,15 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             const double one = 1.0;
             answer_touching(seed.v, &one, seed.count > 0 ? 1 : 0, seed.touch_normal, &r);
         }
+        r.depth_upper = seed.upper > 0.0 && isfinite(seed.upper) ? seed.upper : 0.0;
         return r;
     }
 
+    double upper = seed.upper;
     epa_polytope p;
     polytope_init(&p, seed.v);
+    int32_t fi = nearest_face(&p);
     for (;;) {
-        int32_t fi = nearest_face(&p);
         gjk_vec3 n = face_normal(&p, fi);
         double d = p.d[fi];
         double tolerance = epa_max(s.rel_tolerance * d, s.abs_tolerance);
@@ -739,11 +771,13 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
         ++r.support_calls;
         double h = gjk_dot(w.w, n);
+        upper = h < upper ? h : upper;
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
             answer_from_face(&p, fi, slack, &r);
             r.status = GJK_STATUS_TOUCHING;
             r.depth = 0.0;
+            r.point_b = r.point_a; /* the contact point: pa - pb = depth n = 0 */
             break;
         }
         if (h - d <= tolerance || vertex_is_known(&p, w.w)) {
@@ -766,7 +800,7 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         }
         int32_t iw = p.vertex_count++;
         vertex_set(&p, iw, &w);
-        epa_expand_result e = polytope_expand(&p, fi, iw);
+        epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
         if (e != EPA_EXPANDED) {
             --p.vertex_count;
             r.status =
@@ -775,5 +809,6 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             break;
         }
     }
+    r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
     return r;
 }

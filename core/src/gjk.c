@@ -18,7 +18,20 @@
  * nearest point lies on a facet opposite a vertex whose C_i disagrees, and every such facet
  * is solved recursively and the nearest result kept. Checking every candidate facet (not
  * only the one a Voronoi test picks) is what makes the method robust on nearly degenerate
- * simplices; a simplex with mu = 0 falls through to its facets.
+ * simplices; a simplex with mu = 0 falls through to its facets. (A segment needs no signed
+ * lengths: the origin's projection parameter t = -w_i.e / e.e is tested against 0 and 1.)
+ *
+ * Precision, which the scale cases (1e-3 against 1e3) and near-contact cases demand:
+ *  - Edges of D are differences of support points of the same shape, (a_j - a_i) - (b_j - b_i),
+ *    never w_j - w_i: the w's carry the rounding of the larger shape's coordinates.
+ *  - A triangle is solved from the vertex opposite its longest edge, so its normal is the
+ *    cross product of the two shortest edges (a thin triangle of two long, nearly parallel
+ *    edges would otherwise tilt it by eps |long| / |short|).
+ *  - v is the projected origin n (a.n) / n.n of an interior triangle, not a weighted sum of
+ *    vertices: its direction is the accurate normal's, which the next support point and the
+ *    reported normal need when |v| is tiny next to |w|. A segment's v is projected twice.
+ *  - |v| below the rounding of the simplex's own vertices (two ulps of the largest |w|), or
+ *    below abs_tolerance * scale, is contact: it has no reliable length or direction.
  *
  * Protection against cycling in floating point: stop when the new support point is
  * already in the simplex, or when |v| fails to decrease (then the previous, better simplex
@@ -56,20 +69,6 @@ static gjk_vec3 edge(const gjk_vertex *x, const gjk_vertex *y)
     return gjk_sub(gjk_sub(y->a, x->a), gjk_sub(y->b, x->b));
 }
 
-/* |v|^2 for v = w_0 + sum_{k>0} lambda_k (w_k - w_0): relative to the first vertex, so
- * that errors in the weights scale with edge lengths, not with |w| (which can be huge next
- * to the distance when a long thin simplex passes close to the origin). */
-static void sub_finish(const gjk_vertex *x, sub_simplex *s)
-{
-    const gjk_vertex *base = &x[s->idx[0]];
-    gjk_vec3 v = base->w;
-    for (int32_t k = 1; k < s->n; ++k) {
-        v = gjk_madd(v, s->lambda[k], edge(base, &x[s->idx[k]]));
-    }
-    s->v = v;
-    s->dist2 = gjk_length_sq(v);
-}
-
 static void sub_point(const gjk_vertex *x, int32_t i, sub_simplex *out)
 {
     out->n = 1;
@@ -98,7 +97,13 @@ static void sub_segment(const gjk_vertex *x, int32_t i, int32_t j, sub_simplex *
     out->idx[1] = j;
     out->lambda[0] = 1.0 - t;
     out->lambda[1] = t;
-    sub_finish(x, out);
+    /* v = w_i + t e keeps a component along e of the rounding of w_i, which tilts a tiny v
+     * (parallel edges nearly touching) by eps |w_i| / |v|; a second projection removes it,
+     * leaving v exactly perpendicular to the accurate edge direction. */
+    gjk_vec3 v = gjk_madd(x[i].w, t, e);
+    v = gjk_madd(v, -gjk_dot(v, e) / ee, e);
+    out->v = v;
+    out->dist2 = gjk_length_sq(v);
 }
 
 static void keep_nearest(sub_simplex *best, const sub_simplex *candidate)
@@ -277,6 +282,27 @@ static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
     return false;
 }
 
+/* True when |v| (squared: dist2) cannot be told from contact: below the absolute tolerance,
+ * or below the rounding of the simplex's own vertices (two ulps of the largest |w|): each w
+ * is only known to that, so a smaller v has no reliable length or direction. */
+static bool at_contact(const gjk_simplex *s, double dist2, double abs_tol, double scale)
+{
+    if (dist2 <= abs_tol * abs_tol) {
+        return true;
+    }
+    double bound = 2.0 * DBL_EPSILON * scale; /* scale >= every |w| */
+    if (dist2 > bound * bound) {
+        return false;
+    }
+    double wmax = 0.0;
+    for (int32_t k = 0; k < s->count; ++k) {
+        gjk_vec3 w = s->v[k].w;
+        wmax = fmax(wmax, fmax(fabs(w.x), fmax(fabs(w.y), fabs(w.z))));
+    }
+    double noise = 2.0 * DBL_EPSILON * wmax;
+    return dist2 <= noise * noise;
+}
+
 /* Rebuilds the cached simplex; false when the cache is cold, foreign or stale. */
 static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_simplex *s)
 {
@@ -286,17 +312,17 @@ static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_si
     }
     s->count = 0;
     for (int32_t k = 0; k < cache->count; ++k) {
-        gjk_vertex x;
+        gjk_vertex *x = &s->v[s->count]; /* built in place, kept unless a duplicate */
         gjk_vec3 bl;
-        x.ia = cache->index_a[k];
-        x.ib = cache->index_b[k];
-        if (!gjk_core_point(f->a, x.ia, &x.a) || !gjk_core_point(f->b, x.ib, &bl)) {
+        x->ia = cache->index_a[k];
+        x->ib = cache->index_b[k];
+        if (!gjk_core_point(f->a, x->ia, &x->a) || !gjk_core_point(f->b, x->ib, &bl)) {
             return false;
         }
-        x.b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
-        x.w = gjk_sub(x.a, x.b);
-        if (!in_simplex(s, &x)) {
-            s->v[s->count++] = x;
+        x->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
+        x->w = gjk_sub(x->a, x->b);
+        if (!in_simplex(s, x)) {
+            s->count += 1;
         }
     }
     return s->count > 0;
@@ -312,11 +338,7 @@ static void write_cache(const gjk_pair_frame *f, const gjk_simplex *s, gjk_vec3 
             ++n;
         }
     }
-    for (int32_t k = n; k < 4; ++k) {
-        cache->index_a[k] = GJK_CACHE_NO_INDEX;
-        cache->index_b[k] = GJK_CACHE_NO_INDEX;
-    }
-    cache->count = n;
+    cache->count = n; /* slots past count are never read */
     cache->kind_a = (uint8_t)f->a->kind;
     cache->kind_b = (uint8_t)f->b->kind;
     cache->reserved = 0;
@@ -333,10 +355,11 @@ static gjk_vec3 cached_direction(const gjk_cache *cache, bool *ok)
     return d;
 }
 
-gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache)
+void gjk_gjk_run(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
+                 gjk_gjk_result *out)
 {
     const gjk_options *opt = in->options;
-    gjk_gjk_result r;
+    gjk_gjk_result r; /* filled here, copied out once at the end */
     r.status = GJK_STATUS_SEPARATED;
     r.iterations = 0;
     r.support_calls = 0;
@@ -380,7 +403,7 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
 
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    bool overlap = s->count == 4 || dist2 <= abs_tol * abs_tol;
+    bool overlap = s->count == 4 || at_contact(s, dist2, abs_tol, f->scale);
 
     while (!overlap) {
         double upper = sqrt(dist2);
@@ -408,7 +431,10 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         if (lower > r.lower) {
             r.lower = lower;
         }
-        if (r.lower > in->cutoff) {
+        /* A positive lower bound certifies that the cores are apart, so the signed
+         * distance is at least lower - inflate; before that, an overlap (negative signed
+         * distance) is not excluded and no negative cutoff may fire. */
+        if (r.lower > 0.0 && r.lower > in->cutoff) {
             r.status = GJK_STATUS_BEYOND_CUTOFF;
             break;
         }
@@ -435,12 +461,11 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         spare = t;
         dist2 = next2;
         v = next_v;
-        if (dist2 <= abs_tol * abs_tol) {
+        if (at_contact(s, dist2, abs_tol, f->scale)) {
             overlap = true;
         }
     }
 
-    r.simplex = *s;
     gjk_vec3 pa = s->v[0].a, pb = s->v[0].b;
     for (int32_t k = 1; k < s->count; ++k) {
         pa = gjk_madd(pa, s->lambda[k], gjk_sub(s->v[k].a, s->v[0].a));
@@ -453,6 +478,7 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         r.status = GJK_STATUS_OVERLAPPING;
         r.upper = s->count == 4 ? 0.0 : sqrt(dist2);
         r.lower = 0.0;
+        r.simplex = *s; /* EPA's seed */
     } else {
         r.upper = sqrt(dist2);
         if (r.lower > r.upper) {
@@ -462,5 +488,25 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
     if (cache != NULL) {
         write_cache(f, s, v, cache);
     }
-    return r;
+    /* Everything but the simplex, which only an overlap needs. */
+    out->status = r.status;
+    out->point_a = r.point_a;
+    out->point_b = r.point_b;
+    out->v = r.v;
+    out->lower = r.lower;
+    out->upper = r.upper;
+    out->iterations = r.iterations;
+    out->support_calls = r.support_calls;
+    if (overlap) {
+        out->simplex = r.simplex;
+    } else {
+        out->simplex.count = 0;
+    }
+}
+
+gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache)
+{
+    gjk_gjk_result out;
+    gjk_gjk_run(f, in, cache, &out);
+    return out;
 }

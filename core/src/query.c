@@ -15,10 +15,10 @@ gjk_options gjk_default_options(void)
 {
     gjk_options o;
     o.rel_tolerance = 1e-12;
-    o.abs_tolerance = 1e-15;
+    o.abs_tolerance = 1e-16;
     o.touch_tolerance = 1e-9;
     o.max_iterations = 128;
-    o.epa_max_iterations = 128;
+    o.epa_max_iterations = 512;
     o.hill_climb_min_vertices = 48;
     return o;
 }
@@ -167,13 +167,16 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     gjk_gjk_input in;
     in.options = &opt;
     in.cutoff = query->cutoff + f.inflate; /* INFINITY stays INFINITY */
-    in.threshold = f.inflate;
+    /* Boolean answers agree with the signed distance's status: within the touch tolerance
+     * is touching, and touching counts as intersecting. */
+    in.threshold = f.inflate + opt.touch_tolerance;
     in.boolean_only = query->boolean_only;
     gjk_cache saved;
     if (cache != NULL) {
         saved = *cache;
     }
-    gjk_gjk_result g = gjk_gjk(&f, &in, cache);
+    gjk_gjk_result g;
+    gjk_gjk_run(&f, &in, cache, &g);
 
     gjk_result r;
     r.status = g.status;
@@ -246,32 +249,23 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     return r;
 }
 
-static gjk_query make_query(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
-                            gjk_transform pose_b)
-{
-    gjk_query q;
-    q.shape_a = a;
-    q.pose_a = pose_a;
-    q.shape_b = b;
-    q.pose_b = pose_b;
-    q.cutoff = INFINITY;
-    q.penetration = false;
-    q.boolean_only = false;
-    return q;
-}
+/* The wrappers fill the query in place. */
+#define GJK_QUERY_INIT(a, pose_a, b, pose_b, cutoff, penetration, boolean_only)                    \
+    {                                                                                              \
+        (a), (pose_a), (b), (pose_b), (cutoff), (penetration), (boolean_only)                      \
+    }
 
 gjk_result gjk_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                         gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, false);
     return gjk_query_run(&q, cache, options);
 }
 
 gjk_result gjk_signed_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
-    q.penetration = true;
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, true, false);
     return gjk_query_run(&q, cache, options);
 }
 
@@ -279,17 +273,14 @@ gjk_result gjk_distance_cutoff(const gjk_shape *a, gjk_transform pose_a, const g
                                gjk_transform pose_b, double cutoff, gjk_cache *cache,
                                const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
-    q.penetration = true;
-    q.cutoff = cutoff;
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, cutoff, true, false);
     return gjk_query_run(&q, cache, options);
 }
 
 gjk_status gjk_intersect(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                          gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
-    q.boolean_only = true;
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, true);
     gjk_result r = gjk_query_run(&q, cache, options);
     switch (r.status) {
     case GJK_STATUS_OVERLAPPING:

@@ -112,6 +112,7 @@ static gjk_status part_copy(wpart *out, const gjk_part_def *def)
     gjk_shape_aabb(&out->shape, gjk_transform_identity(), &lower, &upper);
     out->box_center = gjk_scale(gjk_add(lower, upper), 0.5);
     out->box_half = gjk_scale(gjk_sub(upper, lower), 0.5);
+    out->radius = gjk_shape_bounding_radius(&out->shape);
     return GJK_WORLD_OK;
 }
 

@@ -29,6 +29,7 @@ void wtraj_free(wtraj *t)
     free(t->name);
     free(t->offsets);
     free(t->entries);
+    free(t->link_poses);
     free(t);
 }
 
@@ -155,7 +156,7 @@ void wcache_stats(wtraj_cache *c, int32_t *count, size_t *bytes, uint64_t *hits,
     pthread_mutex_unlock(&c->lock);
 }
 
-const gjk_cache *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1)
+const wcache_entry *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1)
 {
     if (w < 0 || w >= t->waypoint_count)
         return NULL;
@@ -169,7 +170,7 @@ const gjk_cache *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1)
             hi = mid;
     }
     if (lo < t->offsets[w + 1] && t->entries[lo].k0 == k0 && t->entries[lo].k1 == k1)
-        return &t->entries[lo].cache;
+        return &t->entries[lo];
     return NULL;
 }
 

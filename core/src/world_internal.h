@@ -16,7 +16,8 @@ typedef struct wpart {
     gjk_transform pose;  /* part frame in its link's or obstacle's frame */
     gjk_vec3 box_center; /* AABB of the shape in the part frame (margin included) */
     gjk_vec3 box_half;
-    char *name; /* never NULL; "" when unnamed */
+    double radius; /* bounding radius about the part's origin (margin included) */
+    char *name;    /* never NULL; "" when unnamed */
 } wpart;
 
 /* A link or an obstacle. */
@@ -80,6 +81,7 @@ static inline int32_t wkey_link(uint64_t k)
 typedef struct wcache_entry {
     uint64_t k0, k1;
     gjk_cache cache;
+    double lower; /* certified lower bound on the pair's distance at that waypoint, or -inf */
 } wcache_entry;
 
 /* The caches of one named trajectory: entries of waypoint w are
@@ -88,6 +90,10 @@ typedef struct wtraj {
     char *name;
     int32_t robot;
     int32_t waypoint_count;
+    int32_t link_count;
+    gjk_transform *link_poses; /* the query's waypoints (waypoint-major), for motion bounds */
+    uint64_t revision;         /* world revisions the query ran on: the lower bounds hold only */
+    uint64_t pose_revision;    /* while obstacles and other robots stay where they were */
     int32_t *offsets;
     wcache_entry *entries;
     size_t bytes; /* memory charged to the cache cap */
@@ -123,7 +129,7 @@ bool wcache_forget(wtraj_cache *c, const char *name);
 void wcache_stats(wtraj_cache *c, int32_t *count, size_t *bytes, uint64_t *hits, uint64_t *misses);
 void wtraj_free(wtraj *t);
 /* Binary search of waypoint w's entries; NULL when absent. */
-const gjk_cache *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1);
+const wcache_entry *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1);
 
 /* ------------------------------------------------------------ the world */
 

@@ -1,77 +1,47 @@
 /* world_query.c — state and trajectory queries over a world (see gjk/world.h).
  *
- * One waypoint is evaluated as follows. Every part of every moving robot is placed in the
- * world (link pose * part pose) with a world box (the part-frame box, rotated). Robot-obstacle
- * pairs come from the obstacle tree: the query box is a link part's box, the reach is
- *     padding(link) + limit + largest per-pair padding
- * (tree leaves are grown by their obstacle's padding), and each candidate is refined with the
- * pair's own padding before GJK runs. Self and robot-robot pairs are few (links x links) and
- * are enumerated directly with the same box test. `limit` is max_distance, or in CLOSEST mode
- * the smaller of max_distance and the best distance found so far, so both the tree (branch and
- * bound) and GJK (cutoff) prune harder as the waypoint goes on; in FIRST_COLLISION mode it is
- * the touch tolerance (touching counts as a collision) and EPA does not run.
+ * Work is done in blocks of GJK_WORLD_BLOCK_WAYPOINTS consecutive waypoints (a state query is
+ * one block of one waypoint). For a block:
+ *  1. Placement. Every part of the moving robot is placed at every waypoint (link pose * part
+ *     pose) with a world box (its part-frame box, rotated), and two motion bounds: `travel`,
+ *     how far any point of the part can have moved since the block's first waypoint, and
+ *     `moved`, since the same waypoint of the named trajectory's previous query. Both use
+ *     |dp| + 2 sin(angle / 2) * radius for a pose change (dp, angle) of a part of that radius.
+ *  2. Broad phase. One query of the obstacle tree per link part with the part's box swept
+ *     over the block and the reach padding(link) + limit + largest per-pair padding (leaves
+ *     are grown by their obstacle's padding) gives each part its candidate obstacle parts.
+ *     (CLOSEST mode without max_distance instead queries the tree per waypoint with a reach
+ *     that shrinks to the best distance found: branch and bound.) Self and robot-robot pairs
+ *     are few (links x links) and are enumerated directly.
+ *  3. Per waypoint and candidate: allowed pairs are dropped, the pair's own padded box
+ *     distance is tested, then the pair may be skipped on temporal coherence: GJK certified
+ *     distance >= lower earlier in this block (or in the named trajectory's previous query at
+ *     this waypoint), and lower minus the parts' motion since is still beyond reach. Otherwise
+ *     GJK runs with cutoff = limit + padding, warm-started from the named trajectory's
+ *     previous query at this waypoint, else from the previous waypoint of the block, else cold.
+ * `limit` is max_distance; in CLOSEST mode the smaller of max_distance and the best distance
+ * found so far in the waypoint; in FIRST_COLLISION mode the touch tolerance (touching counts
+ * as a collision) and EPA does not run.
  *
- * Warm starts. Each pair's gjk_cache comes from the named trajectory's previous query at the
- * same waypoint when it has one, else from the same pair at the previous waypoint of the
- * block, else cold. Blocks of GJK_WORLD_BLOCK_WAYPOINTS waypoints are independent units of
- * work handed to threads in any order, which is why results do not depend on the thread
- * count (world.h, Determinism). */
+ * Blocks are independent units of work handed to threads in any order, and nothing carries
+ * from one block to the next, which is why results do not depend on the thread count
+ * (world.h, Determinism). Skipping on bounds and warm starts change only the work done. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "world_internal.h"
+#include "world_query.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ types */
-
-/* A qualifying pair before it becomes a gjk_world_pair (world pointers, not copies). */
-typedef struct qhit {
-    uint64_t k0, k1;
-    const wrobot *ra;
-    const wrobot *rb;    /* NULL for an obstacle */
-    const wobstacle *ob; /* NULL for a link */
-    int32_t la, pa, lb, pb;
-    gjk_transform frame_a; /* body frames: link pose / obstacle pose */
-    gjk_transform frame_b;
-    gjk_result r;
-    double pad, pad_a, pad_b;
-    double distance;
-    gjk_status status;
-    bool collision;
-} qhit;
-
-/* A part placed in the world. */
-typedef struct qpart {
-    gjk_transform pose;
-    gjk_aabb box;
-} qpart;
-
-/* A robot placed in the world for one waypoint. */
-typedef struct qrobot {
-    const wrobot *r;
-    gjk_transform *link_poses; /* link_count, normalised */
-    qpart *parts;              /* part_count, link-major */
-    int32_t *part_start;       /* link_count + 1 offsets into parts */
-} qrobot;
-
-/* Output of one waypoint. */
-typedef struct qwp {
-    qhit *hits;
-    int32_t count;
-    bool evaluated, collision, truncated;
-    double min_distance;
-    gjk_world_counters counters;
-    wcache_entry *named;
-    int32_t named_count;
-} qwp;
 
 /* Warm-start map of one block: open addressing keyed by (k0, k1); a slot is live when its
  * stamp is the map's current stamp, so clearing is one increment. */
 typedef struct wslot {
     uint64_t k0, k1;
     gjk_cache cache;
+    double lower;  /* certified lower bound on the pair's (unpadded) distance when computed */
+    double travel; /* travel(A) + travel(B) at that time */
     uint32_t stamp;
 } wslot;
 
@@ -82,11 +52,23 @@ typedef struct wmap {
     uint32_t used;
 } wmap;
 
-struct qjob;
+/* An obstacle part near a link part over a block of waypoints. */
+typedef struct qcand {
+    const wobstacle *o;
+    int32_t sub;
+} qcand;
 
 typedef struct qworker {
     struct qjob *job;
-    qrobot *active; /* the job's active robots, placed by this worker */
+    qrobot *active; /* the job's active robots, placed by this worker (state query) */
+    qrobot *place;  /* trajectory: the robot placed at each waypoint of the block */
+    /* Obstacle candidates of each active link part for the current block: one tree query per
+     * link part and block (its box swept over the block) instead of one per waypoint. */
+    int32_t *part_base;  /* first slot of active robot i */
+    int32_t *cand_start; /* slot -> offset into cand (slots + 1 entries) */
+    qcand *cand;
+    int32_t cand_count, cand_capacity;
+    bool use_cand;
     qhit *hits;
     int32_t hit_count, hit_capacity;
     wcache_entry *named;
@@ -99,33 +81,6 @@ typedef struct qworker {
     gjk_world_counters counters;
     bool failed;
 } qworker;
-
-typedef struct qjob {
-    const gjk_world *world;
-    gjk_world_mode mode;
-    uint32_t pairs;
-    double max_distance;
-    int32_t max_pairs;
-    bool penetration;
-    gjk_options gjk;
-    double touch_tolerance;
-    int32_t waypoint_count;
-    /* robots */
-    int32_t active_count;
-    const wrobot **active;
-    const gjk_transform *traj_poses; /* trajectory: waypoint-major poses of active[0] */
-    int32_t passive_count;
-    qrobot *passive; /* other robots, placed once at their current poses */
-    /* warm starts */
-    const wtraj *prev;
-    bool record_named;
-    /* output and scheduling */
-    qwp *wp;
-    int32_t block_count;
-    atomic_int next_block;
-    atomic_int first_collision;
-    atomic_bool failed;
-} qjob;
 
 /* ------------------------------------------------------------------ growable buffers */
 
@@ -164,7 +119,7 @@ static void wmap_clear(wmap *m)
     }
 }
 
-static const gjk_cache *wmap_get(const wmap *m, uint64_t k0, uint64_t k1)
+static const wslot *wmap_get(const wmap *m, uint64_t k0, uint64_t k1)
 {
     if (!m->slots)
         return NULL;
@@ -173,31 +128,26 @@ static const gjk_cache *wmap_get(const wmap *m, uint64_t k0, uint64_t k1)
         if (s->stamp != m->stamp)
             return NULL;
         if (s->k0 == k0 && s->k1 == k1)
-            return &s->cache;
+            return s;
     }
 }
 
-static void wmap_insert(wmap *m, uint64_t k0, uint64_t k1, const gjk_cache *cache)
+static void wmap_insert(wmap *m, const wslot *v)
 {
-    for (uint32_t i = hash_keys(k0, k1) & m->mask;; i = (i + 1) & m->mask) {
+    for (uint32_t i = hash_keys(v->k0, v->k1) & m->mask;; i = (i + 1) & m->mask) {
         wslot *s = &m->slots[i];
-        if (s->stamp != m->stamp) {
+        bool empty = s->stamp != m->stamp;
+        if (empty || (s->k0 == v->k0 && s->k1 == v->k1)) {
+            *s = *v;
             s->stamp = m->stamp;
-            s->k0 = k0;
-            s->k1 = k1;
-            s->cache = *cache;
-            ++m->used;
-            return;
-        }
-        if (s->k0 == k0 && s->k1 == k1) {
-            s->cache = *cache;
+            m->used += empty;
             return;
         }
     }
 }
 
-/* Stores a cache; false on allocation failure (the map is then unchanged). */
-static bool wmap_put(wmap *m, uint64_t k0, uint64_t k1, const gjk_cache *cache)
+/* Stores a pair's state; false on allocation failure (the map is then unchanged). */
+static bool wmap_put(wmap *m, const wslot *v)
 {
     if (!m->slots || 2 * (m->used + 1) > m->mask + 1) {
         uint32_t size = m->slots ? 2 * (m->mask + 1) : 256;
@@ -212,11 +162,11 @@ static bool wmap_put(wmap *m, uint64_t k0, uint64_t k1, const gjk_cache *cache)
         if (old.slots) {
             for (uint32_t i = 0; i <= old.mask; ++i)
                 if (old.slots[i].stamp == old.stamp)
-                    wmap_insert(m, old.slots[i].k0, old.slots[i].k1, &old.slots[i].cache);
+                    wmap_insert(m, &old.slots[i]);
             free(old.slots);
         }
     }
-    wmap_insert(m, k0, k1, cache);
+    wmap_insert(m, v);
     return true;
 }
 
@@ -257,8 +207,20 @@ static void qrobot_free(qrobot *q)
     free(q->part_start);
 }
 
-/* Places the robot at the given link poses (valid; normalised here). */
-static void qrobot_place(qrobot *q, const gjk_transform *link_poses)
+/* Places the robot at the given link poses (valid; normalised here). `prev` (or NULL) is
+ * the same robot at the previous waypoint of the block: each part's travel grows by a bound
+ * on the motion of its points, |dp| + 2 sin(angle / 2) * radius (rotation about the part's
+ * origin by the relative rotation's angle, translation of that origin). */
+/* Bound on the motion of any point within `radius` of a part's origin between two poses of
+ * the part. */
+static double motion_bound(gjk_transform from, gjk_transform to, double radius)
+{
+    gjk_quat rel = gjk_quat_mul(to.q, gjk_quat_conj(from.q));
+    double turn = 2.0 * sqrt(rel.x * rel.x + rel.y * rel.y + rel.z * rel.z);
+    return gjk_distance_between(to.p, from.p) + turn * radius;
+}
+
+static void qrobot_place(qrobot *q, const gjk_transform *link_poses, const qrobot *prev)
 {
     const wrobot *r = q->r;
     for (int32_t l = 0; l < r->link_count; ++l) {
@@ -269,6 +231,12 @@ static void qrobot_place(qrobot *q, const gjk_transform *link_poses)
             qpart *qp = &q->parts[q->part_start[l] + p];
             qp->pose = gjk_transform_mul(lp, link->parts[p].pose);
             qp->box = place_box(&link->parts[p], qp->pose);
+            qp->travel = 0.0;
+            qp->moved = 0.0;
+            if (prev) {
+                const qpart *pp = &prev->parts[q->part_start[l] + p];
+                qp->travel = pp->travel + motion_bound(pp->pose, qp->pose, link->parts[p].radius);
+            }
         }
     }
 }
@@ -277,7 +245,7 @@ static void qrobot_place_current(qrobot *q, gjk_transform *scratch)
 {
     for (int32_t l = 0; l < q->r->link_count; ++l)
         scratch[l] = q->r->links[l].pose;
-    qrobot_place(q, scratch);
+    qrobot_place(q, scratch, NULL);
 }
 
 /* ------------------------------------------------------------------ pairs */
@@ -355,6 +323,10 @@ static bool beyond_reach(gjk_aabb a, gjk_aabb b, double pad, double limit)
     return d > 0.0 && d - pad > limit;
 }
 
+/* Skipping a pair on a motion bound needs the bound to clear the limit by this much: it
+ * absorbs the rounding of the bound's arithmetic (metres). */
+#define BOUND_SLACK 1e-9
+
 /* Status of a pair once padding is subtracted. */
 static gjk_status padded_status(const gjk_result *r, double distance, bool depth_known,
                                 double touch)
@@ -366,6 +338,20 @@ static gjk_status padded_status(const gjk_result *r, double distance, bool depth
     if (fabs(distance) <= touch)
         return GJK_STATUS_TOUCHING;
     return distance < 0.0 ? GJK_STATUS_OVERLAPPING : GJK_STATUS_SEPARATED;
+}
+
+/* Keeps a pair's state for the named trajectory's next query. */
+static void record_named(qworker *wk, const wslot *state)
+{
+    if (!grow((void **)&wk->named, &wk->named_capacity, wk->named_count + 1, sizeof *wk->named)) {
+        wk->failed = true;
+        return;
+    }
+    wcache_entry *e = &wk->named[wk->named_count++];
+    e->k0 = state->k0;
+    e->k1 = state->k1;
+    e->cache = state->cache;
+    e->lower = state->lower;
 }
 
 /* Runs the narrow phase on one part pair (allowed pairs already excluded). pad_rule is the
@@ -387,10 +373,37 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
         return;
 
     uint64_t k0 = key_a(a), k1 = key_b(b);
+    double travel = a->placed->travel + b->placed->travel;
+    const wslot *chain = wmap_get(&wk->map, k0, k1);
+    const wcache_entry *named = job->prev ? wtraj_find(job->prev, wk->w, k0, k1) : NULL;
+    /* Temporal coherence: GJK certified distance >= lower at an earlier waypoint of this
+     * block, or at this waypoint in the previous query of the named trajectory, and since then
+     * no point of either part moved farther than the motion bound: if lower minus that motion
+     * is still beyond reach, so is the pair, without running GJK. */
+    double bound = -INFINITY;
+    if (chain)
+        bound = chain->lower - (travel - chain->travel);
+    if (named && job->prev_bounds)
+        bound = fmax(bound, named->lower - a->placed->moved - b->placed->moved);
+    if (bound - pad > limit + BOUND_SLACK) {
+        ++wk->counters.pairs_bounded;
+        const gjk_cache *keep = named ? &named->cache : &chain->cache;
+        wslot state;
+        state.k0 = k0;
+        state.k1 = k1;
+        state.cache = *keep;
+        state.lower = bound;
+        state.travel = travel;
+        if (!chain && !wmap_put(&wk->map, &state))
+            wk->failed = true;
+        if (job->record_named)
+            record_named(wk, &state);
+        return;
+    }
     gjk_cache cache;
-    const gjk_cache *warm = job->prev ? wtraj_find(job->prev, wk->w, k0, k1) : NULL;
-    if (!warm)
-        warm = wmap_get(&wk->map, k0, k1);
+    const gjk_cache *warm = named ? &named->cache : NULL;
+    if (!warm && chain)
+        warm = &chain->cache;
     if (warm) {
         cache = *warm;
         ++wk->counters.warm_starts;
@@ -416,19 +429,21 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     ++wk->counters.pairs_narrow;
     wk->counters.gjk_iterations += r.iterations;
 
-    if (!wmap_put(&wk->map, k0, k1, &cache))
+    wslot state;
+    state.k0 = k0;
+    state.k1 = k1;
+    state.cache = cache;
+    /* GJK's lower bound is certified (a supporting plane); EPA's depth is only an estimate,
+     * so overlapping answers give no bound. */
+    state.lower = -(double)INFINITY;
+    if ((r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_BEYOND_CUTOFF) &&
+        isfinite(r.lower_bound))
+        state.lower = r.lower_bound;
+    state.travel = travel;
+    if (!wmap_put(&wk->map, &state))
         wk->failed = true;
-    if (job->record_named) {
-        if (!grow((void **)&wk->named, &wk->named_capacity, wk->named_count + 1,
-                  sizeof *wk->named)) {
-            wk->failed = true;
-        } else {
-            wcache_entry *e = &wk->named[wk->named_count++];
-            e->k0 = k0;
-            e->k1 = k1;
-            e->cache = cache;
-        }
-    }
+    if (job->record_named)
+        record_named(wk, &state);
 
     if (r.status == GJK_STATUS_BEYOND_CUTOFF || r.status == GJK_STATUS_INVALID_INPUT)
         return; /* inputs were validated: INVALID_INPUT cannot occur */
@@ -506,6 +521,8 @@ static double tree_visit(void *context, void *data, int32_t sub, double margin)
         const wpart *part = &o->body.parts[sub];
         ctx->obstacle_part.pose = gjk_transform_mul(o->body.pose, part->pose);
         ctx->obstacle_part.box = o->boxes[sub];
+        ctx->obstacle_part.travel = 0.0; /* obstacles do not move during a query */
+        ctx->obstacle_part.moved = 0.0;  /* nor between queries while prev_bounds holds */
         qside b;
         b.r = NULL;
         b.o = o;
@@ -523,7 +540,7 @@ static double tree_visit(void *context, void *data, int32_t sub, double margin)
     return fmax(0.0, ctx->reach_extra + current_limit(wk));
 }
 
-static void robot_vs_obstacles(qworker *wk, const qrobot *q)
+static void robot_vs_obstacles(qworker *wk, const qrobot *q, int32_t slot0)
 {
     const gjk_world *world = wk->job->world;
     const wrobot *r = q->r;
@@ -543,7 +560,20 @@ static void robot_vs_obstacles(qworker *wk, const qrobot *q)
             ctx.reach_extra = link->padding + world->max_pair_padding;
             /* Overlapping boxes are always visited: a negative limit only asks for depth. */
             double reach = fmax(0.0, ctx.reach_extra + current_limit(wk));
-            gjk_bp_query(&world->tree, a.box, reach, tree_visit, &ctx);
+            if (!wk->use_cand) {
+                gjk_bp_query(&world->tree, a.box, reach, tree_visit, &ctx);
+                continue;
+            }
+            int32_t slot = slot0 + q->part_start[l] + p;
+            for (int32_t c = wk->cand_start[slot]; c < wk->cand_start[slot + 1]; ++c) {
+                const qcand *k = &wk->cand[c];
+                gjk_aabb leaf = gjk_aabb_grow(k->o->boxes[k->sub], k->o->body.padding);
+                if (gjk_aabb_distance_sq(a.box, leaf) > reach * reach)
+                    continue;
+                reach = tree_visit(&ctx, (void *)k->o, k->sub, reach);
+                if (reach < 0.0)
+                    break;
+            }
         }
     }
 }
@@ -625,7 +655,8 @@ static int entry_cmp(const void *x, const void *y)
     return 0;
 }
 
-static void eval_waypoint(qworker *wk, int32_t w)
+/* Evaluates waypoint w with the active robots placed at `active` (job->active_count). */
+static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active)
 {
     qjob *job = wk->job;
     wk->w = w;
@@ -635,19 +666,15 @@ static void eval_waypoint(qworker *wk, int32_t w)
     wk->stop = false;
     memset(&wk->counters, 0, sizeof wk->counters);
 
-    if (job->traj_poses) {
-        int32_t links = job->active[0]->link_count;
-        qrobot_place(&wk->active[0], job->traj_poses + (size_t)w * (size_t)links);
-    }
     for (int32_t i = 0; i < job->active_count && !wk->stop; ++i) {
-        const qrobot *q = &wk->active[i];
+        const qrobot *q = &active[i];
         if (job->pairs & GJK_WORLD_PAIRS_ROBOT_OBSTACLE)
-            robot_vs_obstacles(wk, q);
+            robot_vs_obstacles(wk, q, wk->part_base[i]);
         if ((job->pairs & GJK_WORLD_PAIRS_SELF) && !wk->stop)
             robot_self(wk, q);
         if (job->pairs & GJK_WORLD_PAIRS_ROBOT_ROBOT) {
             for (int32_t j = i + 1; j < job->active_count && !wk->stop; ++j)
-                robot_vs_robot(wk, q, &wk->active[j]);
+                robot_vs_robot(wk, q, &active[j]);
             for (int32_t j = 0; j < job->passive_count && !wk->stop; ++j)
                 robot_vs_robot(wk, q, &job->passive[j]);
         }
@@ -701,6 +728,69 @@ static void atomic_min_int(atomic_int *a, int v)
     }
 }
 
+/* Motion bounds of the trajectory robot's parts since waypoint w of the previous query. */
+static void set_moved(qrobot *q, const wtraj *prev, int32_t w)
+{
+    const wrobot *r = q->r;
+    for (int32_t l = 0; l < r->link_count; ++l) {
+        const wbody *link = &r->links[l];
+        gjk_transform before = {{1, 0, 0, 0}, {0, 0, 0}};
+        bool known = w < prev->waypoint_count;
+        if (known) {
+            before = prev->link_poses[(size_t)w * (size_t)prev->link_count + (size_t)l];
+            before.q = gjk_quat_normalize(before.q);
+        }
+        for (int32_t p = 0; p < link->part_count; ++p) {
+            qpart *qp = &q->parts[q->part_start[l] + p];
+            qp->moved = INFINITY;
+            if (known)
+                qp->moved = motion_bound(gjk_transform_mul(before, link->parts[p].pose), qp->pose,
+                                         link->parts[p].radius);
+        }
+    }
+}
+
+static double collect_candidate(void *context, void *data, int32_t sub, double margin)
+{
+    qworker *wk = context;
+    if (!grow((void **)&wk->cand, &wk->cand_capacity, wk->cand_count + 1, sizeof *wk->cand)) {
+        wk->failed = true;
+        return -1.0;
+    }
+    wk->cand[wk->cand_count].o = data;
+    wk->cand[wk->cand_count].sub = sub;
+    ++wk->cand_count;
+    return margin;
+}
+
+/* Gathers the obstacle candidates of every active link part over `n` placements: place[k *
+ * active_count + i] is active robot i at the block's k-th waypoint. */
+static void gather_candidates(qworker *wk, const qrobot *place, int32_t n)
+{
+    const qjob *job = wk->job;
+    const gjk_world *world = job->world;
+    double limit =
+        job->mode == GJK_WORLD_MODE_FIRST_COLLISION ? job->touch_tolerance : job->max_distance;
+    wk->cand_count = 0;
+    for (int32_t i = 0; i < job->active_count; ++i) {
+        const wrobot *r = place[i].r;
+        for (int32_t l = 0; l < r->link_count; ++l) {
+            double reach = fmax(0.0, r->links[l].padding + world->max_pair_padding + limit);
+            for (int32_t p = 0; p < r->links[l].part_count; ++p) {
+                int32_t j = place[i].part_start[l] + p;
+                int32_t slot = wk->part_base[i] + j;
+                wk->cand_start[slot] = wk->cand_count;
+                gjk_aabb box = place[i].parts[j].box;
+                for (int32_t k = 1; k < n; ++k)
+                    box = gjk_aabb_union(box, place[k * job->active_count + i].parts[j].box);
+                if (world->obstacle_count > 0)
+                    gjk_bp_query(&world->tree, box, reach, collect_candidate, wk);
+                wk->cand_start[slot + 1] = wk->cand_count;
+            }
+        }
+    }
+}
+
 static void run_blocks(qworker *wk)
 {
     qjob *job = wk->job;
@@ -714,10 +804,23 @@ static void run_blocks(qworker *wk)
         if (end > job->waypoint_count)
             end = job->waypoint_count;
         wmap_clear(&wk->map);
+        const qrobot *place = wk->active;
+        if (job->traj_poses) {
+            int32_t links = job->active[0]->link_count;
+            for (int32_t w = start; w < end; ++w)
+                qrobot_place(&wk->place[w - start], job->traj_poses + (size_t)w * (size_t)links,
+                             w > start ? &wk->place[w - start - 1] : NULL);
+            if (job->prev_bounds)
+                for (int32_t w = start; w < end; ++w)
+                    set_moved(&wk->place[w - start], job->prev, w);
+            place = wk->place;
+        }
+        if (wk->use_cand)
+            gather_candidates(wk, place, end - start);
         for (int32_t w = start; w < end; ++w) {
             if (first && w > atomic_load(&job->first_collision))
                 break; /* masked at assembly anyway */
-            eval_waypoint(wk, w);
+            eval_waypoint(wk, w, job->traj_poses ? &place[w - start] : place);
             if (wk->failed) {
                 atomic_store(&job->failed, true);
                 return;
@@ -737,11 +840,31 @@ static bool worker_init(qworker *wk, qjob *job)
     wk->active = calloc((size_t)job->active_count, sizeof *wk->active);
     if (!wk->active)
         return false;
+    int32_t slots = 0;
+    wk->part_base = malloc((size_t)job->active_count * sizeof *wk->part_base);
+    if (!wk->part_base)
+        return false;
     for (int32_t i = 0; i < job->active_count; ++i) {
         if (!qrobot_alloc(&wk->active[i], job->active[i]))
             return false;
         if (!job->traj_poses)
             qrobot_place_current(&wk->active[i], wk->active[i].link_poses);
+        wk->part_base[i] = slots;
+        slots += job->active[i]->part_count;
+    }
+    wk->cand_start = malloc((size_t)(slots + 1) * sizeof *wk->cand_start);
+    if (!wk->cand_start)
+        return false;
+    /* A fixed reach allows the per-block candidates; CLOSEST without max_distance keeps the
+     * per-waypoint branch and bound. */
+    wk->use_cand = job->mode != GJK_WORLD_MODE_CLOSEST || isfinite(job->max_distance);
+    if (job->traj_poses) {
+        wk->place = calloc(GJK_WORLD_BLOCK_WAYPOINTS, sizeof *wk->place);
+        if (!wk->place)
+            return false;
+        for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+            if (!qrobot_alloc(&wk->place[k], job->active[0]))
+                return false;
     }
     return true;
 }
@@ -752,6 +875,13 @@ static void worker_free(qworker *wk)
         for (int32_t i = 0; i < wk->job->active_count; ++i)
             qrobot_free(&wk->active[i]);
     free(wk->active);
+    if (wk->place)
+        for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+            qrobot_free(&wk->place[k]);
+    free(wk->place);
+    free(wk->part_base);
+    free(wk->cand_start);
+    free(wk->cand);
     free(wk->hits);
     free(wk->named);
     free(wk->map.slots);
@@ -762,236 +892,6 @@ static void *worker_main(void *arg)
     qworker *wk = arg;
     run_blocks(wk);
     return NULL;
-}
-
-/* ------------------------------------------------------------------ results */
-
-/* The result object: the public struct first, then everything it owns in one block. */
-typedef struct result_block {
-    gjk_world_result pub;
-} result_block;
-
-void gjk_world_result_destroy(gjk_world_result **result)
-{
-    if (!result || !*result)
-        return;
-    free(*result); /* one allocation holds the struct, waypoints, pairs and names */
-    *result = NULL;
-}
-
-/* Interned name strings: distinct world pointers -> offsets in the result's arena. */
-typedef struct name_table {
-    const char **keys;
-    size_t *offsets;
-    uint32_t mask;
-    size_t bytes;
-} name_table;
-
-static uint32_t hash_ptr(const char *p)
-{
-    uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h >> 32);
-}
-
-static size_t *name_slot(name_table *t, const char *s)
-{
-    for (uint32_t i = hash_ptr(s) & t->mask;; i = (i + 1) & t->mask) {
-        if (t->keys[i] == s)
-            return &t->offsets[i];
-        if (t->keys[i] == NULL) {
-            t->keys[i] = s;
-            t->offsets[i] = t->bytes;
-            t->bytes += strlen(s) + 1;
-            return &t->offsets[i];
-        }
-    }
-}
-
-static void side_names(const qhit *h, bool b, const char **object, const char **body,
-                       const char **part)
-{
-    if (!b) {
-        *object = h->ra->name;
-        *body = h->ra->links[h->la].name;
-        *part = h->ra->links[h->la].parts[h->pa].name;
-    } else if (h->ob) {
-        *object = h->ob->body.name;
-        *body = h->ob->body.name;
-        *part = h->ob->body.parts[h->pb].name;
-    } else {
-        *object = h->rb->name;
-        *body = h->rb->links[h->lb].name;
-        *part = h->rb->links[h->lb].parts[h->pb].name;
-    }
-}
-
-static void fill_pair(gjk_world_pair *out, const qhit *h, const char *arena, name_table *names)
-{
-    memset(out, 0, sizeof *out);
-    const gjk_result *r = &h->r;
-    gjk_vec3 n = r->normal;
-    gjk_vec3 pa = gjk_madd(r->point_a, h->pad_a, n);
-    gjk_vec3 pb = gjk_madd(r->point_b, -h->pad_b, n);
-    for (int s = 0; s < 2; ++s) {
-        gjk_world_side *side = s == 0 ? &out->a : &out->b;
-        const char *object, *body, *part;
-        side_names(h, s == 1, &object, &body, &part);
-        side->object_name = arena + *name_slot(names, object);
-        side->body_name = arena + *name_slot(names, body);
-        side->part_name = arena + *name_slot(names, part);
-    }
-    out->a.body = gjk_link_body(h->ra->id, h->la);
-    out->a.part = h->pa;
-    out->a.point = pa;
-    out->a.local_point = gjk_inv_transform_point(h->frame_a, pa);
-    out->b.body = h->ob ? gjk_obstacle_body(h->ob->id) : gjk_link_body(h->rb->id, h->lb);
-    out->b.part = h->pb;
-    out->b.point = pb;
-    out->b.local_point = gjk_inv_transform_point(h->frame_b, pb);
-    out->distance = h->distance;
-    out->normal = n;
-    out->padding = h->pad;
-    out->status = h->status;
-    out->iterations = r->iterations;
-    out->epa_iterations = r->epa_iterations;
-}
-
-static size_t align_up(size_t n)
-{
-    return (n + 15) & ~(size_t)15;
-}
-
-static gjk_status assemble(qjob *job, gjk_world_result **out, bool cache_hit)
-{
-    int32_t n = job->waypoint_count;
-    int32_t first = -1;
-    for (int32_t w = 0; w < n && first < 0; ++w)
-        if (job->wp[w].evaluated && job->wp[w].collision)
-            first = w;
-    if (job->mode == GJK_WORLD_MODE_FIRST_COLLISION && first >= 0) {
-        /* Which waypoints after the first collision got evaluated depends on scheduling:
-         * drop them all so the result does not. */
-        for (int32_t w = first + 1; w < n; ++w) {
-            qwp *p = &job->wp[w];
-            free(p->hits);
-            free(p->named);
-            memset(p, 0, sizeof *p);
-        }
-    }
-    size_t total_pairs = 0;
-    for (int32_t w = 0; w < n; ++w)
-        total_pairs += (size_t)job->wp[w].count;
-
-    /* Intern names (a pass over the pairs), then lay out one block. */
-    name_table names;
-    memset(&names, 0, sizeof names);
-    size_t slots = 64;
-    while (slots < 6 * total_pairs + 16)
-        slots *= 2;
-    names.keys = calloc(slots, sizeof *names.keys);
-    names.offsets = calloc(slots, sizeof *names.offsets);
-    if (!names.keys || !names.offsets) {
-        free(names.keys);
-        free(names.offsets);
-        return GJK_STATUS_OUT_OF_MEMORY;
-    }
-    names.mask = (uint32_t)(slots - 1);
-    for (int32_t w = 0; w < n; ++w)
-        for (int32_t i = 0; i < job->wp[w].count; ++i)
-            for (int s = 0; s < 2; ++s) {
-                const char *object, *body, *part;
-                side_names(&job->wp[w].hits[i], s == 1, &object, &body, &part);
-                name_slot(&names, object);
-                name_slot(&names, body);
-                name_slot(&names, part);
-            }
-
-    size_t off_wp = align_up(sizeof(result_block));
-    size_t off_pairs = off_wp + align_up((size_t)n * sizeof(gjk_world_waypoint));
-    size_t off_names = off_pairs + align_up(total_pairs * sizeof(gjk_world_pair));
-    unsigned char *block = malloc(off_names + names.bytes + 1);
-    if (!block) {
-        free(names.keys);
-        free(names.offsets);
-        return GJK_STATUS_OUT_OF_MEMORY;
-    }
-    result_block *rb = (result_block *)block;
-    gjk_world_waypoint *wps = (gjk_world_waypoint *)(block + off_wp);
-    gjk_world_pair *pairs = (gjk_world_pair *)(block + off_pairs);
-    char *arena = (char *)(block + off_names);
-    for (uint32_t i = 0; i <= names.mask; ++i)
-        if (names.keys[i])
-            memcpy(arena + names.offsets[i], names.keys[i], strlen(names.keys[i]) + 1);
-
-    gjk_world_result *res = &rb->pub;
-    memset(res, 0, sizeof *res);
-    res->revision = job->world->revision;
-    res->pose_revision = job->world->pose_revision;
-    res->waypoint_count = n;
-    res->waypoints = wps;
-    res->min_distance = INFINITY;
-    res->min_waypoint = -1;
-    res->first_collision = first;
-    res->trajectory_cache_hit = cache_hit;
-    size_t k = 0;
-    for (int32_t w = 0; w < n; ++w) {
-        const qwp *p = &job->wp[w];
-        gjk_world_waypoint *o = &wps[w];
-        memset(o, 0, sizeof *o);
-        o->evaluated = p->evaluated;
-        o->collision = p->collision;
-        o->truncated = p->truncated;
-        o->min_distance = p->evaluated ? p->min_distance : (double)INFINITY;
-        o->counters = p->counters;
-        o->pairs = &pairs[k];
-        o->pair_count = p->count;
-        for (int32_t i = 0; i < p->count; ++i)
-            fill_pair(&pairs[k++], &p->hits[i], arena, &names);
-        if (p->evaluated && o->min_distance < res->min_distance) {
-            res->min_distance = o->min_distance;
-            res->min_waypoint = w;
-        }
-    }
-    free(names.keys);
-    free(names.offsets);
-    *out = res;
-    return GJK_WORLD_OK;
-}
-
-/* Builds the named-trajectory record from the waypoints' caches; NULL on failure (the cache
- * only speeds things up, so a failure here is not an error). */
-static wtraj *build_named(const qjob *job, const char *name, int32_t robot)
-{
-    int32_t n = job->waypoint_count;
-    size_t total = 0;
-    for (int32_t w = 0; w < n; ++w)
-        total += (size_t)job->wp[w].named_count;
-    wtraj *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    size_t name_len = strlen(name) + 1;
-    t->name = malloc(name_len);
-    t->offsets = malloc((size_t)(n + 1) * sizeof *t->offsets);
-    t->entries = malloc((total > 0 ? total : 1) * sizeof *t->entries);
-    if (!t->name || !t->offsets || !t->entries) {
-        wtraj_free(t);
-        return NULL;
-    }
-    memcpy(t->name, name, name_len);
-    t->robot = robot;
-    t->waypoint_count = n;
-    int32_t k = 0;
-    for (int32_t w = 0; w < n; ++w) {
-        t->offsets[w] = k;
-        const qwp *p = &job->wp[w];
-        if (p->named_count > 0)
-            memcpy(&t->entries[k], p->named, (size_t)p->named_count * sizeof *t->entries);
-        k += p->named_count;
-    }
-    t->offsets[n] = k;
-    t->bytes =
-        sizeof *t + name_len + (size_t)(n + 1) * sizeof *t->offsets + total * sizeof *t->entries;
-    return t;
 }
 
 /* ------------------------------------------------------------------ entry points */
@@ -1139,7 +1039,7 @@ gjk_status gjk_world_query_state(const gjk_world *world, const gjk_world_query_o
     if (s == GJK_WORLD_OK)
         s = job_run(&job, 1);
     if (s == GJK_WORLD_OK)
-        s = assemble(&job, out, false);
+        s = gjk_wq_assemble(&job, out, false);
     job_free(&job);
     return s;
 }
@@ -1182,14 +1082,17 @@ gjk_status gjk_world_query_trajectory(const gjk_world *world,
     bool named = t->name && t->name[0] != '\0' && world->def.trajectory_cache_bytes > 0;
     wtraj *prev = named ? wcache_acquire(world->cache, t->name, t->robot) : NULL;
     job.prev = prev;
+    job.prev_bounds = prev && prev->revision == world->revision &&
+                      prev->pose_revision == world->pose_revision &&
+                      prev->link_count == r->link_count;
     job.record_named = named;
     int32_t threads = options ? options->threads : 1;
     s = job_run(&job, threads);
     if (s == GJK_WORLD_OK)
-        s = assemble(&job, out, prev != NULL);
+        s = gjk_wq_assemble(&job, out, prev != NULL);
     wcache_release(world->cache, prev);
     if (s == GJK_WORLD_OK && named) {
-        wtraj *fresh = build_named(&job, t->name, t->robot);
+        wtraj *fresh = gjk_wq_build_named(&job, t->name, t->robot);
         if (fresh)
             wcache_store(world->cache, fresh);
     }

@@ -54,10 +54,18 @@
  *  GJK_WORLD_BLOCK_WAYPOINTS consecutive waypoints. Within a block each pair warm-starts from the
  *  previous waypoint; a block always starts from the named-trajectory cache or cold. Blocks are
  *  independent and are spread over the threads, so for the same world, the same input and the
- *  same named-cache contents the result is bit-for-bit identical whatever the thread count.
- *  Warm starts (named cache or not) change only speed: warm and cold answers agree within GJK
- *  tolerance (options.gjk), pair sets agree except for pairs within that tolerance of
- *  max_distance. */
+ *  same named-cache contents the result is bit-for-bit identical whatever the thread count
+ *  (every field: pairs and their order, distances, witnesses, normals, statuses, iteration
+ *  counts, counters). Warm starts change only the work done: warm and cold answers agree within
+ *  GJK tolerance (options.gjk; EPA's for overlapping pairs), and the pair sets agree except for
+ *  pairs within that tolerance of max_distance.
+ *
+ * Temporal coherence. Within a block, and from one query of a named trajectory to the next, a
+ *  pair that GJK proved farther than lower is skipped while lower minus a bound on how far its
+ *  parts moved since still exceeds the reach (counters.pairs_bounded). The bound is exact
+ *  geometry (translation plus rotation angle times part radius), so no pair within reach is
+ *  ever skipped; the named trajectory's bounds are voided when the scene revision or the pose
+ *  revision changed in between (obstacles or other robots may have moved). */
 #ifndef GJK_WORLD_H
 #define GJK_WORLD_H
 
@@ -184,7 +192,9 @@ GJK_API gjk_status gjk_world_set_obstacle_pose(gjk_world *world, int32_t obstacl
 
 /* Sets all link poses of a robot (world frame, link order of the def): count must equal the
  * robot's link count; every pose must be valid (finite, |q| = 1 within
- * GJK_QUAT_NORM_TOLERANCE; near-unit quaternions are normalised). */
+ * GJK_QUAT_NORM_TOLERANCE; near-unit quaternions are normalised). Link poses are the only
+ * form of state in this version; a kinematics layer (joint positions -> link poses) will sit
+ * on top of this call and of gjk_world_trajectory without changing how queries work. */
 GJK_API gjk_status gjk_world_set_link_poses(gjk_world *world, int32_t robot,
                                             const gjk_transform *poses, int32_t count);
 
@@ -291,13 +301,16 @@ typedef struct gjk_world_query_options {
     gjk_world_mode mode;  /* default GJK_WORLD_MODE_CLOSEST */
     uint32_t pairs;       /* GJK_WORLD_PAIRS_* bits; 0 = ROBOT_OBSTACLE | SELF (the default) */
     bool signed_distance; /* on overlap run EPA: depth as negative distance, deepest points,
-                             normal. Off: overlapping pairs report distance = -padding and a
-                             zero normal. Default on. */
+                             normal. Off: overlapping pairs report status OVERLAPPING with
+                             distance = -padding (depth unknown) and a normal only where GJK
+                             knows one (zero when the cores overlap). Default on. */
     int32_t robot;        /* state query: only pairs with a link of this robot (0 = all robots) */
-    int32_t max_pairs;    /* cap on pairs reported per waypoint, 1..GJK_WORLD_MAX_PAIRS; the
-                             nearest are kept (default 1024) */
+    int32_t max_pairs;    /* cap on pairs reported per waypoint, 1..GJK_WORLD_MAX_PAIRS (0 =
+                             default 1024); the nearest are kept. A result holds at most
+                             waypoint_count * max_pairs pairs. */
     int32_t threads;      /* trajectory query: threads used including the caller's, 0 or 1 =
-                             the calling thread only, at most GJK_WORLD_MAX_THREADS */
+                             the calling thread only, at most GJK_WORLD_MAX_THREADS; more than
+                             the number of blocks is pointless. Threads are created per query. */
     gjk_options gjk;      /* narrow-phase options (zeroed = defaults) */
 } gjk_world_query_options;
 
@@ -336,6 +349,9 @@ typedef struct gjk_world_counters {
                                 allowed and pass the pair's own padded box test */
     int32_t warm_starts;     /* of which warm-started (previous waypoint or named cache) */
     int64_t gjk_iterations;  /* summed */
+    int32_t pairs_bounded;   /* candidates skipped without GJK: a lower bound certified at an
+                                earlier waypoint of the block, minus a bound on the motion
+                                since, already exceeds the reach (trajectories only) */
 } gjk_world_counters;
 
 typedef struct gjk_world_waypoint {
