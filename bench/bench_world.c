@@ -218,7 +218,7 @@ static void add_obstacle(gjk_world *w, int index, gjk_vec3 at, double size)
  * segment at every waypoint, minus the link radius (0.05 m plus the cap) and the ball's. */
 static double clearance(const gjk_transform *path, int waypoints, gjk_vec3 c, double radius)
 {
-    double best = INFINITY;
+    double best = HUGE_VAL;
     for (int i = 0; i < waypoints * LINKS; ++i) {
         gjk_vec3 a = path[i].p, b = gjk_transform_point(path[i], gjk_v3(0, 0, LINK_LENGTH));
         gjk_vec3 ab = gjk_sub(b, a);
@@ -269,7 +269,8 @@ typedef struct figures {
     double overlapping, epa_iterations;
     double iterations, warm_iterations, warm_narrow, warm_warm_starts, bounded, warm_bounded;
     double state_query;
-    double cpu[4]; /* medians, CPU seconds: cold 1, warm 1, cold 2, warm 2 threads */
+    double cpu[4];   /* medians, CPU seconds: cold 1, warm 1, cold 2, warm 2 threads */
+    double modes[2]; /* medians, CPU seconds: FIRST_COLLISION, CLOSEST without max_distance */
 } figures;
 
 static void totals(const gjk_world_result *r, figures *f)
@@ -363,8 +364,22 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     f->warm_bounded = f->bounded;
     gjk_world_result_destroy(&last);
 
-    /* state query: the arm at the middle waypoint */
+    /* the other modes, cold, one thread, CPU time */
     opt.threads = 1;
+    t.name = NULL;
+    const gjk_world_mode modes[2] = {GJK_WORLD_MODE_FIRST_COLLISION, GJK_WORLD_MODE_CLOSEST};
+    for (int m = 0; m < 2; ++m) {
+        gjk_world_query_options o = opt;
+        o.mode = modes[m];
+        o.max_distance = m == 0 ? MAX_DISTANCE : HUGE_VAL;
+        for (int r = 0; r < repeats; ++r) {
+            time_query(w, &t, &o, NULL);
+            state[r] = last_cpu;
+        }
+        f->modes[m] = median(state, repeats);
+    }
+
+    /* state query: the arm at the middle waypoint */
     gjk_status s = gjk_world_set_link_poses(w, robot, &poses[(waypoints / 2) * LINKS], LINKS);
     if (s != GJK_WORLD_OK)
         die("set_link_poses", s);
@@ -474,6 +489,10 @@ int main(int argc, char **argv)
            fig[1].warm_1 / fig[1].warm_2);
     printf("%-44s %14.2f %14.2f\n", "cold / warm [x]", fig[0].cold_1 / fig[0].warm_1,
            fig[1].cold_1 / fig[1].warm_1);
+    printf("%-44s %14.3f %14.3f\n", "validity (FIRST_COLLISION), cold, CPU [ms]",
+           1e3 * fig[0].modes[0], 1e3 * fig[1].modes[0]);
+    printf("%-44s %14.3f %14.3f\n", "closest pair (CLOSEST, no limit), cold, CPU [ms]",
+           1e3 * fig[0].modes[1], 1e3 * fig[1].modes[1]);
     printf("%-44s %14.1f %14.1f\n", "state query (one waypoint) [us]", 1e6 * fig[0].state_query,
            1e6 * fig[1].state_query);
     for (int k = 0; k < 2; ++k)
@@ -492,8 +511,10 @@ int main(int argc, char **argv)
            fig[1].warm_bounded);
     printf("%-44s %14.0f %14.0f\n", "overlapping pairs per query (EPA)", fig[0].overlapping,
            fig[1].overlapping);
-    printf("%-44s %14.1f %14.1f\n", "EPA iterations per overlapping pair",
-           fig[0].epa_iterations / fig[0].overlapping, fig[1].epa_iterations / fig[1].overlapping);
+    if (fig[0].overlapping > 0 && fig[1].overlapping > 0)
+        printf("%-44s %14.1f %14.1f\n", "EPA iterations per overlapping pair",
+               fig[0].epa_iterations / fig[0].overlapping,
+               fig[1].epa_iterations / fig[1].overlapping);
     printf("%-44s %14.1f %14.1f\n", "pairs reported per waypoint", fig[0].reported,
            fig[1].reported);
     printf("%-44s %14.1f %14.1f\n", "broad-phase pruning (possible / narrow) [x]",

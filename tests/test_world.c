@@ -175,7 +175,7 @@ static void test_state_distances_and_witnesses(void **state)
     fixture f;
     make_fixture(&f, false);
     gjk_world_result *r =
-        query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, INFINITY);
+        query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, HUGE_VAL);
     const gjk_world_waypoint *wp = &r->waypoints[0];
     assert_int_equal(wp->pair_count, 6);
     assert_true(wp->evaluated);
@@ -221,7 +221,7 @@ static void test_state_distances_and_witnesses(void **state)
     assert_true(isinf(r->min_distance));
     assert_int_equal(r->min_waypoint, -1);
     gjk_world_result_destroy(&r);
-    r = query(f.w, GJK_WORLD_MODE_CLOSEST, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_CLOSEST, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 1);
     assert_near(r->waypoints[0].pairs[0].distance, 0.15, 1e-12);
     assert_int_equal(r->waypoints[0].pairs[0].b.body.object, f.post);
@@ -245,7 +245,7 @@ static void test_self_collision_and_disabled_pairs(void **state)
     (void)state;
     fixture f;
     make_fixture(&f, true);
-    gjk_world_result *r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, INFINITY);
+    gjk_world_result *r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, HUGE_VAL);
     const gjk_world_waypoint *wp = &r->waypoints[0];
     assert_int_equal(wp->pair_count, 3);
     assert_near(wp->pairs[0].distance, 0.05, 1e-12);
@@ -265,23 +265,23 @@ static void test_self_collision_and_disabled_pairs(void **state)
     def.disabled_pairs = adjacent;
     def.disabled_pair_count = 2;
     assert_ok(gjk_world_put_robot(f.w, &def, NULL));
-    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 1);
     assert_near(r->waypoints[0].pairs[0].distance, 0.3, 1e-12);
     gjk_world_result_destroy(&r);
 
     /* allowed link-link pair, then self-collision off */
     assert_ok(gjk_world_set_allowed(f.w, gjk_link_body(f.arm, 2), gjk_link_body(f.arm, 0), true));
-    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 0);
     gjk_world_result_destroy(&r);
     assert_ok(gjk_world_set_allowed(f.w, gjk_link_body(f.arm, 0), gjk_link_body(f.arm, 2), false));
     assert_ok(gjk_world_set_self_collision(f.w, f.arm, false));
-    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 0);
     gjk_world_result_destroy(&r);
     assert_ok(gjk_world_set_self_collision(f.w, f.arm, true));
-    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_SELF, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 1);
     gjk_world_result_destroy(&r);
     gjk_world_destroy(&f.w);
@@ -296,7 +296,7 @@ static void test_allowed_pairs(void **state)
     assert_ok(gjk_world_set_allowed(f.w, gjk_link_body(f.arm, 2), gjk_obstacle_body(f.wall), true));
     assert_int_equal(gjk_world_revision(f.w), rev + 1);
     gjk_world_result *r =
-        query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, INFINITY);
+        query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 5);
     assert_null(find_pair(&r->waypoints[0], 2, gjk_obstacle_body(f.wall)));
     gjk_world_result_destroy(&r);
@@ -304,7 +304,7 @@ static void test_allowed_pairs(void **state)
     /* every link of the robot against the post (link = -1), given in either order */
     assert_ok(
         gjk_world_set_allowed(f.w, gjk_obstacle_body(f.post), gjk_link_body(f.arm, -1), true));
-    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 2);
     gjk_world_result_destroy(&r);
     gjk_world_info info;
@@ -314,7 +314,7 @@ static void test_allowed_pairs(void **state)
     /* checked again */
     assert_ok(
         gjk_world_set_allowed(f.w, gjk_link_body(f.arm, 2), gjk_obstacle_body(f.wall), false));
-    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, HUGE_VAL);
     assert_int_equal(r->waypoints[0].pair_count, 3);
     assert_non_null(find_pair(&r->waypoints[0], 2, gjk_obstacle_body(f.wall)));
     gjk_world_result_destroy(&r);
@@ -345,7 +345,7 @@ static void test_padding(void **state)
     (void)state;
     fixture f;
     make_fixture(&f, false);
-    const double inf = INFINITY;
+    const double inf = HUGE_VAL;
     assert_ok(gjk_world_set_padding(f.w, gjk_link_body(f.arm, 2), 0.05));
     gjk_world_result *r =
         query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, inf);
@@ -373,8 +373,8 @@ static void test_padding(void **state)
     assert_near(p->a.point.x, 0.65, 1e-12); /* split in half */
     assert_near(p->b.point.x, 0.75, 1e-12);
     gjk_world_result_destroy(&r);
-    assert_ok(
-        gjk_world_set_pair_padding(f.w, gjk_obstacle_body(f.wall), gjk_link_body(f.arm, 2), NAN));
+    assert_ok(gjk_world_set_pair_padding(f.w, gjk_obstacle_body(f.wall), gjk_link_body(f.arm, 2),
+                                         (double)NAN));
     r = query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, inf);
     assert_near(find_pair(&r->waypoints[0], 2, gjk_obstacle_body(f.wall))->distance, 0.13, 1e-12);
     gjk_world_result_destroy(&r);
@@ -402,7 +402,7 @@ static void test_padding(void **state)
     uint64_t rev = gjk_world_revision(f.w);
     assert_status(gjk_world_set_padding(f.w, gjk_link_body(f.arm, 0), -0.01),
                   GJK_STATUS_INVALID_INPUT);
-    assert_status(gjk_world_set_padding(f.w, gjk_link_body(f.arm, 0), NAN),
+    assert_status(gjk_world_set_padding(f.w, gjk_link_body(f.arm, 0), (double)NAN),
                   GJK_STATUS_INVALID_INPUT);
     assert_status(
         gjk_world_set_pair_padding(f.w, gjk_link_body(f.arm, 0), gjk_obstacle_body(f.wall), -1.0),
@@ -416,7 +416,7 @@ static void test_first_collision_and_overlap(void **state)
     (void)state;
     fixture f;
     make_fixture(&f, false);
-    gjk_world_result *r = query(f.w, GJK_WORLD_MODE_FIRST_COLLISION, GJK_WORLD_PAIRS_ALL, INFINITY);
+    gjk_world_result *r = query(f.w, GJK_WORLD_MODE_FIRST_COLLISION, GJK_WORLD_PAIRS_ALL, HUGE_VAL);
     assert_false(r->waypoints[0].collision);
     assert_int_equal(r->waypoints[0].pair_count, 0);
     assert_true(isinf(r->waypoints[0].min_distance));
@@ -428,14 +428,14 @@ static void test_first_collision_and_overlap(void **state)
     memcpy(p, arm_poses(), sizeof p);
     p[2].p.x = 0.75;
     assert_ok(gjk_world_set_link_poses(f.w, f.arm, p, 3));
-    r = query(f.w, GJK_WORLD_MODE_FIRST_COLLISION, GJK_WORLD_PAIRS_ALL, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_FIRST_COLLISION, GJK_WORLD_PAIRS_ALL, HUGE_VAL);
     assert_true(r->waypoints[0].collision);
     assert_int_equal(r->waypoints[0].pair_count, 1);
     assert_int_equal(r->waypoints[0].pairs[0].a.body.link, 2);
     assert_int_equal(r->waypoints[0].pairs[0].status, GJK_STATUS_OVERLAPPING);
     gjk_world_result_destroy(&r);
 
-    r = query(f.w, GJK_WORLD_MODE_CLOSEST, GJK_WORLD_PAIRS_ALL, INFINITY);
+    r = query(f.w, GJK_WORLD_MODE_CLOSEST, GJK_WORLD_PAIRS_ALL, HUGE_VAL);
     const gjk_world_pair *q = &r->waypoints[0].pairs[0];
     assert_near(q->distance, -0.05, 1e-9);
     assert_near(q->normal.x, 1.0, 1e-9);
@@ -779,7 +779,7 @@ static void test_replace_robot_remaps_rules(void **state)
     gjk_world_get_info(f.w, &info);
     assert_int_equal(info.allowed_pair_count, 1);
     gjk_world_result *r =
-        query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, INFINITY);
+        query(f.w, GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_PAIRS_ROBOT_OBSTACLE, HUGE_VAL);
     /* link2 (now index 0) vs wall stays allowed; tool vs post is checked again */
     assert_null(find_pair(&r->waypoints[0], 0, gjk_obstacle_body(f.wall)));
     assert_non_null(find_pair(&r->waypoints[0], 2, gjk_obstacle_body(f.post)));
@@ -819,7 +819,7 @@ static void test_bad_input_leaves_world_unchanged(void **state)
     gjk_world_result *ref = NULL;
     assert_ok(gjk_world_query_state(f.w, &opt, &ref));
 
-    const double nan = NAN;
+    const double nan = (double)NAN;
     gjk_transform poses[3];
     memcpy(poses, arm_poses(), sizeof poses);
 
@@ -833,7 +833,7 @@ static void test_bad_input_leaves_world_unchanged(void **state)
     memcpy(poses, arm_poses(), sizeof poses);
     poses[1].q = gjk_quat_make(1.0, 0.1, 0.0, 0.0); /* not unit */
     assert_status(gjk_world_set_link_poses(f.w, f.arm, poses, 3), GJK_STATUS_INVALID_INPUT);
-    poses[1].q = gjk_quat_make(INFINITY, 0, 0, 0);
+    poses[1].q = gjk_quat_make(HUGE_VAL, 0, 0, 0);
     assert_status(gjk_world_set_link_poses(f.w, f.arm, poses, 3), GJK_STATUS_INVALID_INPUT);
 
     /* obstacles */
@@ -891,7 +891,7 @@ static void test_bad_input_leaves_world_unchanged(void **state)
     assert_status(gjk_world_put_robot(f.w, &rd, NULL), GJK_STATUS_INVALID_INPUT);
     rd = arm_def(true);
     memcpy(poses, arm_poses(), sizeof poses);
-    poses[0].p.x = INFINITY;
+    poses[0].p.x = HUGE_VAL;
     rd.link_poses = poses;
     assert_status(gjk_world_put_robot(f.w, &rd, NULL), GJK_STATUS_INVALID_INPUT);
     rd = arm_def(true);
@@ -1011,6 +1011,64 @@ static void test_scene_caps(void **state)
     gjk_world_destroy(&w);
 }
 
+/* Degenerate scenes: nothing in the world, a robot without obstacles, links without parts. */
+static void test_empty_and_partless(void **state)
+{
+    (void)state;
+    gjk_world *w = NULL;
+    assert_ok(gjk_world_create(NULL, &w));
+    gjk_world_result *r = NULL;
+    assert_ok(gjk_world_query_state(w, NULL, &r));
+    assert_int_equal(r->waypoint_count, 1);
+    assert_int_equal(r->waypoints[0].pair_count, 0);
+    assert_true(isinf(r->min_distance));
+    assert_int_equal(r->first_collision, -1);
+    gjk_world_result_destroy(&r);
+
+    gjk_link_def links[2];
+    memset(links, 0, sizeof links);
+    links[0].name = "base"; /* no parts: never collides */
+    gjk_part_def part = tw_box_part(0.1, 0.1, 0.1, gjk_v3(0, 0, 0));
+    links[1].name = "tip";
+    links[1].parts = &part;
+    links[1].part_count = 1;
+    gjk_robot_def def;
+    memset(&def, 0, sizeof def);
+    def.name = "r";
+    def.links = links;
+    def.link_count = 2;
+    def.self_collision = true;
+    int32_t id;
+    assert_ok(gjk_world_put_robot(w, &def, &id));
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.pairs = GJK_WORLD_PAIRS_ALL;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 0);
+    gjk_world_result_destroy(&r);
+    gjk_transform poses[2 * 3];
+    for (int i = 0; i < 6; ++i)
+        poses[i] = tw_at(0.1 * i, 0, 0);
+    gjk_world_trajectory t;
+    memset(&t, 0, sizeof t);
+    t.robot = id;
+    t.waypoint_count = 3;
+    t.link_count = 2;
+    t.link_poses = poses;
+    t.name = "n";
+    opt.threads = 2;
+    assert_ok(gjk_world_query_trajectory(w, &t, &opt, &r));
+    assert_int_equal(r->waypoint_count, 3);
+    assert_int_equal(r->min_waypoint, -1);
+    gjk_world_result_destroy(&r);
+    gjk_obstacle_def od = box_obstacle("o", &wall_part, gjk_v3(0.1, 0.1, 0.1), gjk_v3(0.2, 0, 0));
+    assert_ok(gjk_world_put_obstacle(w, &od, NULL));
+    assert_ok(gjk_world_query_trajectory(w, &t, &opt, &r));
+    assert_int_equal(r->first_collision, 0); /* the tip starts inside the box */
+    assert_int_equal(r->waypoints[0].pairs[0].a.body.link, 1);
+    gjk_world_result_destroy(&r);
+    gjk_world_destroy(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1027,6 +1085,7 @@ int main(void)
         cmocka_unit_test(test_replace_robot_remaps_rules),
         cmocka_unit_test(test_bad_input_leaves_world_unchanged),
         cmocka_unit_test(test_scene_caps),
+        cmocka_unit_test(test_empty_and_partless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,7 @@ static void check_queries(const gjk_bp_tree *tree, const gjk_aabb *boxes, const 
 {
     for (int q = 0; q < 60; ++q) {
         gjk_aabb query = random_box(10.0, 1.0);
-        double margin = q % 10 == 0 ? (double)INFINITY : tw_range(0.0, 2.0);
+        double margin = q % 10 == 0 ? HUGE_VAL : tw_range(0.0, 2.0);
         ctx->count = 0;
         ctx->shrink = false;
         gjk_bp_query(tree, query, margin, visit, ctx);
@@ -68,9 +68,9 @@ static void check_queries(const gjk_bp_tree *tree, const gjk_aabb *boxes, const 
         ctx->count = 0;
         ctx->shrink = true;
         ctx->query = query;
-        ctx->best = INFINITY;
-        gjk_bp_query(tree, query, INFINITY, visit, ctx);
-        double best = INFINITY;
+        ctx->best = HUGE_VAL;
+        gjk_bp_query(tree, query, HUGE_VAL, visit, ctx);
+        double best = HUGE_VAL;
         int live_count = 0;
         for (int i = 0; i < N; ++i)
             if (live[i]) {
@@ -94,7 +94,7 @@ static void test_tree_random_operations(void **state)
     gjk_bp_tree tree;
     gjk_bp_init(&tree);
     assert_int_equal(gjk_bp_height(&tree), -1);
-    gjk_bp_query(&tree, random_box(1, 1), INFINITY, visit, &ctx); /* empty: no visit */
+    gjk_bp_query(&tree, random_box(1, 1), HUGE_VAL, visit, &ctx); /* empty: no visit */
 
     assert_true(gjk_bp_reserve(&tree, N));
     for (int i = 0; i < N; ++i) {

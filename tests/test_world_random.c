@@ -121,8 +121,16 @@ static void check_all_within(const gjk_world_waypoint *wp, const tw_pair *b, int
             if (tw_same_pair(&b[k], p))
                 found = k;
         assert_true(found >= 0);
-        assert_near(p->distance, b[found].distance, tol_for(b[found].distance));
-        assert_true(b[found].distance <= max + BOUNDARY);
+        /* A narrow-phase answer flagged as capped (EPA out of capacity or iterations; its
+         * simplex, hence its run, depends on the warm start) is a best estimate: only its
+         * presence is checked. */
+        bool capped = p->status == GJK_STATUS_CAPACITY_LIMIT ||
+                      p->status == GJK_STATUS_ITERATION_LIMIT ||
+                      b[found].status == GJK_STATUS_CAPACITY_LIMIT ||
+                      b[found].status == GJK_STATUS_ITERATION_LIMIT;
+        if (!capped)
+            assert_near(p->distance, b[found].distance, tol_for(b[found].distance));
+        assert_true(capped || b[found].distance <= max + BOUNDARY);
         /* witnesses: point_b - point_a = distance * normal when the normal is known. The
          * world only shifts the pair query's witnesses by the padding along the normal, so
          * this checks that shift; overlapping pairs are checked along the normal only, since
@@ -139,7 +147,7 @@ static void check_all_within(const gjk_world_waypoint *wp, const tw_pair *b, int
             assert_true(wp->pairs[i - 1].distance <= p->distance);
     }
     /* every brute-force pair clearly within reach is reported */
-    double min = INFINITY;
+    double min = HUGE_VAL;
     for (int k = 0; k < n; ++k) {
         if (b[k].distance <= max)
             min = fmin(min, b[k].distance);
@@ -163,7 +171,7 @@ static void check_all_within(const gjk_world_waypoint *wp, const tw_pair *b, int
 
 static double brute_min(const tw_pair *b, int n)
 {
-    double m = INFINITY;
+    double m = HUGE_VAL;
     for (int k = 0; k < n; ++k)
         m = fmin(m, b[k].distance);
     return m;
@@ -184,7 +192,7 @@ static void test_state_vs_brute_force(void **state)
         tw_build_world(s, w);
         add_random_rules(s, w);
 
-        const double reaches[] = {-0.01, 0.0, 0.05, 0.3, INFINITY};
+        const double reaches[] = {-0.01, 0.0, 0.05, 0.3, HUGE_VAL};
         const uint32_t kinds[] = {GJK_WORLD_PAIRS_ALL, GJK_WORLD_PAIRS_ROBOT_OBSTACLE,
                                   GJK_WORLD_PAIRS_SELF, GJK_WORLD_PAIRS_ROBOT_ROBOT};
         for (int ki = 0; ki < 4; ++ki) {
@@ -207,7 +215,7 @@ static void test_state_vs_brute_force(void **state)
             double m = brute_min(brute, n);
 
             opt.mode = GJK_WORLD_MODE_CLOSEST;
-            opt.max_distance = INFINITY;
+            opt.max_distance = HUGE_VAL;
             gjk_world_result *res = NULL;
             assert_ok(gjk_world_query_state(w, &opt, &res));
             const gjk_world_waypoint *wp = &res->waypoints[0];
@@ -307,7 +315,7 @@ static void test_trajectory_vs_brute_force(void **state)
         gjk_world_result *res = NULL;
         assert_ok(gjk_world_query_trajectory(w, &t, &opt, &res));
         assert_int_equal(res->waypoint_count, W);
-        double min = INFINITY;
+        double min = HUGE_VAL;
         int first = -1;
         for (int i = 0; i < W; ++i) {
             int n;
@@ -588,7 +596,7 @@ static void test_named_iterations_vs_brute_force(void **state)
         all.threads = 1 + tw_int(2);
         gjk_world_query_options closest = all;
         closest.mode = GJK_WORLD_MODE_CLOSEST;
-        closest.max_distance = trial % 2 ? (double)INFINITY : 0.3;
+        closest.max_distance = trial % 2 ? HUGE_VAL : 0.3;
         int bounded = 0;
         for (int iter = 0; iter < 5; ++iter) {
             gjk_world_result *ra = NULL, *rc = NULL;
@@ -618,6 +626,104 @@ static void test_named_iterations_vs_brute_force(void **state)
             }
         }
         assert_true(bounded > 0);
+        free(traj);
+        gjk_world_destroy(&w);
+        free(s);
+        tw_free_polytopes();
+    }
+}
+
+/* Scene changes between the queries of a named trajectory (moves, paddings, removals,
+ * replacements, other robots' poses): every answer matches brute force on the changed scene,
+ * so no cached warm start or bound ever outlives what it was computed for. */
+static void test_changes_between_named_queries(void **state)
+{
+    (void)state;
+    for (int trial = 0; trial < 4; ++trial) {
+        tw_seed(18000 + (uint64_t)trial);
+        tw_scene *s = calloc(1, sizeof *s);
+        assert_non_null(s);
+        random_scene(s, 2, 50, false);
+        gjk_world *w = NULL;
+        assert_ok(gjk_world_create(NULL, &w));
+        tw_build_world(s, w);
+        int W = 17;
+        int L = s->robots[0].link_count;
+        gjk_transform *traj = random_trajectory(s, W, 1.0);
+        gjk_world_trajectory t;
+        memset(&t, 0, sizeof t);
+        t.robot = s->robots[0].id;
+        t.waypoint_count = W;
+        t.link_count = L;
+        t.link_poses = traj;
+        t.name = "plan";
+        gjk_world_query_options opt = gjk_world_default_query_options();
+        opt.pairs = GJK_WORLD_PAIRS_ALL;
+        opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        opt.max_distance = 0.12;
+        opt.max_pairs = GJK_WORLD_MAX_PAIRS;
+        for (int step = 0; step < 12; ++step) {
+            gjk_world_result *r = NULL;
+            assert_ok(gjk_world_query_trajectory(w, &t, &opt, &r));
+            for (int i = 0; i < W; ++i) {
+                int n;
+                brute_waypoint(s, traj, i, opt.pairs, &n);
+                check_all_within(&r->waypoints[i], brute, n, opt.max_distance);
+            }
+            gjk_world_result_destroy(&r);
+            /* change something near the path */
+            int o = tw_int(s->obstacle_count);
+            tw_body *b = &s->obstacles[o];
+            switch (step % 6) {
+            case 0: /* move an obstacle onto the robot's path */
+                b->pose.p = gjk_add(traj[(tw_int(W) * L) + tw_int(L)].p, tw_vec(0.15));
+                assert_ok(gjk_world_set_obstacle_pose(w, s->obstacle_ids[o], b->pose));
+                break;
+            case 1:
+                b->padding = tw_range(0.0, 0.08);
+                assert_ok(
+                    gjk_world_set_padding(w, gjk_obstacle_body(s->obstacle_ids[o]), b->padding));
+                break;
+            case 2: /* replace an obstacle by a bigger one at the path */
+                b->parts[0].shape = tw_shape(0.3);
+                b->pose.p = gjk_add(traj[(tw_int(W) * L) + tw_int(L)].p, tw_vec(0.2));
+                {
+                    gjk_obstacle_def def;
+                    memset(&def, 0, sizeof def);
+                    def.name = b->name;
+                    def.parts = b->parts;
+                    def.part_count = b->part_count;
+                    def.pose = b->pose;
+                    def.padding = b->padding;
+                    int32_t id;
+                    assert_ok(gjk_world_put_obstacle(w, &def, &id));
+                    assert_int_equal(id, s->obstacle_ids[o]);
+                }
+                break;
+            case 3: /* remove an obstacle */
+                assert_ok(gjk_world_remove_obstacle(w, s->obstacle_ids[o]));
+                s->obstacles[o] = s->obstacles[s->obstacle_count - 1];
+                s->obstacle_ids[o] = s->obstacle_ids[s->obstacle_count - 1];
+                --s->obstacle_count;
+                break;
+            case 4: { /* the other robot moves next to the path */
+                tw_robot *r2 = &s->robots[1];
+                gjk_transform p[TW_MAX_LINKS];
+                for (int l = 0; l < r2->link_count; ++l) {
+                    r2->links[l].pose.p = gjk_add(traj[(tw_int(W) * L) + tw_int(L)].p, tw_vec(0.2));
+                    p[l] = r2->links[l].pose;
+                }
+                assert_ok(gjk_world_set_link_poses(w, r2->id, p, r2->link_count));
+                break;
+            }
+            default: /* the moving robot's link padding */
+                s->robots[0].links[tw_int(L)].padding = tw_range(0.0, 0.05);
+                for (int l = 0; l < L; ++l)
+                    assert_ok(gjk_world_set_padding(w, gjk_link_body(s->robots[0].id, l),
+                                                    s->robots[0].links[l].padding));
+                break;
+            }
+        }
         free(traj);
         gjk_world_destroy(&w);
         free(s);
@@ -715,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_named_warm_equals_cold),
         cmocka_unit_test(test_named_iterations_vs_brute_force),
+        cmocka_unit_test(test_changes_between_named_queries),
         cmocka_unit_test(test_concurrent_queries),
     };
     if (getenv("TEST_FILTER"))

@@ -255,7 +255,7 @@ static inline void tw_rules(const tw_scene *s, gjk_body_id a, gjk_body_id b, boo
                             double *padding)
 {
     *allowed = false;
-    *padding = NAN;
+    *padding = (double)NAN;
     for (int i = 0; i < s->rule_count; ++i) {
         const tw_rule *r = &s->rules[i];
         bool m = (tw_body_matches(r->a, a) && tw_body_matches(r->b, b)) ||
@@ -292,7 +292,7 @@ static inline void tw_pair_distance(const gjk_part_def *pa, gjk_transform fa,
     q.pose_a = gjk_transform_mul(fa, pa->pose);
     q.shape_b = &pb->shape;
     q.pose_b = gjk_transform_mul(fb, pb->pose);
-    q.cutoff = INFINITY;
+    q.cutoff = HUGE_VAL;
     q.penetration = true;
     gjk_cache cache;
     memset(&cache, 0, sizeof cache);

@@ -153,42 +153,27 @@ void gjkd_client_expect_revision(gjkd_client *client, uint64_t revision)
 
 /* ------------------------------------------------------------------ one round trip */
 
-/* Receives one multipart message; returns its last frame's content in *data (malloc'd), or
- * false if the framing is not [payload] or [empty][payload]. */
-static bool receive_reply(void *socket, void **data, size_t *size)
+/* Receives one multipart message into *payload (its last frame; the caller closes it). False,
+ * with *payload closed, if the framing is not [payload] or [empty][payload]. */
+static bool receive_reply(void *socket, zmq_msg_t *payload)
 {
     int frames = 0;
     bool ok = true;
-    *data = NULL;
-    *size = 0;
     for (;;) {
-        zmq_msg_t msg;
-        zmq_msg_init(&msg);
-        if (zmq_msg_recv(&msg, socket, 0) < 0) {
-            zmq_msg_close(&msg);
+        zmq_msg_init(payload);
+        if (zmq_msg_recv(payload, socket, 0) < 0) {
+            zmq_msg_close(payload);
             return false;
         }
         frames++;
-        bool more = zmq_msg_more(&msg);
-        size_t n = zmq_msg_size(&msg);
-        if (more && !(frames == 1 && n == 0))
-            ok = false; /* only an empty delimiter may precede the payload */
-        if (!more && ok) {
-            *data = malloc(n ? n : 1);
-            if (*data == NULL)
-                ok = false;
-            else
-                memcpy(*data, zmq_msg_data(&msg), n);
-            *size = n;
-        }
-        zmq_msg_close(&msg);
-        if (!more)
+        if (!zmq_msg_more(payload))
             break;
+        if (!(frames == 1 && zmq_msg_size(payload) == 0))
+            ok = false; /* only an empty delimiter may precede the payload */
+        zmq_msg_close(payload);
     }
-    if (!ok) {
-        free(*data);
-        *data = NULL;
-    }
+    if (!ok)
+        zmq_msg_close(payload);
     return ok;
 }
 
@@ -206,16 +191,18 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
         if (c->socket == NULL && open_socket(c) != GJKD_OK)
             return GJKD_TRANSPORT;
         request->request_id = ++c->next_id;
+        /* Packed straight into the message ZeroMQ sends (no extra copy). */
         size_t len = gjkd__v1__request__get_packed_size(request);
-        uint8_t *buf = malloc(len ? len : 1);
-        if (buf == NULL)
+        zmq_msg_t msg;
+        if (zmq_msg_init_size(&msg, len) != 0)
             return fail(c, GJKD_CLIENT_ERROR, "out of memory packing a request of %zu bytes", len);
-        gjkd__v1__request__pack(request, buf);
+        gjkd__v1__request__pack(request, zmq_msg_data(&msg));
         /* [empty delimiter][payload]: the framing a REQ socket would use. */
         int rc = zmq_send(c->socket, "", 0, ZMQ_SNDMORE);
         if (rc == 0)
-            rc = zmq_send(c->socket, buf, len, 0);
-        free(buf);
+            rc = zmq_msg_send(&msg, c->socket, 0);
+        if (rc < 0)
+            zmq_msg_close(&msg); /* sent messages belong to ZeroMQ */
         if (rc < 0 && zmq_errno() != EAGAIN)
             return fail(c, GJKD_TRANSPORT, "send to \"%s\": %s", c->endpoint,
                         zmq_strerror(zmq_errno()));
@@ -234,12 +221,12 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
             }
             if (n == 0)
                 break;
-            void *data;
-            size_t size;
-            if (!receive_reply(c->socket, &data, &size))
+            zmq_msg_t payload;
+            if (!receive_reply(c->socket, &payload))
                 continue; /* not a reply of ours: ignore it */
-            Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, size, data);
-            free(data);
+            size_t size = zmq_msg_size(&payload);
+            Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, size, zmq_msg_data(&payload));
+            zmq_msg_close(&payload);
             if (r == NULL)
                 return fail(c, GJKD_BAD_REPLY, "unparseable reply (%zu bytes) from \"%s\"", size,
                             c->endpoint);

@@ -256,7 +256,7 @@ void gjk_bp_query(const gjk_bp_tree *tree, gjk_aabb box, double margin, gjk_bp_q
     if (tree->root == GJK_BP_NULL || !(margin >= 0.0))
         return;
     const gjk_bp_node *n = tree->nodes;
-    double m2 = margin * margin; /* INFINITY stays INFINITY */
+    double m2 = margin * margin; /* HUGE_VAL stays HUGE_VAL */
     if (n[tree->root].height + 2 > BP_STACK) {
         /* Depth-first search needs at most height + 1 stack entries; balancing keeps the
          * height near 1.44 log2(leaves), so this never happens. Stay correct anyway: scan. */

@@ -64,7 +64,7 @@ void gjk_bp_move(gjk_bp_tree *tree, int32_t leaf, gjk_aabb box);
  * (return the argument to keep it; a smaller value prunes more; a negative value stops). */
 typedef double gjk_bp_query_fn(void *context, void *data, int32_t sub, double margin);
 
-/* Visits the leaves near `box`. margin may be INFINITY (every leaf). */
+/* Visits the leaves near `box`. margin may be HUGE_VAL (every leaf). */
 void gjk_bp_query(const gjk_bp_tree *tree, gjk_aabb box, double margin, gjk_bp_query_fn *fn,
                   void *context);
 

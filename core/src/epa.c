@@ -637,6 +637,21 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
     int32_t n = simplex->count < 0 ? 0 : (simplex->count > 4 ? 4 : simplex->count);
+    if (n == 4) {
+        /* The usual case: GJK's tetrahedron, kept as it is when clearly not flat (volume
+         * against the product of its edges from v0; every face then has a usable area). */
+        const gjk_vertex *v = simplex->v;
+        gjk_vec3 e1 = gjk_sub(v[1].w, v[0].w), e2 = gjk_sub(v[2].w, v[0].w);
+        gjk_vec3 e3 = gjk_sub(v[3].w, v[0].w);
+        double det = gjk_dot(gjk_cross(e1, e2), e3);
+        double l1 = gjk_length_sq(e1), l2 = gjk_length_sq(e2), l3 = gjk_length_sq(e3);
+        double shortest = l1 < l2 ? (l1 < l3 ? l1 : l3) : (l2 < l3 ? l2 : l3);
+        if (det * det > 1e-12 * l1 * l2 * l3 && shortest > s->zero * s->zero && isfinite(det)) {
+            memcpy(seed->v, v, sizeof seed->v);
+            seed->count = 4;
+            return true;
+        }
+    }
     for (int32_t i = 0; i < n; ++i) {
         if (seed->count == 0) {
             if (gjk_vec3_is_finite(simplex->v[i].w)) {
@@ -712,9 +727,13 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
         o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : def.epa_max_iterations;
     /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
+    double reach_sq = 0.0;
     for (int32_t i = 0; i < simplex->count && i < 4; ++i) {
-        double l = gjk_length(simplex->v[i].w);
-        scale = isfinite(l) ? epa_max(scale, l) : scale;
+        double l = gjk_length_sq(simplex->v[i].w);
+        reach_sq = isfinite(l) ? epa_max(reach_sq, l) : reach_sq;
+    }
+    if (reach_sq > scale * scale) {
+        scale = sqrt(reach_sq);
     }
     s.abs_tolerance = abs_tol * scale;
     s.zero = epa_max(abs_tol, EPA_ZERO_ULPS * DBL_EPSILON) * scale;

@@ -355,8 +355,8 @@ static gjk_vec3 cached_direction(const gjk_cache *cache, bool *ok)
     return d;
 }
 
-void gjk_gjk_run(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
-                 gjk_gjk_result *out)
+void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
+             gjk_gjk_result *out)
 {
     const gjk_options *opt = in->options;
     gjk_gjk_result r; /* filled here, copied out once at the end */
@@ -502,11 +502,4 @@ void gjk_gjk_run(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *ca
     } else {
         out->simplex.count = 0;
     }
-}
-
-gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache)
-{
-    gjk_gjk_result out;
-    gjk_gjk_run(f, in, cache, &out);
-    return out;
 }

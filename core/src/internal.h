@@ -102,9 +102,7 @@ typedef struct gjk_gjk_result {
     int32_t support_calls;
 } gjk_gjk_result;
 
-gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache);
-/* The same, written through a pointer (the query's hot path: no copy of the result). */
-void gjk_gjk_run(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
-                 gjk_gjk_result *out);
+void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
+             gjk_gjk_result *out);
 
 #endif /* GJK_INTERNAL_H */

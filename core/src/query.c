@@ -176,7 +176,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         saved = *cache;
     }
     gjk_gjk_result g;
-    gjk_gjk_run(&f, &in, cache, &g);
+    gjk_gjk(&f, &in, cache, &g);
 
     gjk_result r;
     r.status = g.status;

@@ -326,7 +326,7 @@ static gjk_status rule_update(gjk_world *world, gjk_body_id a, gjk_body_id b, bo
     }
     bool found;
     int32_t i = rule_slot(world, ka, kb, &found);
-    wrule rule = {ka, kb, false, NAN};
+    wrule rule = {ka, kb, false, (double)NAN};
     if (found)
         rule = world->rules[i];
     if (set_allowed)

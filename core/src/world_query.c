@@ -283,7 +283,7 @@ static void rules_for(const gjk_world *world, uint64_t exact_a, uint64_t wild_a,
                       uint64_t wild_b, bool *allowed, double *padding)
 {
     *allowed = false;
-    *padding = NAN;
+    *padding = (double)NAN;
     if (world->rule_count == 0)
         return;
     uint64_t as[2] = {exact_a, wild_a}, bs[2] = {exact_b, wild_b};
@@ -380,7 +380,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
      * block, or at this waypoint in the previous query of the named trajectory, and since then
      * no point of either part moved farther than the motion bound: if lower minus that motion
      * is still beyond reach, so is the pair, without running GJK. */
-    double bound = -INFINITY;
+    double bound = -HUGE_VAL;
     if (chain)
         bound = chain->lower - (travel - chain->travel);
     if (named && job->prev_bounds)
@@ -421,7 +421,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     /* A cutoff below 0 could end GJK on overlapping cores before it knows the depth. In
      * FIRST_COLLISION mode the cutoff is the touch tolerance, so that GJK stops as soon as it
      * certifies "no collision" and touching counts as in the other modes. */
-    q.cutoff = isfinite(limit) ? fmax(0.0, limit + pad) : (double)INFINITY;
+    q.cutoff = isfinite(limit) ? fmax(0.0, limit + pad) : HUGE_VAL;
     if (first)
         q.cutoff = pad + limit;
     q.penetration = job->penetration && !first;
@@ -435,7 +435,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     state.cache = cache;
     /* GJK's lower bound is certified (a supporting plane); EPA's depth is only an estimate,
      * so overlapping answers give no bound. */
-    state.lower = -(double)INFINITY;
+    state.lower = -HUGE_VAL;
     if ((r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_BEYOND_CUTOFF) &&
         isfinite(r.lower_bound))
         state.lower = r.lower_bound;
@@ -656,13 +656,13 @@ static int entry_cmp(const void *x, const void *y)
 }
 
 /* Evaluates waypoint w with the active robots placed at `active` (job->active_count). */
-static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active)
+static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double best)
 {
     qjob *job = wk->job;
     wk->w = w;
     wk->hit_count = 0;
     wk->named_count = 0;
-    wk->best = INFINITY;
+    wk->best = best;
     wk->stop = false;
     memset(&wk->counters, 0, sizeof wk->counters);
 
@@ -696,7 +696,7 @@ static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active)
         keep = job->max_pairs;
         out->truncated = true;
     }
-    out->min_distance = wk->hit_count > 0 ? wk->hits[0].distance : (double)INFINITY;
+    out->min_distance = wk->hit_count > 0 ? wk->hits[0].distance : HUGE_VAL;
     if (keep > 0) {
         out->hits = malloc((size_t)keep * sizeof *out->hits);
         if (!out->hits) {
@@ -742,7 +742,7 @@ static void set_moved(qrobot *q, const wtraj *prev, int32_t w)
         }
         for (int32_t p = 0; p < link->part_count; ++p) {
             qpart *qp = &q->parts[q->part_start[l] + p];
-            qp->moved = INFINITY;
+            qp->moved = HUGE_VAL;
             if (known)
                 qp->moved = motion_bound(gjk_transform_mul(before, link->parts[p].pose), qp->pose,
                                          link->parts[p].radius);
@@ -791,6 +791,23 @@ static void gather_candidates(qworker *wk, const qrobot *place, int32_t n)
     }
 }
 
+/* CLOSEST mode: an upper bound on the closest distance at waypoint w of a trajectory, from
+ * the previous waypoint of the block: the pair that was closest there (distance d) is now at
+ * most d + the motion of its two parts, and no part moved farther than `step`. Starting from
+ * it, GJK's cutoff and the tree's reach prune from the first pair on. HUGE_VAL when unknown. */
+static double closest_seed(const qworker *wk, const qrobot *place, int32_t start, int32_t w)
+{
+    const qjob *job = wk->job;
+    if (job->mode != GJK_WORLD_MODE_CLOSEST || !job->traj_poses || w == start ||
+        !job->wp[w - 1].evaluated || !isfinite(job->wp[w - 1].min_distance))
+        return HUGE_VAL;
+    const qrobot *now = &place[w - start], *before = &place[w - start - 1];
+    double step = 0.0;
+    for (int32_t j = 0; j < now->r->part_count; ++j)
+        step = fmax(step, now->parts[j].travel - before->parts[j].travel);
+    return job->wp[w - 1].min_distance + 2.0 * step + BOUND_SLACK;
+}
+
 static void run_blocks(qworker *wk)
 {
     qjob *job = wk->job;
@@ -820,7 +837,8 @@ static void run_blocks(qworker *wk)
         for (int32_t w = start; w < end; ++w) {
             if (first && w > atomic_load(&job->first_collision))
                 break; /* masked at assembly anyway */
-            eval_waypoint(wk, w, job->traj_poses ? &place[w - start] : place);
+            eval_waypoint(wk, w, job->traj_poses ? &place[w - start] : place,
+                          closest_seed(wk, place, start, w));
             if (wk->failed) {
                 atomic_store(&job->failed, true);
                 return;
@@ -837,11 +855,12 @@ static bool worker_init(qworker *wk, qjob *job)
 {
     memset(wk, 0, sizeof *wk);
     wk->job = job;
-    wk->active = calloc((size_t)job->active_count, sizeof *wk->active);
+    size_t robots = (size_t)(job->active_count > 0 ? job->active_count : 1); /* no malloc(0) */
+    wk->active = calloc(robots, sizeof *wk->active);
     if (!wk->active)
         return false;
     int32_t slots = 0;
-    wk->part_base = malloc((size_t)job->active_count * sizeof *wk->part_base);
+    wk->part_base = malloc(robots * sizeof *wk->part_base);
     if (!wk->part_base)
         return false;
     for (int32_t i = 0; i < job->active_count; ++i) {
@@ -900,7 +919,7 @@ gjk_world_query_options gjk_world_default_query_options(void)
 {
     gjk_world_query_options o;
     memset(&o, 0, sizeof o);
-    o.max_distance = INFINITY;
+    o.max_distance = HUGE_VAL;
     o.mode = GJK_WORLD_MODE_CLOSEST;
     o.pairs = GJK_WORLD_PAIRS_ROBOT_OBSTACLE | GJK_WORLD_PAIRS_SELF;
     o.signed_distance = true;

@@ -30,7 +30,7 @@ typedef struct qpart {
     double travel; /* bound on how far any point of the part has moved since the block's
                       first waypoint (0 for static parts) */
     double moved;  /* bound on how far it moved since the same waypoint of the named
-                      trajectory's previous query (INFINITY when unknown, 0 when static) */
+                      trajectory's previous query (HUGE_VAL when unknown, 0 when static) */
 } qpart;
 
 /* A robot placed in the world for one waypoint. */

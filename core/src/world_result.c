@@ -173,7 +173,7 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
     res->pose_revision = job->world->pose_revision;
     res->waypoint_count = n;
     res->waypoints = wps;
-    res->min_distance = INFINITY;
+    res->min_distance = HUGE_VAL;
     res->min_waypoint = -1;
     res->first_collision = first;
     res->trajectory_cache_hit = cache_hit;
@@ -185,7 +185,7 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
         o->evaluated = p->evaluated;
         o->collision = p->collision;
         o->truncated = p->truncated;
-        o->min_distance = p->evaluated ? p->min_distance : (double)INFINITY;
+        o->min_distance = p->evaluated ? p->min_distance : HUGE_VAL;
         o->counters = p->counters;
         o->pairs = &pairs[k];
         o->pair_count = p->count;

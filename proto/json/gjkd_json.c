@@ -1420,6 +1420,64 @@ fail:
     return NULL;
 }
 
+/* An array of poses under obj[key]; false on a non-finite number or out of memory. */
+static bool add_pose_array(cJSON *obj, const char *key, Gjkd__V1__Pose *const *poses, size_t n)
+{
+    cJSON *arr = cJSON_AddArrayToObject(obj, key);
+    for (size_t i = 0; arr != NULL && i < n; i++) {
+        cJSON *p = write_pose(poses[i]);
+        if (p == NULL || !cJSON_AddItemToArray(arr, p)) {
+            cJSON_Delete(p);
+            return false;
+        }
+    }
+    return arr != NULL;
+}
+
+static char *print_and_delete(cJSON *root, bool ok)
+{
+    char *text = ok ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    return text;
+}
+
+char *gjkd_json_write_poses(const Gjkd__V1__SetLinkPosesRequest *poses)
+{
+    cJSON *root = cJSON_CreateObject();
+    bool ok = root != NULL && cJSON_AddStringToObject(root, "format", "gjkd-poses/1") != NULL;
+    cJSON *robots = ok ? cJSON_AddArrayToObject(root, "robots") : NULL;
+    ok = robots != NULL;
+    for (size_t i = 0; ok && i < poses->n_robots; i++) {
+        const Gjkd__V1__RobotState *rs = poses->robots[i];
+        cJSON *r = cJSON_CreateObject();
+        ok = r != NULL && cJSON_AddItemToArray(robots, r) &&
+             cJSON_AddStringToObject(r, "robot", rs->robot) != NULL &&
+             rs->state_case == GJKD__V1__ROBOT_STATE__STATE_LINK_POSES &&
+             add_pose_array(r, "link_poses", rs->link_poses->poses, rs->link_poses->n_poses);
+    }
+    return print_and_delete(root, ok);
+}
+
+char *gjkd_json_write_trajectory(const Gjkd__V1__TrajectoryQueryRequest *t)
+{
+    cJSON *root = cJSON_CreateObject();
+    bool ok = root != NULL &&
+              cJSON_AddStringToObject(root, "format", "gjkd-trajectory/1") != NULL &&
+              cJSON_AddStringToObject(root, "robot", t->robot) != NULL &&
+              (t->name == NULL || t->name[0] == '\0' ||
+               cJSON_AddStringToObject(root, "name", t->name) != NULL);
+    cJSON *wps = ok ? cJSON_AddArrayToObject(root, "waypoints") : NULL;
+    ok = wps != NULL;
+    for (size_t i = 0; ok && i < t->n_waypoints; i++) {
+        const Gjkd__V1__Waypoint *w = t->waypoints[i];
+        cJSON *o = cJSON_CreateObject();
+        ok = o != NULL && cJSON_AddItemToArray(wps, o) &&
+             w->state_case == GJKD__V1__WAYPOINT__STATE_LINK_POSES &&
+             add_pose_array(o, "link_poses", w->link_poses->poses, w->link_poses->n_poses);
+    }
+    return print_and_delete(root, ok);
+}
+
 /* ------------------------------------------------------------------ files */
 
 char *gjkd_json_read_file(const char *path, size_t *length, gjkd_json_error *err)

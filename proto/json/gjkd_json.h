@@ -70,6 +70,10 @@ void gjkd_json_trajectory_free(Gjkd__V1__TrajectoryQueryRequest **msg);
  * scenes: parse(write(s)) == s field by field). Returns a malloc'd NUL-terminated string, NULL
  * if out of memory or the scene holds a non-finite number; release with free(). */
 char *gjkd_json_write_scene(const Gjkd__V1__Scene *scene);
+/* The same for link poses ("gjkd-poses/1", the "robots" form) and trajectories
+ * ("gjkd-trajectory/1"; the request's options are not part of the document). */
+char *gjkd_json_write_poses(const Gjkd__V1__SetLinkPosesRequest *poses);
+char *gjkd_json_write_trajectory(const Gjkd__V1__TrajectoryQueryRequest *trajectory);
 
 /* Reads a whole file into a malloc'd NUL-terminated buffer (*length excludes the NUL); NULL
  * with err filled on I/O failure or if it exceeds GJKD_JSON_MAX_BYTES. */

@@ -499,6 +499,10 @@ def group_bad_input():
         ("oversized message", [b"", big.SerializeToString()], "RESOURCE_EXHAUSTED"),
         ("too many points", [b"", many.SerializeToString()], "RESOURCE_EXHAUSTED"),
         ("revision mismatch", [b"", stale.SerializeToString()], "FAILED_PRECONDITION"),
+        ("no body", [b"", pb.Request(request_id=14).SerializeToString()], "INVALID_ARGUMENT"),
+        # Field 99, length-delimited and empty: a body from a newer client.
+        ("unknown body", [b"", pb.Request(request_id=15).SerializeToString() + b"\x9a\x06\x00"],
+         "UNIMPLEMENTED"),
     ]
     failures = []
     counts = {}

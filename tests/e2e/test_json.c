@@ -104,6 +104,19 @@ static void demo_trajectory_and_poses_parse(void **state)
         assert_int_equal(t->waypoints[i]->link_poses->n_poses, 7);
     }
     assert_null(t->options);
+    /* write(parse(x)) parses back to the same request, byte for byte. */
+    char *w = gjkd_json_write_trajectory(t);
+    assert_non_null(w);
+    Gjkd__V1__TrajectoryQueryRequest *t2;
+    assert_true(gjkd_json_parse_trajectory(w, strlen(w), &t2, &err));
+    size_t l1, l2;
+    uint8_t *b1 = pack(&t->base, &l1), *b2 = pack(&t2->base, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(b1, b2, l1);
+    free(b1);
+    free(b2);
+    free(w);
+    gjkd_json_trajectory_free(&t2);
     gjkd_json_trajectory_free(&t);
     assert_null(t);
 
@@ -114,6 +127,18 @@ static void demo_trajectory_and_poses_parse(void **state)
     assert_int_equal(p->n_robots, 1);
     assert_string_equal(p->robots[0]->robot, "arm");
     assert_int_equal(p->robots[0]->link_poses->n_poses, 7);
+    w = gjkd_json_write_poses(p);
+    assert_non_null(w);
+    Gjkd__V1__SetLinkPosesRequest *p2;
+    assert_true(gjkd_json_parse_poses(w, strlen(w), &p2, &err));
+    b1 = pack(&p->base, &l1);
+    b2 = pack(&p2->base, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(b1, b2, l1);
+    free(b1);
+    free(b2);
+    free(w);
+    gjkd_json_poses_free(&p2);
     gjkd_json_poses_free(&p);
 }
 
