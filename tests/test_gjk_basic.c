@@ -162,8 +162,17 @@ static void test_box_box(void **state)
         assert_vec_near(r.normal, gjk_v3(1, 0, 0), 1e-12);
         check_invariants(&r, 1e-15);
     }
+    /* Exactly touching faces: TOUCHING at distance 0 from every query (the plain distance
+     * once said OVERLAPPING: GJK stops at contact without enclosing the origin). */
+    gjk_result r = gjk_distance(&a, at(0, 0, 0), &b, at(1.5, 0.25, -0.5), NULL, NULL);
+    assert_status(r.status, GJK_STATUS_TOUCHING);
+    assert_near(r.distance, 0.0, 1e-15);
+    r = gjk_signed_distance(&a, at(0, 0, 0), &b, at(1.5, 0.25, -0.5), NULL, NULL);
+    assert_status(r.status, GJK_STATUS_TOUCHING);
+    assert_near(r.distance, 0.0, 1e-15);
+    assert_vec_near(r.normal, gjk_v3(1, 0, 0), 1e-12);
     /* Corner to corner along the diagonal. */
-    gjk_result r = gjk_distance(&a, at(0, 0, 0), &b, at(2.5, 3.5, 4.5), NULL, NULL);
+    r = gjk_distance(&a, at(0, 0, 0), &b, at(2.5, 3.5, 4.5), NULL, NULL);
     assert_near(r.distance, sqrt(3.0), 1e-14);
     /* Penetration along the thinnest overlap. */
     r = gjk_signed_distance(&a, at(0, 0, 0), &b, at(1.4, 0.3, -0.2), NULL, NULL);
@@ -199,7 +208,7 @@ static void test_box_box(void **state)
  * and the exact clamp of t: an independent, slow reference. */
 static double segment_distance_reference(gjk_vec3 p0, gjk_vec3 u, gjk_vec3 q0, gjk_vec3 v)
 {
-    double best = INFINITY;
+    double best = HUGE_VAL;
     for (int i = 0; i <= 200000; ++i) {
         gjk_vec3 p = gjk_madd(p0, i / 200000.0, u);
         double t = gjk_dot(gjk_sub(p, q0), v) / gjk_dot(v, v);
@@ -325,8 +334,8 @@ static void test_cutoff(void **state)
         c = gjk_distance_cutoff(&a, ta, &b, tb, full.distance + 1e-6, NULL, NULL);
         assert_status(c.status, GJK_STATUS_SEPARATED);
         assert_near(c.distance, full.distance, 1e-15);
-        /* INFINITY: never stops early. */
-        c = gjk_distance_cutoff(&a, ta, &b, tb, INFINITY, NULL, NULL);
+        /* INFINITY (HUGE_VAL): never stops early. */
+        c = gjk_distance_cutoff(&a, ta, &b, tb, HUGE_VAL, NULL, NULL);
         assert_near(c.distance, full.distance, 0.0);
     }
     /* Overlapping shapes are never beyond a cutoff, a negative one included (regression:
@@ -480,10 +489,10 @@ static void test_invalid_input(void **state)
     gjk_shape s = gjk_make_sphere(1.0), bad = gjk_make_sphere(-1.0), zero;
     memset(&zero, 0, sizeof zero);
     gjk_transform ok = at(0, 0, 0), far = at(5, 0, 0);
-    gjk_transform nan_pose = at(NAN, 0, 0);
-    gjk_transform inf_pose = at(0, INFINITY, 0);
+    gjk_transform nan_pose = at((double)NAN, 0, 0);
+    gjk_transform inf_pose = at(0, HUGE_VAL, 0);
     gjk_transform long_q = pose(gjk_quat_make(1.1, 0, 0, 0), gjk_v3(5, 0, 0));
-    gjk_transform nan_q = pose(gjk_quat_make(NAN, 0, 0, 0), gjk_v3(5, 0, 0));
+    gjk_transform nan_q = pose(gjk_quat_make((double)NAN, 0, 0, 0), gjk_v3(5, 0, 0));
 
     gjk_cache cache, before;
     memset(&cache, 0, sizeof cache);
@@ -508,7 +517,7 @@ static void test_invalid_input(void **state)
                       GJK_STATUS_INVALID_INPUT);
     }
     /* NaN cutoff, NULL query. */
-    gjk_result r = gjk_distance_cutoff(&s, ok, &s, far, NAN, &cache, NULL);
+    gjk_result r = gjk_distance_cutoff(&s, ok, &s, far, (double)NAN, &cache, NULL);
     assert_status(r.status, GJK_STATUS_INVALID_INPUT);
     r = gjk_query_run(NULL, &cache, NULL);
     assert_status(r.status, GJK_STATUS_INVALID_INPUT);
@@ -525,7 +534,7 @@ static void test_invalid_input(void **state)
     assert_near(r.distance, 3.0 - sqrt(2.0), 1e-15);
 
     /* A hand-filled polytope with a NaN vertex that the scan reaches. */
-    double x[4] = {0, 1, 0, NAN}, y[4] = {0, 0, 1, 0}, z[4] = {0, 0, 0, 1};
+    double x[4] = {0, 1, 0, (double)NAN}, y[4] = {0, 0, 1, 0}, z[4] = {0, 0, 0, 1};
     gjk_polytope p;
     memset(&p, 0, sizeof p);
     p.x = x;
@@ -538,6 +547,17 @@ static void test_invalid_input(void **state)
     r = gjk_signed_distance(&poly, ok, &s, far, &cache, NULL);
     assert_status(r.status, GJK_STATUS_INVALID_INPUT);
     assert_memory_equal(&cache, &before, sizeof cache);
+    /* A hand-filled polytope is validated in full by every query: a neighbour index out of
+     * range is refused even where the query would never climb (4 vertices: linear scan). */
+    x[3] = 0.0;
+    int32_t adj_start[5] = {0, 1, 2, 3, 4}, adj[4] = {1, 2, 3, 99};
+    p.adj_start = adj_start;
+    p.adj = adj;
+    r = gjk_signed_distance(&poly, ok, &s, far, NULL, NULL);
+    assert_status(r.status, GJK_STATUS_INVALID_INPUT);
+    adj[3] = 0;
+    r = gjk_signed_distance(&poly, ok, &s, far, NULL, NULL);
+    assert_status(r.status, GJK_STATUS_SEPARATED);
     /* ... and a polytope with no vertices. */
     p.count = 0;
     r = gjk_signed_distance(&poly, ok, &s, far, NULL, NULL);

@@ -182,7 +182,7 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
     }
     /* Nearest point on the boundary: edges opposite the vertices whose area disagrees
      * (all of them for a degenerate triangle). */
-    out->dist2 = INFINITY;
+    out->dist2 = HUGE_VAL;
     sub_simplex cand;
     if (!same_sign(mu, ci)) {
         sub_segment(x, j, k, &cand);
@@ -228,7 +228,7 @@ static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
         return;
     }
     static const int32_t face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-    out->dist2 = INFINITY;
+    out->dist2 = HUGE_VAL;
     sub_simplex cand;
     for (int32_t k = 0; k < 4; ++k) {
         if (!same_sign(mu, c[k])) {
@@ -282,24 +282,18 @@ static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
     return false;
 }
 
+/* |v| below this many ulps of the pair's scale is contact to rounding (EPA treats support
+ * values within 16 ulps of the scale as zero the same way). */
+#define GJK_CONTACT_ULPS 16.0
+
 /* True when |v| (squared: dist2) cannot be told from contact: below the absolute tolerance,
- * or below the rounding of the simplex's own vertices (two ulps of the largest |w|): each w
- * is only known to that, so a smaller v has no reliable length or direction. */
-static bool at_contact(const gjk_simplex *s, double dist2, double abs_tol, double scale)
+ * or below the rounding of the support points (GJK_CONTACT_ULPS of the pair's scale; B's
+ * points carry the rounding of |pos_b| + |b| even where they are near A's origin), which
+ * leaves v no reliable direction. The query then asks EPA for a normal but keeps |v| as the
+ * distance (see query.c). */
+static bool at_contact(double dist2, double abs_tol, double scale)
 {
-    if (dist2 <= abs_tol * abs_tol) {
-        return true;
-    }
-    double bound = 2.0 * DBL_EPSILON * scale; /* scale >= every |w| */
-    if (dist2 > bound * bound) {
-        return false;
-    }
-    double wmax = 0.0;
-    for (int32_t k = 0; k < s->count; ++k) {
-        gjk_vec3 w = s->v[k].w;
-        wmax = fmax(wmax, fmax(fabs(w.x), fmax(fabs(w.y), fabs(w.z))));
-    }
-    double noise = 2.0 * DBL_EPSILON * wmax;
+    double noise = fmax(abs_tol, GJK_CONTACT_ULPS * DBL_EPSILON * scale);
     return dist2 <= noise * noise;
 }
 
@@ -349,7 +343,8 @@ static void write_cache(const gjk_pair_frame *f, const gjk_simplex *s, gjk_vec3 
 
 static gjk_vec3 cached_direction(const gjk_cache *cache, bool *ok)
 {
-    gjk_vec3 d = gjk_v3(cache->direction[0], cache->direction[1], cache->direction[2]);
+    gjk_vec3 d = gjk_v3((double)cache->direction[0], (double)cache->direction[1],
+                        (double)cache->direction[2]);
     *ok =
         gjk_vec3_is_finite(d) && gjk_length_sq(d) > 0.0 && cache->kind_a != (uint8_t)GJK_SHAPE_NONE;
     return d;
@@ -403,7 +398,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
 
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    bool overlap = s->count == 4 || at_contact(s, dist2, abs_tol, f->scale);
+    bool overlap = s->count == 4 || at_contact(dist2, abs_tol, f->scale);
 
     while (!overlap) {
         double upper = sqrt(dist2);
@@ -461,7 +456,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
         spare = t;
         dist2 = next2;
         v = next_v;
-        if (at_contact(s, dist2, abs_tol, f->scale)) {
+        if (at_contact(dist2, abs_tol, f->scale)) {
             overlap = true;
         }
     }

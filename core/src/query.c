@@ -56,34 +56,37 @@ static gjk_result invalid_result(void)
 {
     gjk_result r;
     r.status = GJK_STATUS_INVALID_INPUT;
-    r.distance = NAN;
-    r.point_a = gjk_v3(NAN, NAN, NAN);
-    r.point_b = gjk_v3(NAN, NAN, NAN);
+    r.distance = (double)NAN;
+    r.point_a = gjk_v3((double)NAN, (double)NAN, (double)NAN);
+    r.point_b = gjk_v3((double)NAN, (double)NAN, (double)NAN);
     r.normal = gjk_v3(0.0, 0.0, 0.0);
-    r.lower_bound = NAN;
-    r.upper_bound = NAN;
+    r.lower_bound = (double)NAN;
+    r.upper_bound = (double)NAN;
     r.iterations = 0;
     r.epa_iterations = 0;
     r.support_calls = 0;
     return r;
 }
 
-/* Per-query validation, O(1) for every kind. Polytope vertex lists and adjacency are
- * checked in full where they are built (gjk_polytope_create, gjk_hull_build) and by
- * gjk_shape_validate; a query checks the polytope's header only, because scanning 2000
- * vertices costs more than the whole distance query. A non-finite vertex that a query
- * reaches makes the answer non-finite, which is reported as GJK_STATUS_INVALID_INPUT;
- * out-of-range neighbour indices are skipped by hill climbing. */
+/* Per-query validation. Every kind but the polytope is checked in full (O(1)). A polytope
+ * that owns its storage was checked in full when it was built (gjk_polytope_create,
+ * gjk_hull_build validate every vertex and every adjacency index) and is immutable through
+ * the const pointers a shape holds, so a query checks its header only: re-scanning 2000
+ * vertices and 12000 neighbour indices would cost more than the distance query itself. A
+ * hand-filled polytope (storage NULL) has been checked by nobody, so every query runs
+ * gjk_shape_validate on it. As a second line of defence, a non-finite vertex that a query
+ * reaches makes the answer non-finite (INVALID_INPUT), and hill climbing skips neighbour
+ * indices out of range. */
 static bool shape_is_valid(const gjk_shape *s)
 {
     if (s == NULL) {
         return false;
     }
-    if (s->kind != GJK_SHAPE_POLYTOPE) {
+    const gjk_polytope *p = s->polytope;
+    if (s->kind != GJK_SHAPE_POLYTOPE || p == NULL || p->storage == NULL) {
         return gjk_shape_validate(s) == GJK_STATUS_SEPARATED;
     }
-    const gjk_polytope *p = s->polytope;
-    return isfinite(s->margin) && s->margin >= 0.0 && p != NULL && p->x != NULL && p->y != NULL &&
+    return isfinite(s->margin) && s->margin >= 0.0 && p->x != NULL && p->y != NULL &&
            p->z != NULL && p->count >= 1 && p->padded_count >= p->count && isfinite(p->radius) &&
            p->radius >= 0.0;
 }
@@ -197,13 +200,35 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             r.epa_iterations = e.iterations;
             r.support_calls += e.support_calls;
             n = e.normal;
-            pa = e.point_a;
-            pb = e.point_b;
-            sd = -(e.depth + f.inflate);
+            if (e.status == GJK_STATUS_TOUCHING && g.simplex.count < 4) {
+                /* GJK stopped at contact to rounding without enclosing the origin: its
+                 * |v| is a real distance of the cores (and keeps the verdict of a 1e-12
+                 * gap between 1e3-size shapes), but v's direction is rounding noise, and
+                 * so may be EPA's when D is flat to rounding. Keep the normal along which
+                 * the cores separate best: sep(n) = -h_D(n), one support each. */
+                sd = g.upper - f.inflate;
+                gjk_vec3 ng = gjk_normalize(gjk_neg(g.v));
+                gjk_vertex xe, xg;
+                gjk_pair_support(&f, n, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xe);
+                gjk_pair_support(&f, ng, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xg);
+                r.support_calls += 2;
+                if (g.upper > 0.0 && -gjk_dot(xg.w, ng) > -gjk_dot(xe.w, n)) {
+                    n = ng;
+                }
+            } else {
+                pa = e.point_a;
+                pb = e.point_b;
+                sd = -(e.depth + f.inflate);
+            }
             r.status = e.status == GJK_STATUS_TOUCHING ? GJK_STATUS_OVERLAPPING : e.status;
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
             }
+        } else if (g.simplex.count < 4) {
+            /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
+             * (v's direction is as good as the rounding allows; none when v = 0). */
+            sd = g.upper - f.inflate;
+            n = gjk_normalize(gjk_neg(g.v));
         } else {
             sd = 0.0;
             known = false;
@@ -258,14 +283,14 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
 gjk_result gjk_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                         gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, false);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, false, false);
     return gjk_query_run(&q, cache, options);
 }
 
 gjk_result gjk_signed_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, true, false);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, true, false);
     return gjk_query_run(&q, cache, options);
 }
 
@@ -280,7 +305,7 @@ gjk_result gjk_distance_cutoff(const gjk_shape *a, gjk_transform pose_a, const g
 gjk_status gjk_intersect(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                          gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, true);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, HUGE_VAL, false, true);
     gjk_result r = gjk_query_run(&q, cache, options);
     switch (r.status) {
     case GJK_STATUS_OVERLAPPING:

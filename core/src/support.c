@@ -68,7 +68,7 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
     const int32_t n = p->count, n4 = scan_width(p);
     const __m128d dx = _mm_set1_pd(d.x), dy = _mm_set1_pd(d.y), dz = _mm_set1_pd(d.z);
     const __m128d step = _mm_set1_pd(4.0);
-    __m128d best0 = _mm_set1_pd(-INFINITY), best1 = best0;
+    __m128d best0 = _mm_set1_pd(-HUGE_VAL), best1 = best0;
     __m128d idx0 = _mm_setzero_pd(), idx1 = idx0, sum0 = idx0, sum1 = idx0;
     __m128d cur0 = _mm_set_pd(1.0, 0.0), cur1 = _mm_set_pd(3.0, 2.0);
     for (int32_t i = 0; i < n4; i += 4) {
@@ -112,7 +112,7 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     const int32_t n = p->count, n4 = scan_width(p);
-    double best[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    double best[4] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     int32_t index[4] = {0, 0, 0, 0};
     double sum = 0.0;
     int32_t i = 0;
@@ -199,7 +199,8 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
         int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
         if (i < 0) {
             *index = GJK_CACHE_NO_INDEX;
-            return gjk_v3(NAN, NAN, NAN); /* non-finite vertex: the query reports it */
+            return gjk_v3((double)NAN, (double)NAN,
+                          (double)NAN); /* non-finite vertex: the query reports it */
         }
         *index = (uint32_t)i;
         return gjk_v3(p->x[i], p->y[i], p->z[i]);

@@ -59,7 +59,8 @@ typedef struct gjk_result {
     double distance;      /* signed distance, metres (see conventions above); NaN if invalid */
     gjk_vec3 point_a;     /* witness on A (world): closest point, or deepest point on overlap */
     gjk_vec3 point_b;     /* witness on B (world) */
-    gjk_vec3 normal;      /* unit, from A towards B; zero when unknown (overlap without EPA) */
+    gjk_vec3 normal;      /* unit, from A towards B; zero when unknown (overlap without EPA, or
+                             plain distance touching at exactly zero) */
     double lower_bound;   /* certified lower bound on the distance GJK stopped on, metres */
     double upper_bound;   /* upper bound (length of GJK's closest-point vector), metres */
     int32_t iterations;   /* GJK iterations */
