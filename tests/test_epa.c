@@ -46,18 +46,18 @@ static const char *g_cases_path = NULL;
 
 /* ------------------------------------------------------------------ helpers */
 
-/* The pair frame as gjk_query_run builds it (query.c). */
+/* The pair frame as gjk_query_run builds it (query.c), to the rounding. */
 static gjk_pair_frame make_frame(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                  gjk_transform pose_b)
 {
     gjk_pair_frame f;
-    gjk_transform rel = gjk_transform_inv_mul(pose_a, pose_b);
+    gjk_mat3 rot_a = gjk_mat3_from_quat(pose_a.q);
     f.a = a;
     f.b = b;
-    f.rot_b = gjk_mat3_from_quat(rel.q);
-    f.pos_b = rel.p;
+    f.rot_b = gjk_mat3_from_quat(gjk_quat_mul(gjk_quat_conj(pose_a.q), pose_b.q));
+    f.pos_b = gjk_mat3_tmul_vec(&rot_a, gjk_sub(pose_b.p, pose_a.p));
     f.inflate = gjk_core_inflate(a) + gjk_core_inflate(b);
-    f.scale = gjk_shape_bounding_radius(a) + gjk_shape_bounding_radius(b) + gjk_length(rel.p);
+    f.scale = gjk_shape_bounding_radius(a) + gjk_shape_bounding_radius(b) + gjk_length(f.pos_b);
     f.hill_a = false;
     f.hill_b = false;
     return f;
@@ -411,6 +411,174 @@ static void test_sphere_like_polytopes(void **state)
     gjk_polytope_destroy(&B);
 }
 
+/* Random degenerate polytopes (flat polygons, duplicated vertices, boxes with ties, 1e-3 and
+ * 1e3 sizes, shared rotations and quarter turns) through gjk_signed_distance against the SAT
+ * oracle; and gjk_epa itself from random simplices (1-4 vertices, duplicates, points of D
+ * that are not support points, simplices missing the origin). */
+static int degenerate_points(uint64_t *seed, gjk_vec3 *p, double scale)
+{
+    int n = 0;
+    switch ((int)(rnd(seed) * 4)) {
+    case 0: { /* box corners: ties in every axis direction */
+        double hx = rnd(seed) + 0.1, hy = rnd(seed) + 0.1, hz = rnd(seed) + 0.1;
+        for (int i = 0; i < 8; ++i) {
+            p[n++] = gjk_v3(i & 1 ? hx : -hx, i & 2 ? hy : -hy, i & 4 ? hz : -hz);
+        }
+        break;
+    }
+    case 1: /* a flat regular polygon */
+        n = 4 + (int)(rnd(seed) * 5);
+        for (int i = 0; i < n; ++i) {
+            double t = 6.283185307179586 * i / n;
+            p[i] = gjk_v3(cos(t), sin(t), 0.0);
+        }
+        break;
+    case 2: /* a tetrahedron with every vertex listed twice */
+        for (int i = 0; i < 4; ++i) {
+            p[n] = gjk_v3(rnd(seed) - 0.5, rnd(seed) - 0.5, rnd(seed) - 0.5);
+            p[n + 1] = p[n];
+            n += 2;
+        }
+        break;
+    default:
+        n = 4 + (int)(rnd(seed) * 8);
+        for (int i = 0; i < n; ++i) {
+            p[i] = gjk_v3(rnd(seed) - 0.5, rnd(seed) - 0.5, rnd(seed) - 0.5);
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        p[i] = gjk_scale(p[i], scale);
+    }
+    return n;
+}
+
+static gjk_quat degenerate_rotation(uint64_t *seed)
+{
+    if (rnd(seed) < 0.5) {
+        return random_quat(seed);
+    }
+    static const gjk_vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    return gjk_quat_from_axis_angle(axes[(int)(rnd(seed) * 3)],
+                                    1.5707963267948966 * (int)(rnd(seed) * 4));
+}
+
+static void test_random_degenerate(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    int public_checked = 0, direct_checked = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        gjk_vec3 la[12], lb[12], wa[12], wb[12];
+        double size_a = rnd(&seed) < 0.15 ? 1e-3 : 1.0, size_b = rnd(&seed) < 0.15 ? 1e3 : 1.0;
+        double lref = size_a < size_b ? size_a : size_b;
+        int na = degenerate_points(&seed, la, size_a), nb = degenerate_points(&seed, lb, size_b);
+        gjk_vec3 far = gjk_v3(rnd(&seed) < 0.2 ? 1e3 * rnd(&seed) : 0.0, 0.0, 0.0);
+        gjk_transform pa = gjk_transform_make(degenerate_rotation(&seed), far);
+        gjk_vec3 rel = gjk_v3((rnd(&seed) - 0.5) * 1.5 * lref, (rnd(&seed) - 0.5) * 1.5 * lref,
+                              (rnd(&seed) - 0.5) * 1.5 * lref);
+        if (size_b > size_a) {
+            rel.z += 0.5 * size_b; /* the small shape near the big one's surface */
+        }
+        gjk_quat qb = rnd(&seed) < 0.3 ? pa.q : degenerate_rotation(&seed);
+        gjk_transform pb = gjk_transform_make(qb, gjk_add(far, rel));
+        for (int i = 0; i < na; ++i) {
+            wa[i] = gjk_transform_point(pa, la[i]);
+        }
+        for (int i = 0; i < nb; ++i) {
+            wb[i] = gjk_transform_point(pb, lb[i]);
+        }
+        double depth = sat_depth(wa, na, wb, nb);
+        if (!(depth > 1e-9 * lref)) {
+            continue;
+        }
+        gjk_polytope A, B;
+        assert_int_equal(gjk_polytope_create(&A, la, na, NULL, NULL), GJK_STATUS_SEPARATED);
+        assert_int_equal(gjk_polytope_create(&B, lb, nb, NULL, NULL), GJK_STATUS_SEPARATED);
+        gjk_shape sa = gjk_make_polytope(&A), sb = gjk_make_polytope(&B);
+        double tol = 1e-9 * lref;
+
+        gjk_result g = gjk_signed_distance(&sa, pa, &sb, pb, NULL, NULL);
+        assert_int_equal(g.status, GJK_STATUS_OVERLAPPING);
+        assert_near(-g.distance, depth, tol);
+        assert_vec_near(gjk_sub(g.point_b, g.point_a), gjk_scale(g.normal, g.distance), tol);
+        ++public_checked;
+
+        gjk_pair_frame f = make_frame(&sa, pa, &sb, pb);
+        gjk_simplex sx;
+        memset(&sx, 0, sizeof sx);
+        sx.count = 1 + (int32_t)(rnd(&seed) * 4);
+        for (int k = 0; k < sx.count; ++k) {
+            if (k > 0 && rnd(&seed) < 0.3) {
+                sx.v[k] = sx.v[k - 1];
+            } else if (rnd(&seed) < 0.5) {
+                gjk_vec3 d = gjk_v3(rnd(&seed) - 0.5, rnd(&seed) - 0.5, rnd(&seed) - 0.5);
+                gjk_pair_support(&f, d, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &sx.v[k]);
+            } else {
+                gjk_vec3 b =
+                    gjk_add(gjk_mat3_mul_vec(&f.rot_b, lb[(int)(rnd(&seed) * nb)]), f.pos_b);
+                sx.v[k] = vertex_of(la[(int)(rnd(&seed) * na)], b);
+            }
+            sx.lambda[k] = 1.0 / sx.count;
+        }
+        gjk_epa_result e = gjk_epa(&f, &sx, NULL);
+        assert_int_equal(e.status, GJK_STATUS_OVERLAPPING);
+        assert_near(e.depth, depth, tol);
+        check_answer(&f, &e, tol * 8.0);
+        ++direct_checked;
+        gjk_polytope_destroy(&A);
+        gjk_polytope_destroy(&B);
+    }
+    assert_true(public_checked > 600 && direct_checked > 600);
+}
+
+/* Curved and rounded shapes in random poses (EPA approximates their boundaries by facets):
+ * every answer is finite and consistent, with a status EPA may give. */
+static void test_curved_shapes_stay_finite(void **state)
+{
+    (void)state;
+    uint64_t seed = 0xD1B54A32D192ED03ull;
+    int epa_runs = 0;
+    for (int trial = 0; trial < 1500; ++trial) {
+        gjk_shape s[2];
+        for (int k = 0; k < 2; ++k) {
+            switch ((int)(rnd(&seed) * 5)) {
+            case 0:
+                s[k] = gjk_make_cylinder(rnd(&seed) + 0.05, rnd(&seed) + 0.05);
+                break;
+            case 1:
+                s[k] = gjk_make_cone(rnd(&seed) + 0.05, rnd(&seed) + 0.05);
+                break;
+            case 2:
+                s[k] = gjk_make_capsule(rnd(&seed) * 0.5, rnd(&seed));
+                break;
+            case 3:
+                s[k] = gjk_make_box(gjk_v3(rnd(&seed) + 0.05, rnd(&seed), rnd(&seed) + 0.05));
+                break;
+            default:
+                s[k] = gjk_make_sphere(rnd(&seed));
+            }
+            s[k].margin = rnd(&seed) < 0.3 ? 0.1 * rnd(&seed) : 0.0;
+        }
+        gjk_transform pa = gjk_transform_make(random_quat(&seed), gjk_v3(0, 0, 0));
+        gjk_vec3 off = gjk_scale(gjk_v3(rnd(&seed) - 0.5, rnd(&seed) - 0.5, rnd(&seed) - 0.5),
+                                 rnd(&seed) < 0.1 ? 0.0 : 1.0);
+        gjk_transform pb = gjk_transform_make(random_quat(&seed), off);
+        gjk_result g = gjk_signed_distance(&s[0], pa, &s[1], pb, NULL, NULL);
+        assert_true(isfinite(g.distance));
+        assert_true(gjk_vec3_is_finite(g.point_a) && gjk_vec3_is_finite(g.point_b));
+        assert_near(gjk_length(g.normal), 1.0, 1e-9);
+        if (g.epa_iterations > 0) {
+            ++epa_runs;
+            assert_true(g.status == GJK_STATUS_OVERLAPPING || g.status == GJK_STATUS_TOUCHING ||
+                        g.status == GJK_STATUS_ITERATION_LIMIT ||
+                        g.status == GJK_STATUS_CAPACITY_LIMIT);
+            assert_true(g.distance <= 0.0);
+            assert_vec_near(gjk_sub(g.point_b, g.point_a), gjk_scale(g.normal, g.distance), 1e-12);
+        }
+    }
+    assert_true(epa_runs > 300);
+}
+
 /* ------------------------------------------------------------------ degenerate simplices */
 
 /* D = A - B for concentric boxes is the box of half extents (1.5, 2.5, 3.5): depth 1.5. */
@@ -640,6 +808,42 @@ static void test_capacity_limit(void **state)
     gjk_polytope_destroy(&A);
 }
 
+/* A polytope filled by hand with a NaN vertex bypasses validation; EPA must say
+ * INVALID_INPUT with finite fields, whether the NaN shows in a support point or already in
+ * the simplex. (query.c validates shapes first; this guards the internal contract.) */
+static void test_non_finite_support(void **state)
+{
+    (void)state;
+    double x[9] = {-1, 1, -1, 1, -1, 1, -1, 1, NAN};
+    double y[9] = {-1, -1, 1, 1, -1, -1, 1, 1, 0};
+    double z[9] = {-1, -1, -1, -1, 1, 1, 1, 1, 0};
+    gjk_polytope p;
+    memset(&p, 0, sizeof p);
+    p.x = x;
+    p.y = y;
+    p.z = z;
+    p.count = p.padded_count = 9;
+    p.radius = 2.0;
+    gjk_shape a = gjk_make_polytope(&p);
+    gjk_shape b = gjk_make_box(gjk_v3(0.5, 0.5, 0.5));
+    gjk_pair_frame f = make_frame(&a, at(0, 0, 0), &b, at(0.2, 0, 0));
+    gjk_simplex s;
+    memset(&s, 0, sizeof s);
+    s.v[0] = vertex_of(gjk_v3(1, 1, 1), gjk_v3(0, 0, 0));
+    s.v[1] = vertex_of(gjk_v3(-1, -1, 1), gjk_v3(0, 0, 0));
+    s.v[2] = vertex_of(gjk_v3(-1, 1, -1), gjk_v3(0, 0, 0));
+    s.v[3] = vertex_of(gjk_v3(1, -1, -1), gjk_v3(0, 0, 0));
+    s.count = 4;
+    for (int k = 0; k < 2; ++k) {
+        gjk_epa_result r = gjk_epa(&f, &s, NULL);
+        assert_int_equal(r.status, GJK_STATUS_INVALID_INPUT);
+        assert_true(isfinite(r.depth) && isfinite(r.depth_upper));
+        assert_true(gjk_vec3_is_finite(r.normal) && gjk_vec3_is_finite(r.point_a) &&
+                    gjk_vec3_is_finite(r.point_b));
+        s.v[2].w = gjk_v3(NAN, 0, 0); /* second round: NaN in the simplex itself */
+    }
+}
+
 /* ------------------------------------------------------------------ case file */
 
 /* Every intersecting case of quick.cases through gjk_signed_distance with the default
@@ -718,6 +922,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_shallow_and_scaled),
         cmocka_unit_test(test_random_polytopes_against_sat),
         cmocka_unit_test(test_sphere_like_polytopes),
+        cmocka_unit_test(test_random_degenerate),
+        cmocka_unit_test(test_curved_shapes_stay_finite),
         cmocka_unit_test(test_blow_up_point),
         cmocka_unit_test(test_blow_up_segment),
         cmocka_unit_test(test_blow_up_triangle_and_flat_tetrahedra),
@@ -726,6 +932,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_flat_polygons),
         cmocka_unit_test(test_iteration_limit),
         cmocka_unit_test(test_capacity_limit),
+        cmocka_unit_test(test_non_finite_support),
         cmocka_unit_test(test_quick_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,26 +23,30 @@
  * the ball of radius d_f is inside P and touches the face's plane there).
  *
  * Robustness:
- *  - GJK's simplex may be degenerate (1-3 vertices, or a flat tetrahedron). It is reduced to
- *    an affinely independent set and grown to a tetrahedron by support points along
- *    directions orthogonal to its affine hull, on the side of the origin.
+ *  - GJK's simplex may be degenerate (1-3 vertices, or a flat or duplicated tetrahedron). It
+ *    is reduced to an affinely independent set and grown to a tetrahedron by support points
+ *    along directions orthogonal to its affine hull, on the side of the origin.
  *  - Any support value h(n) <= 0 (to rounding) proves that the origin is on the boundary of
  *    D: the shapes touch, depth 0 (GJK_STATUS_TOUCHING). A flat D (no volume: two coplanar
  *    polygons, say) is the same case.
- *  - The nearest face is chosen by signed distance, so a polytope that misses the origin by a
- *    rounding error grows towards it, as GJK would.
+ *  - The nearest face is chosen by signed distance, so a polytope that misses the origin
+ *    (a rounding error, or a simplex that never held it) grows towards it, as GJK would.
  *  - Face normals use the best-conditioned cross product (the two shorter edges); slivers
- *    take the normal of the unseen face across their horizon edge.
- *  - The faces that see w are taken as the edge-connected set around the nearest face, and
- *    its boundary is checked to be one simple loop before anything changes. If rounding ever
- *    breaks that, EPA stops with its best estimate rather than corrupt the polytope.
+ *    take the normal of the unseen face across their horizon edge. Barycentric weights are
+ *    measured from a vertex of the face, not from the origin.
+ *  - A face sees w only if w is above its plane by more than rounding; the faces that see w
+ *    are taken as the edge-connected set around the nearest face, and its boundary must be
+ *    one simple loop before anything changes. If rounding ever broke that, EPA would stop
+ *    with its best estimate (GJK_STATUS_ITERATION_LIMIT) rather than corrupt the polytope.
+ *  - Every answer carries both bounds: depth (nearest face, lower) and depth_upper (least
+ *    support value seen). ITERATION_LIMIT and CAPACITY_LIMIT report the nearest face so far.
  *
  * Capacity: no allocation; everything lives in one structure on the stack (63 KiB) sized
  * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
  * count grows as D approaches a ball around the origin: a certified lower bound needs P to
  * follow D everywhere to within h(n) - depth). Faces carry no adjacency: the faces that see
- * w come from one pass over the plane arrays (structure of arrays), and their edges are
- * matched among themselves. */
+ * w come from one pass over the plane arrays (structure of arrays), which also finds the
+ * next nearest face, and their edges are matched among themselves. */
 #include "internal.h"
 
 #include <float.h>
@@ -240,7 +244,7 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, do
 {
     gjk_vec3 w = p->w[iw];
     int32_t seen = 0, best = -1;
-    double best_d = INFINITY;
+    double best_d = HUGE_VAL;
     p->seen[seen++] = (int16_t)f0;
     for (int32_t f = 0; f < p->face_count; ++f) {
         double d = p->d[f];
@@ -425,7 +429,7 @@ static double triangle_barycentric(const gjk_vec3 pt[3], gjk_vec3 n, gjk_vec3 q,
     double area = gjk_dot(n, gjk_cross(ej, ek));
     if (!(area > 0.0)) {
         lambda[0] = lambda[1] = lambda[2] = 1.0 / 3.0;
-        return -INFINITY; /* a sliver: no usable area */
+        return -HUGE_VAL; /* a sliver: no usable area */
     }
     lambda[j] = gjk_dot(n, gjk_cross(r, ek)) / area;
     lambda[k] = gjk_dot(n, gjk_cross(ej, r)) / area;
@@ -455,7 +459,7 @@ static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, do
 /* Weights of the point of triangle f nearest q, for a q that projects outside it. */
 static void triangle_clamp(const epa_polytope *p, int32_t f, gjk_vec3 q, double lambda[3])
 {
-    double best = INFINITY;
+    double best = HUGE_VAL;
     for (int e = 0; e < 3; ++e) {
         int k = next3(e);
         gjk_vec3 pe = p->w[p->fv[f][e]], pk = p->w[p->fv[f][k]];
@@ -550,7 +554,8 @@ typedef struct epa_seed {
     double upper;  /* least support value h(n) seen: an upper bound on the depth */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
-    bool touching; /* a support value proved depth ~ 0 */
+    bool touching; /* a support value proved depth ~ 0 (or invalid: stop growing) */
+    bool invalid;  /* a support point or simplex vertex was not finite */
     gjk_vec3 touch_normal;
 } epa_seed;
 
@@ -562,6 +567,10 @@ static gjk_vertex seed_support(const gjk_pair_frame *f, const epa_settings *s, e
     gjk_pair_support(f, n, seed->v[0].ia, seed->v[0].ib, &w);
     ++*support_calls;
     double h = gjk_dot(w.w, n);
+    if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
+        seed->invalid = seed->touching = true;
+        return w;
+    }
     seed->upper = h < seed->upper ? h : seed->upper;
     if (!seed->touching && h <= s->zero) {
         seed->touching = true;
@@ -632,8 +641,9 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
                              const epa_settings *s, epa_seed *seed, int32_t *support_calls)
 {
     seed->count = 0;
-    seed->upper = INFINITY;
+    seed->upper = HUGE_VAL;
     seed->touching = false;
+    seed->invalid = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
     int32_t n = simplex->count < 0 ? 0 : (simplex->count > 4 ? 4 : simplex->count);
@@ -653,10 +663,12 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
         }
     }
     for (int32_t i = 0; i < n; ++i) {
+        if (!gjk_vec3_is_finite(simplex->v[i].w) || !gjk_vec3_is_finite(simplex->v[i].a)) {
+            seed->invalid = seed->touching = true;
+            return false;
+        }
         if (seed->count == 0) {
-            if (gjk_vec3_is_finite(simplex->v[i].w)) {
-                seed->v[seed->count++] = simplex->v[i];
-            }
+            seed->v[seed->count++] = simplex->v[i];
         } else {
             seed_add(seed, &simplex->v[i], s->zero);
         }
@@ -665,8 +677,8 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
         gjk_vertex w;
         gjk_pair_support(f, gjk_v3(1.0, 0.0, 0.0), GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &w);
         ++*support_calls;
-        if (!gjk_vec3_is_finite(w.w)) {
-            seed->touching = true;
+        if (!gjk_vec3_is_finite(w.w) || !gjk_vec3_is_finite(w.a)) {
+            seed->invalid = seed->touching = true;
             return false;
         }
         seed->v[seed->count++] = w;
@@ -750,8 +762,8 @@ static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
     return false;
 }
 
-gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
-                       const gjk_options *options)
+static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                              const gjk_options *options)
 {
     gjk_epa_result r;
     memset(&r, 0, sizeof r);
@@ -760,6 +772,10 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
 
     epa_seed seed;
     if (!seed_tetrahedron(f, simplex, &s, &seed, &r.support_calls)) {
+        if (seed.invalid) {
+            r.status = GJK_STATUS_INVALID_INPUT; /* zeros, with the normal (1, 0, 0) */
+            return r;
+        }
         if (simplex->count >= 1 && simplex->count <= 4) {
             answer_touching(simplex->v, simplex->lambda, simplex->count, seed.touch_normal, &r);
         } else {
@@ -790,6 +806,13 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
         gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
         ++r.support_calls;
         double h = gjk_dot(w.w, n);
+        if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
+            /* A support map gave non-finite coordinates (a shape that bypassed validation):
+             * invalid input, with the last good estimate. */
+            r.status = GJK_STATUS_INVALID_INPUT;
+            answer_from_face(&p, fi, slack, &r);
+            break;
+        }
         upper = h < upper ? h : upper;
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
@@ -803,12 +826,6 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
             /* Converged; or w is already a vertex, so P cannot grow and what is left of
              * the gap is rounding in the face's plane. */
             r.status = GJK_STATUS_OVERLAPPING;
-            answer_from_face(&p, fi, slack, &r);
-            break;
-        }
-        if (!isfinite(h)) {
-            /* A support map returned non-finite coordinates: keep the last good answer. */
-            r.status = GJK_STATUS_ITERATION_LIMIT;
             answer_from_face(&p, fi, slack, &r);
             break;
         }
@@ -830,4 +847,26 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
     }
     r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
     return r;
+}
+
+/* Never NaN: a non-finite support point (only possible for shapes that bypassed
+ * validation) gives GJK_STATUS_INVALID_INPUT with finite placeholders. */
+static gjk_epa_result epa_finite(gjk_epa_result r)
+{
+    if (!isfinite(r.depth) || !isfinite(r.depth_upper) || !gjk_vec3_is_finite(r.normal) ||
+        !gjk_vec3_is_finite(r.point_a) || !gjk_vec3_is_finite(r.point_b)) {
+        r.status = GJK_STATUS_INVALID_INPUT;
+        r.depth = 0.0;
+        r.depth_upper = 0.0;
+        r.normal = gjk_v3(1.0, 0.0, 0.0);
+        r.point_a = gjk_v3(0.0, 0.0, 0.0);
+        r.point_b = r.point_a;
+    }
+    return r;
+}
+
+gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                       const gjk_options *options)
+{
+    return epa_finite(epa_run(f, simplex, options));
 }

@@ -61,7 +61,8 @@ void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint
  * deepest points pa (on core A), pb (on core B) with pa - pb = p. No allocation: fixed
  * capacity on the stack. Returns GJK_STATUS_OVERLAPPING (converged), TOUCHING (depth 0:
  * the origin is on the boundary), ITERATION_LIMIT or CAPACITY_LIMIT (best estimate filled
- * in); never NaN. */
+ * in); never NaN (a non-finite support point or simplex vertex gives INVALID_INPUT, every
+ * field finite). */
 typedef struct gjk_epa_result {
     gjk_status status;
     double depth;
