@@ -18,7 +18,9 @@
  *  - self: link-link pairs of one robot whose self_collision is on, except the robot's
  *    disabled pairs (e.g. adjacent links);
  *  - robot-robot: links of two different robots.
- *  Pairs marked allowed (gjk_world_set_allowed) are never checked.
+ *  Pairs marked allowed (gjk_world_set_allowed) are never checked. Side A of a pair is always a
+ *  link: the lower link index in a self pair; in a robot-robot pair the trajectory's robot, or
+ *  options.robot, or else the robot with the lower id.
  *
  * Padding (extra margin, metres, >= 0). Each link and each obstacle has a padding; a pair's
  *  padding is padding(A) + padding(B), unless a per-pair padding is set, which replaces it.
