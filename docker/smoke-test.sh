@@ -84,6 +84,34 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
+# ------------------------------------------------------------------ 0. the manifests
+# The ConfigMap carries copies of docker/gjkd.conf and the demo scene: they must not drift.
+# The compose and Kubernetes files must parse (when python3-yaml is there to parse them).
+/usr/bin/python3 - "$here" "$root/examples/demo/scene.json" <<'PY' || fail "docker/k8s or compose"
+import glob, os, sys
+here, scene = sys.argv[1:3]
+text = open(os.path.join(here, "k8s", "configmap.yaml")).read()
+def key(name):  # the block scalar under `  name: |`, de-indented
+    block = text.split("\n  %s: |\n" % name, 1)[1]
+    lines = []
+    for line in block.splitlines():
+        if line and not line.startswith("    "):
+            break
+        lines.append(line[4:])
+    return "\n".join(lines).strip()
+for name, path in (("gjkd.conf", os.path.join(here, "gjkd.conf")), ("scene.json", scene)):
+    if key(name) != open(path).read().strip():
+        sys.exit("docker/k8s/configmap.yaml: %s differs from %s (regenerate it, see its header)"
+                 % (name, path))
+try:
+    import yaml
+except ImportError:
+    sys.exit(0)
+for f in [os.path.join(here, "compose.yaml")] + glob.glob(os.path.join(here, "k8s", "*.yaml")):
+    list(yaml.safe_load_all(open(f)))
+PY
+step "0. ConfigMap in step with gjkd.conf and the demo scene; manifests parse"
+
 # ------------------------------------------------------------------ base and image
 cache=${GJK_CONTAINER_CACHE:-/var/tmp/gjkd-cache}
 base=docker.io/library/debian:bookworm-slim
