@@ -115,18 +115,21 @@ step "0. ConfigMap in step with gjkd.conf and the demo scene; manifests parse"
 # ------------------------------------------------------------------ base and image
 cache=${GJK_CONTAINER_CACHE:-/var/tmp/gjkd-cache}
 base=docker.io/library/debian:bookworm-slim
-if [ -s "$cache/bookworm-slim.tar" ] &&
-  timeout 120 podman load -q -i "$cache/bookworm-slim.tar" >/dev/null 2>&1 &&
+# The cached copy is named after base-image.sh's contents: a changed script makes a new base.
+cached="$cache/bookworm-slim-$(sha256sum "$here/base-image.sh" | cut -c1-16).tar"
+if [ -s "$cached" ] &&
+  timeout 120 podman load -q -i "$cached" >/dev/null 2>&1 &&
   podman image exists "$base"; then
   step "base image from the cache $cache"
 else
   step "base image: debootstrap (no usable cache)"
   timeout 600 "$here/base-image.sh"
   mkdir -p "$cache"
-  if timeout 120 podman save --format docker-archive -o "$cache/bookworm-slim.tar.$$" "$base"; then
-    mv "$cache/bookworm-slim.tar.$$" "$cache/bookworm-slim.tar"
+  if timeout 120 podman save --format docker-archive -o "$cached.$$" "$base"; then
+    rm -f "$cache"/bookworm-slim*.tar # copies made by other versions of base-image.sh
+    mv "$cached.$$" "$cached"
   else
-    rm -f "$cache/bookworm-slim.tar.$$"
+    rm -f "$cached.$$"
   fi
 fi
 step "building $tag"
