@@ -1,6 +1,6 @@
 # Container smoke test (docker/smoke-test.sh): builds the image in a throw-away podman store,
-# runs it with --demo, checks health, drain, the state volume and three replicas; about 1.5 min
-# with the cached base image, 2.5 min without. Label `container` (ctest -L container).
+# runs it with --demo, checks health, drain, the state volume and three replicas; 40-85 s
+# with the cached base image, about 3 min without. Label `container` (ctest -L container).
 # Skipped (exit 77) without podman, debootstrap or root. Not in sanitizer builds: the image
 # compiles its own release binaries, so a second run would test nothing new.
 if(TARGET gjkd AND TARGET gjkctl AND TARGET gjkd_proto_py AND NOT GJK_SANITIZE
