@@ -189,6 +189,8 @@ stop_clean() { # name: podman stop (SIGTERM), exit code 0 and a drain in the log
 p1=$(free_port)
 run "$prefix-a" "$p1" -v "$prefix-state:/var/lib/gjkd" -- --demo
 wait_serving "$p1" "$prefix-a"
+pid1=$(podman exec "$prefix-a" cat /proc/1/comm 2>/dev/null)
+[ "$pid1" = gjkd ] || fail "PID 1 in the container is '$pid1', not gjkd"
 ctl "$p1" --json trajectory "$root/examples/demo/trajectory.json" >"$work/traj.json" ||
   fail "gjkctl trajectory through the published port"
 /usr/bin/python3 - "$work/traj.json" "$root/examples/demo/trajectory.json" <<'PY' || fail "the demo trajectory's answer"
@@ -203,7 +205,7 @@ health=$(timeout 30 podman healthcheck run "$prefix-a" 2>&1) || fail "podman hea
 status=$(podman inspect --format '{{.State.Health.Status}}' "$prefix-a" 2>/dev/null ||
   podman inspect --format '{{.State.Healthcheck.Status}}' "$prefix-a")
 [ "$status" = healthy ] || fail "health status '$status' ($health)"
-step "2. demo trajectory answered through 127.0.0.1:$p1; healthcheck: $status"
+step "2. gjkd is PID 1; demo trajectory answered through 127.0.0.1:$p1; healthcheck: $status"
 
 # ------------------------------------------------------------------ 3. stop drains, exit 0
 # Change the scene first (a change the demo would not bring back), so that step 4 can tell
