@@ -28,6 +28,28 @@ deb $mirror bookworm main
 deb $mirror bookworm-updates main
 deb $security bookworm-security main
 SRC
+# Slim, as the official debian:*-slim images: no documentation, manual pages or translations
+# (copyright files stay), now and for every package installed later; no apt package caches.
+cat > "$rootfs/etc/dpkg/dpkg.cfg.d/gjkd-slim" <<'CFG'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/linda/*
+path-exclude /usr/share/locale/*
+CFG
+cat > "$rootfs/etc/apt/apt.conf.d/gjkd-slim" <<'CFG'
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb || true"; };
+Acquire::Languages "none";
+CFG
+find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete
+rm -rf "$rootfs"/usr/share/man/* "$rootfs"/usr/share/groff/* "$rootfs"/usr/share/info/* \
+  "$rootfs"/usr/share/lintian/* "$rootfs"/usr/share/linda/* "$rootfs"/usr/share/locale/*
 chroot "$rootfs" apt-get clean
 rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin
 tar -C "$rootfs" -c . | podman import - "$image" >/dev/null
