@@ -402,6 +402,12 @@ static void handle_monitor(gjkd_auth *a, const watched *w)
     zmq_msg_close(&m);
     if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
         atomic_fetch_add(&a->accepted, 1);
+    } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
+        /* The peer left during the handshake: typically a client without CURVE that saw the
+         * server's mechanism first (which side notices a mismatch first is a race), or a
+         * bare TCP probe. Not authenticated either way. */
+        count_refusal(a);
+        log_refusal(a, w->name, "reason=\"connection closed during the CURVE handshake\"");
     } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
         count_refusal(a);
         char detail[96];
@@ -546,7 +552,8 @@ bool gjkd_auth_secure_socket(gjkd_auth *auth, void *socket, const char *name, ch
         return false;
     }
     /* Refusals by the allow-list are counted by the ZAP handler itself (with the key). */
-    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL;
+    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL;
     if (zmq_socket_monitor(socket, w->endpoint, events) != 0) {
         snprintf(err, err_size, "cannot monitor the %s socket: %s", name,
                  zmq_strerror(zmq_errno()));

@@ -11,9 +11,12 @@
  * (user id = the key in Z85), any other is refused. It also watches the sockets given to
  * gjkd_auth_secure_socket through socket monitors, so every refused handshake is counted —
  * not only keys refused by the list, but clients without CURVE or with the wrong server key,
- * which fail before ZAP is asked. Each refusal is counted (gjkd_auth_refused and the stats
- * reply's auth_refused) and logged as one line, at most one per second (the lines skipped
- * in between are counted in the next one). SIGHUP reloads the allow-list. */
+ * which fail before ZAP is asked, and connections closed during the handshake (a client
+ * without CURVE often notices the mismatch first and hangs up; a bare TCP probe looks the
+ * same). Counted are handshakes, not clients: a refused client that keeps reconnecting is
+ * counted each time. Each refusal is counted (gjkd_auth_refused and the stats reply's
+ * auth_refused) and logged as one line, at most one per second (the lines skipped in between
+ * are counted in the next one). SIGHUP reloads the allow-list. */
 #ifndef GJKD_AUTH_H
 #define GJKD_AUTH_H
 
