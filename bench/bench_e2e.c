@@ -11,7 +11,10 @@
  *     daemon decode + the same query + encode, unpack into C structs), and the overhead;
  *  2. small state queries (the demo pose, closest pair, max_distance 0.1 m) from 1, 4 and 16
  *     concurrent clients for S seconds each: queries per second, p50 and p99 latency.
- * A health round trip (no world work) is timed too, as the transport floor. */
+ * A health round trip (no world work) is timed too, as the transport floor. The wire rows use
+ * gjkd_query_trajectory (packed poses, compact reply); beside them the first encoding (nested
+ * poses, full reply) goes through the same daemon, and the daemon's request path is timed
+ * in-process (gjkd_service_handle on the same bytes) to separate it from the transport. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -30,6 +33,7 @@
 #include <zmq.h>
 
 #include "codec.h"
+#include "dispatch.h"
 #include "gjk/world.h"
 #include "gjkd_client.h"
 #include "gjkd_json.h"
@@ -504,6 +508,46 @@ int main(int argc, char **argv)
         gjkd__v1__response__free_unpacked(u, NULL);
     }
     double mirror = quantile(mirror_t, (size_t)repeat, 0.5);
+    /* The daemon's whole request path without the transport: the same service code on the same
+     * request bytes (unpack, decode, world query, encode, pack), warm named trajectory. */
+    double service_t;
+    {
+        gjkd_service_def sd = {limits, 1, 1, NULL};
+        gjkd_error se;
+        gjkd_service *svc = gjkd_service_create(&sd, &se);
+        size_t scene_bytes = gjkd__v1__scene__get_packed_size(scene);
+        uint8_t *sbuf = malloc(scene_bytes);
+        gjkd__v1__scene__pack(scene, sbuf);
+        if (svc == NULL || !gjkd_service_load_scene(svc, sbuf, scene_bytes, false, &se))
+            die("service", se.message);
+        free(sbuf);
+        Gjkd__V1__Request pr = GJKD__V1__REQUEST__INIT;
+        pr.body_case = GJKD__V1__REQUEST__BODY_SET_LINK_POSES;
+        pr.set_link_poses = poses;
+        size_t pn = gjkd__v1__request__get_packed_size(&pr);
+        uint8_t *pb = malloc(pn);
+        gjkd__v1__request__pack(&pr, pb);
+        uint8_t *reply;
+        size_t reply_size;
+        gjkd_service_handle(svc, pb, pn, &reply, &reply_size);
+        free(reply);
+        free(pb);
+        char *saved_name = packed_req.name;
+        packed_req.name = "bench-service";
+        size_t qn = gjkd__v1__request__get_packed_size(&env);
+        uint8_t *qb = malloc(qn);
+        gjkd__v1__request__pack(&env, qb);
+        packed_req.name = saved_name;
+        for (int r = 0; r < repeat; r++) {
+            double t0 = now_s();
+            gjkd_service_handle(svc, qb, qn, &reply, &reply_size);
+            mirror_t[r] = now_s() - t0;
+            free(reply);
+        }
+        free(qb);
+        gjkd_service_destroy(&svc);
+        service_t = quantile(mirror_t, (size_t)repeat, 0.5);
+    }
     free(mirror_t);
     free(values);
     free(plp);
@@ -548,6 +592,9 @@ int main(int argc, char **argv)
            "same unpack + pack on the daemon side %.1f us;\n  daemon handler mean %.3f ms "
            "(world query + decode + encode, from its stats)\n",
            req_bytes, reply_bytes, 1e6 * pk, 1e6 * up, 1e6 * mirror, 1e3 * handler);
+    printf("  the daemon's request path in-process (gjkd_service_handle on the same bytes, warm): "
+           "%.3f ms\n",
+           1e3 * service_t);
     printf("bench_e2e: state queries (demo pose, closest pair, max_distance 0.1 m), %s worker "
            "threads, %.1f s each\n",
            threads, seconds);
