@@ -724,16 +724,19 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
                   m->n_waypoints);
         goto unlock;
     }
-    char where[48];
     for (size_t w = 0; w < m->n_waypoints; ++w) {
-        snprintf(where, sizeof where, "waypoints[%zu]", w);
         if (m->waypoints[w]->state_case != GJKD__V1__WAYPOINT__STATE_LINK_POSES) {
-            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no link_poses given", where);
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints[%zu]: no link_poses given", w);
             goto unlock;
         }
-        if (!gjkd_decode_link_poses(m->waypoints[w]->link_poses, info.link_count, where,
-                                    poses + w * (size_t)info.link_count, error))
+        gjk_transform *out = poses + w * (size_t)info.link_count;
+        /* The field name is formatted only for a failure: decode again with it. */
+        if (!gjkd_decode_link_poses(m->waypoints[w]->link_poses, info.link_count, "", out, error)) {
+            char where[48];
+            snprintf(where, sizeof where, "waypoints[%zu]", w);
+            gjkd_decode_link_poses(m->waypoints[w]->link_poses, info.link_count, where, out, error);
             goto unlock;
+        }
     }
     gjk_world_trajectory traj;
     memset(&traj, 0, sizeof traj);
@@ -753,7 +756,11 @@ unlock:
     free(poses);
     if (ok) {
         Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
-        gjkd_encode_trajectory(&ctx->arena, result, options.mode == GJK_WORLD_MODE_ALL_WITHIN, t);
+        bool all_pairs = options.mode == GJK_WORLD_MODE_ALL_WITHIN;
+        if (!all_pairs && m->options != NULL && m->options->compact)
+            gjkd_encode_trajectory_compact(&ctx->arena, result, t);
+        else
+            gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
         ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
         ctx->resp->trajectory = t;
     }

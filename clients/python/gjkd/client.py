@@ -114,24 +114,39 @@ def _body(b):
     return {"robot": b.robot, "link": b.link}
 
 
-def pair_to_dict(p):
-    a = _body(p.body_a)
-    a.update(part=p.part_a, id=p.body_a_id, part_index=p.part_a_index)
-    b = _body(p.body_b)
-    b.update(part=p.part_b, id=p.body_b_id, part_index=p.part_b_index)
-    return {"a": a, "b": b, "distance": p.distance, "status": status_name(p.status),
-            "point_a": _vec(p.point_a), "point_b": _vec(p.point_b),
-            "local_point_a": _vec(p.local_point_a), "local_point_b": _vec(p.local_point_b),
-            "normal": _vec(p.normal), "iterations": p.iterations,
-            "epa_iterations": p.epa_iterations, "padding": p.padding}
+def pair_to_dict(p, table=None):
+    """A PairResult as a dict. A compact pair (geometry set, QueryOptions.compact) takes its
+    bodies, parts, ids and padding from table[p.pair_index] (TrajectoryResult.pair_table)."""
+    names = p
+    if len(p.geometry) != 0:
+        if len(p.geometry) != 15 or table is None or p.pair_index >= len(table):
+            raise GjkdError(102, "inconsistent compact pair in the reply")
+        names = table[p.pair_index]
+    a = _body(names.body_a)
+    a.update(part=names.part_a, id=names.body_a_id, part_index=names.part_a_index)
+    b = _body(names.body_b)
+    b.update(part=names.part_b, id=names.body_b_id, part_index=names.part_b_index)
+    if names is p:
+        geometry = {"point_a": _vec(p.point_a), "point_b": _vec(p.point_b),
+                    "local_point_a": _vec(p.local_point_a), "local_point_b": _vec(p.local_point_b),
+                    "normal": _vec(p.normal)}
+    else:
+        g = tuple(p.geometry)
+        geometry = {"point_a": g[0:3], "point_b": g[3:6], "local_point_a": g[6:9],
+                    "local_point_b": g[9:12], "normal": g[12:15]}
+    d = {"a": a, "b": b, "distance": p.distance, "status": status_name(p.status),
+         "iterations": p.iterations, "epa_iterations": p.epa_iterations,
+         "padding": names.padding}
+    d.update(geometry)
+    return d
 
 
-def state_to_dict(s):
+def state_to_dict(s, table=None):
     has_min = s.WhichOneof("min_distance_opt") == "min_distance"
     return {"evaluated": s.evaluated,
             "min_distance": s.min_distance if has_min else None,
-            "closest": pair_to_dict(s.closest) if s.HasField("closest") else None,
-            "pairs": [pair_to_dict(p) for p in s.pairs],
+            "closest": pair_to_dict(s.closest, table) if s.HasField("closest") else None,
+            "pairs": [pair_to_dict(p, table) for p in s.pairs],
             "colliding": s.colliding, "truncated": s.truncated,
             "pairs_checked": s.pairs_checked, "pairs_candidate": s.pairs_candidate}
 
@@ -346,9 +361,7 @@ class Client:
         for robot, poses in robots:
             rs = req.set_link_poses.robots.add()
             rs.robot = robot
-            rs.link_poses.SetInParent()
-            for i, p in enumerate(poses):
-                documents.pose_to_pb(p, rs.link_poses.poses.add(), "link_poses[%d]" % i)
+            documents.link_poses_to_pb(poses, rs.link_poses, "link_poses")
         self._ok(req, expected_revision)
         return {"revision": self.revision}
 
@@ -376,11 +389,9 @@ class Client:
         if name:
             t.name = name
         _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs)
+        t.options.compact = True  # expanded below: the result is the same
         for i, wp in enumerate(waypoints):
-            w = t.waypoints.add()
-            w.link_poses.SetInParent()
-            for k, p in enumerate(wp):
-                documents.pose_to_pb(p, w.link_poses.poses.add(), "waypoints[%d][%d]" % (i, k))
+            documents.link_poses_to_pb(wp, t.waypoints.add().link_poses, "waypoints[%d]" % i)
         r = self._ok(req, expected_revision, body="trajectory")
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
@@ -389,7 +400,7 @@ class Client:
                 "min_waypoint": tr.min_waypoint, "first_collision": tr.first_collision,
                 "colliding_waypoints": tr.colliding_waypoints,
                 "cache_hit": tr.trajectory_cache_hit,
-                "waypoints": [state_to_dict(s) for s in tr.waypoints]}
+                "waypoints": [state_to_dict(s, tr.pair_table) for s in tr.waypoints]}
 
 
 class PoseStream:
@@ -412,9 +423,7 @@ class PoseStream:
         u = pb.PoseUpdate(sequence=self.sequence)
         rs = u.robots.add()
         rs.robot = robot
-        rs.link_poses.SetInParent()
-        for i, p in enumerate(poses):
-            documents.pose_to_pb(p, rs.link_poses.poses.add(), "link_poses[%d]" % i)
+        documents.link_poses_to_pb(poses, rs.link_poses, "link_poses")
         self._socket.send(u.SerializeToString())
         return self.sequence
 
