@@ -104,8 +104,14 @@ int main(int argc, char **argv)
         return 2;
     }
     /* Every socket we bind follows the exposure rule: loopback only, unless CURVE is on (then
-     * anywhere) or --insecure (anywhere, with a warning). The request endpoint is checked
-     * where it is bound. */
+     * anywhere) or --insecure (anywhere, with a warning in the log). Checked here so that a
+     * refusal stops the start before anything is loaded; the request endpoint is checked (and
+     * its warning logged) again where it is bound. */
+    if (!curve && !config.insecure && !gjkd_endpoint_is_loopback(config.endpoint)) {
+        gjkd_endpoint_check(config.endpoint, "request", false, false, err, sizeof err);
+        fprintf(stderr, "gjkd: %s\n", err);
+        return 2;
+    }
     const char *streams[2] = {config.pose_endpoint, config.monitor_endpoint};
     const char *stream_names[2] = {"pose", "monitor"};
     for (int i = 0; i < 2; ++i) {
