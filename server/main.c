@@ -140,6 +140,13 @@ int main(int argc, char **argv)
         GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", error.message);
         goto done;
     }
+    /* Keys before scenes: a bad key file stops the start before anything is loaded. */
+    zctx = zmq_ctx_new();
+    if (curve && (auth = gjkd_auth_start(zctx, config.curve_secret_key, config.curve_allow, service,
+                                         err, sizeof err)) == NULL) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        goto done;
+    }
     bool loaded = false;
     if (store != NULL) {
         uint8_t *data;
@@ -182,12 +189,6 @@ int main(int argc, char **argv)
                  (unsigned long long)gjkd_service_revision(service));
     }
 
-    zctx = zmq_ctx_new();
-    if (curve && (auth = gjkd_auth_start(zctx, config.curve_secret_key, config.curve_allow, service,
-                                         err, sizeof err)) == NULL) {
-        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
-        goto done;
-    }
     stream = gjkd_stream_start_auth(zctx, config.pose_endpoint, config.monitor_endpoint, auth,
                                     service, err, sizeof err);
     if (stream == NULL && err[0] != '\0') {
