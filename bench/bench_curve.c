@@ -9,8 +9,9 @@
  * shared machine hit every side alike, medians of N runs of:
  *  - the 100-waypoint demo trajectory (max_distance 0.1 m, closest pair per waypoint, not
  *    named: no warm start): in-process through the daemon's own request path
- *    (gjkd_service_handle on the request bytes: unpack, decode, world query, encode, pack),
- *    and through libgjkd-client (gjkd_query_trajectory) to each daemon;
+ *    (gjkd_service_handle on the bytes of the same request: packed poses, compact reply;
+ *    unpack, decode, world query, encode, pack), and through libgjkd-client
+ *    (gjkd_query_trajectory) to each daemon;
  *  - a health round trip (no world work): the transport floor;
  *  - connect + first health on a fresh client: the handshake (CURVE adds key exchange).
  * For the world query alone in-process (no codec), see bench_e2e. */
@@ -222,7 +223,8 @@ int main(int argc, char **argv)
     qo.max_distance = 0.1;
     qo.mode = GJKD_QUERY_CLOSEST;
 
-    /* In-process: the daemon's request path on the request bytes the client sends. */
+    /* In-process: the daemon's request path on the request the client sends (packed poses,
+     * compact reply: what gjkd_query_trajectory encodes). */
     gjkd_config config;
     gjkd_config_defaults(&config);
     gjkd_service_def sd = {config.limits, 1, 1, NULL};
@@ -238,15 +240,39 @@ int main(int argc, char **argv)
     wo.max_distance_opt_case = GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
     wo.max_distance = 0.1;
     wo.mode = GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST;
-    req->options = &wo;
+    wo.compact = true;
+    double *values = malloc(nw * nl * 7 * sizeof *values);
+    Gjkd__V1__LinkPoses *plp = malloc(nw * sizeof *plp);
+    Gjkd__V1__Waypoint *pwp = malloc(nw * sizeof *pwp);
+    Gjkd__V1__Waypoint **pwpp = malloc(nw * sizeof *pwpp);
+    for (size_t w = 0; w < nw; w++) {
+        for (size_t l = 0; l < nl; l++) {
+            const gjkd_pose *x = &cp[w * nl + l];
+            double v[7] = {x->p.x, x->p.y, x->p.z, x->q.w, x->q.x, x->q.y, x->q.z};
+            memcpy(values + 7 * (w * nl + l), v, sizeof v);
+        }
+        gjkd__v1__link_poses__init(&plp[w]);
+        plp[w].n_xyz_wxyz = 7 * nl;
+        plp[w].xyz_wxyz = values + 7 * w * nl;
+        gjkd__v1__waypoint__init(&pwp[w]);
+        pwp[w].state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
+        pwp[w].link_poses = &plp[w];
+        pwpp[w] = &pwp[w];
+    }
+    Gjkd__V1__TrajectoryQueryRequest packed = *req;
+    packed.waypoints = pwpp;
+    packed.options = &wo;
     Gjkd__V1__Request env = GJKD__V1__REQUEST__INIT;
     env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
-    env.trajectory_query = req;
+    env.trajectory_query = &packed;
     env.request_id = 1;
     size_t qn = gjkd__v1__request__get_packed_size(&env);
     uint8_t *qb = malloc(qn);
     gjkd__v1__request__pack(&env, qb);
-    req->options = NULL;
+    free(values);
+    free(plp);
+    free(pwp);
+    free(pwpp);
 
     /* Keys for the CURVE daemon. */
     char dir[] = "/tmp/bench-curve-XXXXXX";
@@ -321,8 +347,8 @@ int main(int argc, char **argv)
     double hp = median(t_health[0], n), hc = median(t_health[1], n);
     double sp = median(t_hs[0], n), sc = median(t_hs[1], n);
     printf("bench_curve: demo trajectory, %zu waypoints x %zu links, max_distance 0.1 m, closest "
-           "pair, not named (median of %d, interleaved)\n",
-           nw, nl, repeat);
+           "pair, not named (median of %d, interleaved); request %zu bytes\n",
+           nw, nl, repeat, qn);
     printf("  %-34s %10.3f ms\n", "in-process (gjkd_service_handle)", 1e3 * in);
     printf("  %-34s %10.3f ms   %+6.1f %% vs in-process\n", "loopback plain", 1e3 * tp,
            100.0 * (tp - in) / in);

@@ -145,6 +145,17 @@ def group_curve():
             check(s["evaluated"] and s["pairs"], "Python state query under CURVE: %r" % s)
         check(d.refused() == baseline, "listed clients were counted as refused")
 
+        # Clients refuse a secret key file others can read, as the daemon does.
+        os.chmod(keys["client"][0], 0o644)
+        _, err = d.ctl("health", expect=2)
+        check("chmod 600" in err, "gjkctl with a readable secret key: %r" % err)
+        try:
+            d.client()
+            check(False, "the Python client took a readable secret key file")
+        except ValueError as e:
+            check("chmod 600" in str(e), "Python message: %s" % e)
+        os.chmod(keys["client"][0], 0o600)
+
         # Pose and monitor streams under CURVE: a listed publisher and subscriber work.
         ctx = e2e.zmq_ctx
         mon = e2e.gjkd.Monitor(d.monitor_endpoint, context=ctx, server_key=keys["server"][1],
