@@ -96,7 +96,7 @@ struct gjkd_service {
     command_counter *counters; /* one per command */
     atomic_uint_fast64_t code_counts[CODE_SLOTS];
     atomic_uint in_flight;
-    atomic_uint_fast64_t requests, pose_updates, monitor_events;
+    atomic_uint_fast64_t requests, pose_updates, monitor_events, auth_refused;
     atomic_bool draining;
     struct timespec started;
 };
@@ -131,6 +131,11 @@ gjkd_limits gjkd_service_limits(gjkd_service *service)
 void gjkd_service_set_draining(gjkd_service *service, bool draining)
 {
     atomic_store(&service->draining, draining);
+}
+
+void gjkd_service_count_auth_refused(gjkd_service *service)
+{
+    atomic_fetch_add(&service->auth_refused, 1);
 }
 
 /* One request in progress. */
@@ -909,6 +914,7 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     st->pose_updates = atomic_load(&svc->pose_updates);
     st->monitor_events = atomic_load(&svc->monitor_events);
     st->requests = atomic_load(&svc->requests);
+    st->auth_refused = atomic_load(&svc->auth_refused);
     gjk_world_info info;
     pthread_rwlock_rdlock(&svc->lock);
     gjk_world_get_info(svc->world, &info);

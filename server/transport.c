@@ -36,16 +36,33 @@ bool gjkd_endpoint_is_loopback(const char *endpoint)
     return strncmp(host, "localhost:", 10) == 0 || strncmp(host, "[::1]:", 6) == 0;
 }
 
+bool gjkd_endpoint_check(const char *endpoint, const char *name, bool curve, bool insecure,
+                         char *err, size_t err_size)
+{
+    if (curve || gjkd_endpoint_is_loopback(endpoint))
+        return true;
+    if (!insecure) {
+        snprintf(err, err_size,
+                 "refusing to bind the %s socket to non-loopback endpoint '%s' without "
+                 "authentication; configure CURVE (--curve-secret-key and --curve-allow) or "
+                 "pass --insecure",
+                 name, endpoint);
+        return false;
+    }
+    GJKD_LOG(GJKD_LOG_WARN, "insecure_endpoint", 0,
+             "socket=%s endpoint=%s: bound without authentication or encryption (--insecure)", name,
+             endpoint);
+    return true;
+}
+
 bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
                                     uint64_t max_message_bytes, char *err, size_t err_size)
 {
-    if (!def->insecure && !gjkd_endpoint_is_loopback(def->endpoint)) {
-        snprintf(err, err_size,
-                 "refusing to bind non-loopback endpoint '%s' without authentication; "
-                 "pass --insecure to allow it (CURVE comes later)",
-                 def->endpoint);
+    if (!gjkd_endpoint_check(def->endpoint, "request", def->auth != NULL, def->insecure, err,
+                             err_size))
         return false;
-    }
+    if (def->auth != NULL && !gjkd_auth_secure_socket(def->auth, socket, "request", err, err_size))
+        return false;
     /* Requests up to max_message_bytes are read and answered (RESOURCE_EXHAUSTED above the
      * limit is decided by the service); beyond twice that, libzmq drops the connection
      * without reading the message into memory. */

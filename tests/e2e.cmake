@@ -31,5 +31,18 @@ if(TARGET gjkd AND TARGET gjkctl)
                        --source-dir ${PROJECT_SOURCE_DIR})
       set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
     endforeach()
+    # Authentication and start-up configuration (tests/e2e/e2e_security.py): curve,
+    # curve_refusals (also labelled fault), config (GJKD_* environment, --scene).
+    foreach(group curve curve_refusals config)
+      add_test(NAME e2e_${group}
+               COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_security.py
+                       --group ${group}
+                       --gjkd $<TARGET_FILE:gjkd> --gjkctl $<TARGET_FILE:gjkctl>
+                       --e2e-client $<TARGET_FILE:e2e_client>
+                       --python-proto ${CMAKE_BINARY_DIR}/python
+                       --source-dir ${PROJECT_SOURCE_DIR})
+      set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
+    endforeach()
+    set_tests_properties(e2e_curve_refusals PROPERTIES LABELS "e2e;fault")
   endif()
 endif()

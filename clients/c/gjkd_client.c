@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,8 @@ struct gjkd_client {
     uint64_t revision;
     bool expect;
     uint64_t expected_revision;
+    bool curve;
+    char server_key[41], secret_key[41], public_key[41]; /* Z85, with curve */
     char error[512];
 };
 
@@ -69,8 +72,57 @@ static int64_t now_ms(void)
 
 gjkd_client_options gjkd_client_default_options(void)
 {
-    gjkd_client_options o = {DEFAULT_ENDPOINT, 5000, 2, NULL};
+    gjkd_client_options o = {DEFAULT_ENDPOINT, 5000, 2, NULL, NULL, NULL};
     return o;
+}
+
+/* True if text is a Z85 key: 40 characters that decode to 32 bytes. */
+static bool is_z85_key(const char *text)
+{
+    uint8_t key[32];
+    return text != NULL && strlen(text) == 40 && zmq_z85_decode(key, text) != NULL;
+}
+
+bool gjkd_client_read_key_file(const char *path, bool secret, char z85[41], char *err,
+                               size_t err_size)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, err_size, "cannot open key file '%s': %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (secret && fstat(fileno(f), &st) == 0 && (st.st_mode & 077) != 0) {
+        snprintf(err, err_size,
+                 "secret key file '%s' is accessible by group or others (mode %04o); "
+                 "run: chmod 600 '%s'",
+                 path, (unsigned)(st.st_mode & 07777), path);
+        fclose(f);
+        return false;
+    }
+    char line[256];
+    bool found = false, ok = false;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        size_t n = strlen(p);
+        while (n > 0 &&
+               (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+            p[--n] = '\0';
+        if (n == 0 || p[0] == '#')
+            continue;
+        found = true;
+        ok = is_z85_key(p);
+        if (ok)
+            memcpy(z85, p, 41);
+    }
+    fclose(f);
+    if (!found)
+        snprintf(err, err_size, "key file '%s' holds no key", path);
+    else if (!ok)
+        snprintf(err, err_size, "key file '%s': not a Z85 key (expected 40 characters)", path);
+    return ok;
 }
 
 static gjkd_status open_socket(gjkd_client *c)
@@ -81,6 +133,14 @@ static gjkd_status open_socket(gjkd_client *c)
     int linger = 0;
     zmq_setsockopt(c->socket, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(c->socket, ZMQ_SNDTIMEO, &c->timeout_ms, sizeof c->timeout_ms);
+    if (c->curve && (zmq_setsockopt(c->socket, ZMQ_CURVE_SERVERKEY, c->server_key, 40) != 0 ||
+                     zmq_setsockopt(c->socket, ZMQ_CURVE_PUBLICKEY, c->public_key, 40) != 0 ||
+                     zmq_setsockopt(c->socket, ZMQ_CURVE_SECRETKEY, c->secret_key, 40) != 0)) {
+        int e = zmq_errno();
+        zmq_close(c->socket);
+        c->socket = NULL;
+        return fail(c, GJKD_TRANSPORT, "cannot set the CURVE keys: %s", zmq_strerror(e));
+    }
     if (zmq_connect(c->socket, c->endpoint) != 0) {
         int e = zmq_errno();
         zmq_close(c->socket);
@@ -99,9 +159,21 @@ gjkd_status gjkd_client_create(const gjkd_client_options *options, gjkd_client *
         o.endpoint = DEFAULT_ENDPOINT;
     if (o.timeout_ms <= 0 || o.retries < 0)
         return GJKD_CLIENT_ERROR;
+    bool curve = o.curve_server_key != NULL || o.curve_secret_key != NULL;
+    if (curve && (!is_z85_key(o.curve_server_key) || !is_z85_key(o.curve_secret_key)))
+        return GJKD_CLIENT_ERROR; /* CURVE needs both keys, 40 characters of Z85 each */
     gjkd_client *c = calloc(1, sizeof *c);
     if (c == NULL)
         return GJKD_CLIENT_ERROR;
+    if (curve) {
+        c->curve = true;
+        memcpy(c->server_key, o.curve_server_key, 41);
+        memcpy(c->secret_key, o.curve_secret_key, 41);
+        if (zmq_curve_public(c->public_key, c->secret_key) != 0) {
+            free(c);
+            return GJKD_CLIENT_ERROR;
+        }
+    }
     c->endpoint = strdup(o.endpoint);
     c->timeout_ms = o.timeout_ms;
     c->retries = o.retries;
@@ -132,6 +204,7 @@ void gjkd_client_destroy(gjkd_client **client)
     if (c->own_context && c->context)
         zmq_ctx_term(c->context);
     free(c->endpoint);
+    memset(c->secret_key, 0, sizeof c->secret_key);
     free(c);
     *client = NULL;
 }
@@ -490,6 +563,7 @@ gjkd_status gjkd_stats_get(gjkd_client *c, gjkd_stats **out)
     p->trajectories_cached = st->trajectories_cached;
     p->trajectory_cache_hits = st->trajectory_cache_hits;
     p->trajectory_cache_misses = st->trajectory_cache_misses;
+    p->auth_refused = st->auth_refused;
     if (st->limits) {
         const Gjkd__V1__Limits *l = st->limits;
         p->limits.max_message_bytes = l->max_message_bytes;

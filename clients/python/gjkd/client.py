@@ -5,6 +5,12 @@ Each call waits `timeout` seconds; on a timeout the socket is closed and reopene
 request sent again with a new request_id, `retries` more times (Lazy Pirate), then Timeout is
 raised. A reply with a status other than OK raises GjkdError (code, name, message).
 
+CURVE (gjkd --curve-secret-key/--curve-allow): pass server_key (the daemon's public key) and
+secret_key (this client's secret key; its public key must be on the daemon's allow-list), each
+as Z85 text (40 characters) or the path of a key file written by `gjkctl keygen`; without
+them the environment's GJKD_SERVER_KEY and GJKD_CLIENT_KEY (paths) are used if both are set.
+A daemon that refuses the key never replies: calls end with Timeout.
+
 Values: metres, radians; a pose is {"position": [x, y, z], "quat_wxyz": [w, x, y, z]} or a
 pair ((x, y, z), (w, x, y, z)); vectors come back as (x, y, z) tuples. Normals are unit
 vectors from body A (a robot link) towards body B, and point_b - point_a = distance * normal."""
@@ -16,6 +22,7 @@ import random
 import time
 
 import zmq
+import zmq.utils.z85
 
 from . import documents
 from ._proto import pb
@@ -25,6 +32,52 @@ OK = pb.STATUS_CODE_OK
 
 _MODES = {"closest": pb.QUERY_MODE_CLOSEST, "all": pb.QUERY_MODE_ALL_WITHIN,
           "first_collision": pb.QUERY_MODE_FIRST_COLLISION}
+
+
+def load_key(value, secret=False):
+    """A CURVE key as 40 bytes of Z85: value is Z85 text (str or bytes) or a key file's path
+    (blank and '#' lines skipped). A secret key file must not be readable by group or others."""
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    text = value.strip()
+    if len(text) == 40 and not os.path.exists(text):
+        key = text
+    else:
+        if secret and os.stat(value).st_mode & 0o077:
+            raise ValueError("secret key file %r is accessible by group or others; "
+                             "run: chmod 600 %r" % (value, value))
+        with open(value) as f:
+            lines = [ln.strip() for ln in f if ln.strip() and not ln.strip().startswith("#")]
+        if not lines:
+            raise ValueError("key file %r holds no key" % value)
+        key = lines[0]
+    try:
+        if len(key) != 40 or len(zmq.utils.z85.decode(key)) != 32:
+            raise ValueError
+    except Exception:  # noqa: BLE001 - z85 raises several kinds
+        raise ValueError("not a Z85 CURVE key (40 characters): %r" % (value,)) from None
+    return key.encode("ascii")
+
+
+def _curve_keys(server_key, secret_key):
+    """(server, secret) as Z85 bytes, from the arguments or the environment; None = plain."""
+    if server_key is None and secret_key is None:
+        server_key = os.environ.get("GJKD_SERVER_KEY") or None
+        secret_key = os.environ.get("GJKD_CLIENT_KEY") or None
+        if server_key is None or secret_key is None:
+            return None
+    if server_key is None or secret_key is None:
+        raise ValueError("CURVE needs both server_key and secret_key")
+    return load_key(server_key), load_key(secret_key, secret=True)
+
+
+def _apply_curve(socket, keys):
+    if keys is None:
+        return
+    server, secret = keys
+    socket.curve_serverkey = server
+    socket.curve_secretkey = secret
+    socket.curve_publickey = zmq.curve_public(secret)
 
 
 def status_name(code):
@@ -115,8 +168,10 @@ def _options(o, max_distance=None, mode="closest", pair_kinds=0, no_penetration_
 class Client:
     """A connection to gjkd. Use as a context manager or call close()."""
 
-    def __init__(self, endpoint=None, timeout=5.0, retries=2, context=None):
+    def __init__(self, endpoint=None, timeout=5.0, retries=2, context=None, server_key=None,
+                 secret_key=None):
         self.endpoint = endpoint or os.environ.get("GJKD_ENDPOINT") or DEFAULT_ENDPOINT
+        self._curve = _curve_keys(server_key, secret_key)
         self.timeout = float(timeout)
         self.retries = int(retries)
         self._own_context = context is None
@@ -129,6 +184,7 @@ class Client:
     def _open(self):
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        _apply_curve(self._socket, self._curve)
         self._socket.connect(self.endpoint)
 
     def close(self):
@@ -208,7 +264,8 @@ class Client:
         out = {f.name: v for f, v in s.ListFields() if f.name not in ("commands", "errors", "limits")}
         for k in ("uptime_seconds", "revision", "in_flight", "threads", "requests", "robots",
                   "obstacles", "parts", "pose_updates", "monitor_events", "trajectories_cached",
-                  "trajectory_cache_hits", "trajectory_cache_misses", "pose_revision"):
+                  "trajectory_cache_hits", "trajectory_cache_misses", "pose_revision",
+                  "auth_refused"):
             out[k] = getattr(s, k)
         out["commands"] = {c.name: {"calls": c.calls, "errors": c.errors,
                                     "total_seconds": c.total_seconds, "max_seconds": c.max_seconds}
@@ -350,11 +407,13 @@ class PoseStream:
     """Publishes link poses to the daemon's pose endpoint (gjkd --pose-endpoint), at any rate;
     the daemon applies them in order, latest wins. Fire and forget: no reply."""
 
-    def __init__(self, endpoint, context=None):
+    def __init__(self, endpoint, context=None, server_key=None, secret_key=None):
+        keys = _curve_keys(server_key, secret_key)
         self._own_context = context is None
         self._context = context or zmq.Context()
         self._socket = self._context.socket(zmq.PUB)
         self._socket.setsockopt(zmq.LINGER, 0)
+        _apply_curve(self._socket, keys)
         self._socket.connect(endpoint)
         self.sequence = 0
 
@@ -379,11 +438,13 @@ class Monitor:
     """Subscribes to the daemon's monitor endpoint (gjkd --monitor-endpoint): after each
     applied batch of pose updates, the closest pair and minimum distance."""
 
-    def __init__(self, endpoint, context=None):
+    def __init__(self, endpoint, context=None, server_key=None, secret_key=None):
+        keys = _curve_keys(server_key, secret_key)
         self._own_context = context is None
         self._context = context or zmq.Context()
         self._socket = self._context.socket(zmq.SUB)
         self._socket.setsockopt(zmq.LINGER, 0)
+        _apply_curve(self._socket, keys)
         self._socket.setsockopt(zmq.SUBSCRIBE, b"state")
         self._socket.connect(endpoint)
 
