@@ -146,6 +146,7 @@ typedef struct request_ctx {
     gjkd_arena arena;
     gjkd_limits limits;
     ProtobufCMessage *owned; /* freed after the reply is packed */
+    bool revision_set;       /* resp->revision was taken under the scene lock */
 } request_ctx;
 
 /* ---------------------------------------------------------------- persistence */
@@ -273,10 +274,28 @@ static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const ch
     return true;
 }
 
+/* The reply's revision is the one the request saw (or made), taken under the scene lock: read
+ * after the lock is released it could already be a later change's. */
+static void note_revision(request_ctx *ctx, uint64_t revision)
+{
+    if (ctx->resp != NULL) {
+        ctx->resp->revision = revision;
+        ctx->revision_set = true;
+    }
+}
+
+/* Makes `revision` the scene's (caller holds the write lock) and the reply's. */
+static void commit_revision(request_ctx *ctx, uint64_t revision)
+{
+    atomic_store(&ctx->svc->revision, revision);
+    note_revision(ctx, revision);
+}
+
 static bool check_precondition(request_ctx *ctx, gjkd_error *error)
 {
     const Gjkd__V1__Request *r = ctx->req;
     uint64_t current = atomic_load(&ctx->svc->revision);
+    note_revision(ctx, current);
     if (r->precondition_case == GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION &&
         r->expected_revision != current)
         return gjkd_fail(error, GJKD_CODE(FAILED_PRECONDITION),
@@ -370,7 +389,7 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
         rollback = persist_change; /* after the records are undone, below */
         goto undo;
     }
-    atomic_store(&svc->revision, next);
+    commit_revision(ctx, next);
     if (old != NULL)
         protobuf_c_message_free_unpacked(old, NULL);
     prune_allowed(svc);
@@ -449,7 +468,7 @@ static bool remove_body(request_ctx *ctx, bool is_robot, const char *name, gjkd_
             persist_rollback(svc);
         goto unlock;
     }
-    atomic_store(&svc->revision, next);
+    commit_revision(ctx, next);
     protobuf_c_message_free_unpacked(removed.msg, NULL);
     prune_allowed(svc);
     change_result(ctx);
@@ -536,7 +555,7 @@ static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsR
         gjkd_fail(error, gjkd_code_from_status(s), "allowed pairs: %s", gjk_status_message(s));
         goto unlock;
     }
-    atomic_store(&svc->revision, next);
+    commit_revision(ctx, next);
     if (old != NULL)
         protobuf_c_message_free_unpacked(&old->base, NULL);
     copy = NULL;
@@ -1125,7 +1144,8 @@ void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, ui
 
     status.code = ok ? GJKD_CODE(OK) : error.code;
     status.message = ok ? "" : error.message;
-    resp.revision = atomic_load(&svc->revision);
+    if (!ctx.revision_set)
+        resp.revision = atomic_load(&svc->revision);
     if (!ok)
         resp.body_case = GJKD__V1__RESPONSE__BODY__NOT_SET;
     count_code(svc, status.code);
