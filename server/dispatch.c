@@ -96,7 +96,7 @@ struct gjkd_service {
     command_counter *counters; /* one per command */
     atomic_uint_fast64_t code_counts[CODE_SLOTS];
     atomic_uint in_flight;
-    atomic_uint_fast64_t requests, pose_updates, monitor_events;
+    atomic_uint_fast64_t requests, pose_updates, monitor_events, auth_refused;
     atomic_bool draining;
     struct timespec started;
 };
@@ -133,6 +133,11 @@ void gjkd_service_set_draining(gjkd_service *service, bool draining)
     atomic_store(&service->draining, draining);
 }
 
+void gjkd_service_count_auth_refused(gjkd_service *service)
+{
+    atomic_fetch_add(&service->auth_refused, 1);
+}
+
 /* One request in progress. */
 typedef struct request_ctx {
     gjkd_service *svc;
@@ -141,6 +146,7 @@ typedef struct request_ctx {
     gjkd_arena arena;
     gjkd_limits limits;
     ProtobufCMessage *owned; /* freed after the reply is packed */
+    bool revision_set;       /* resp->revision was taken under the scene lock */
 } request_ctx;
 
 /* ---------------------------------------------------------------- persistence */
@@ -268,10 +274,28 @@ static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const ch
     return true;
 }
 
+/* The reply's revision is the one the request saw (or made), taken under the scene lock: read
+ * after the lock is released it could already be a later change's. */
+static void note_revision(request_ctx *ctx, uint64_t revision)
+{
+    if (ctx->resp != NULL) {
+        ctx->resp->revision = revision;
+        ctx->revision_set = true;
+    }
+}
+
+/* Makes `revision` the scene's (caller holds the write lock) and the reply's. */
+static void commit_revision(request_ctx *ctx, uint64_t revision)
+{
+    atomic_store(&ctx->svc->revision, revision);
+    note_revision(ctx, revision);
+}
+
 static bool check_precondition(request_ctx *ctx, gjkd_error *error)
 {
     const Gjkd__V1__Request *r = ctx->req;
     uint64_t current = atomic_load(&ctx->svc->revision);
+    note_revision(ctx, current);
     if (r->precondition_case == GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION &&
         r->expected_revision != current)
         return gjkd_fail(error, GJKD_CODE(FAILED_PRECONDITION),
@@ -365,7 +389,7 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
         rollback = persist_change; /* after the records are undone, below */
         goto undo;
     }
-    atomic_store(&svc->revision, next);
+    commit_revision(ctx, next);
     if (old != NULL)
         protobuf_c_message_free_unpacked(old, NULL);
     prune_allowed(svc);
@@ -444,7 +468,7 @@ static bool remove_body(request_ctx *ctx, bool is_robot, const char *name, gjkd_
             persist_rollback(svc);
         goto unlock;
     }
-    atomic_store(&svc->revision, next);
+    commit_revision(ctx, next);
     protobuf_c_message_free_unpacked(removed.msg, NULL);
     prune_allowed(svc);
     change_result(ctx);
@@ -531,7 +555,7 @@ static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsR
         gjkd_fail(error, gjkd_code_from_status(s), "allowed pairs: %s", gjk_status_message(s));
         goto unlock;
     }
-    atomic_store(&svc->revision, next);
+    commit_revision(ctx, next);
     if (old != NULL)
         protobuf_c_message_free_unpacked(&old->base, NULL);
     copy = NULL;
@@ -719,16 +743,19 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
                   m->n_waypoints);
         goto unlock;
     }
-    char where[48];
     for (size_t w = 0; w < m->n_waypoints; ++w) {
-        snprintf(where, sizeof where, "waypoints[%zu]", w);
         if (m->waypoints[w]->state_case != GJKD__V1__WAYPOINT__STATE_LINK_POSES) {
-            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no link_poses given", where);
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints[%zu]: no link_poses given", w);
             goto unlock;
         }
-        if (!gjkd_decode_link_poses(m->waypoints[w]->link_poses, info.link_count, where,
-                                    poses + w * (size_t)info.link_count, error))
+        gjk_transform *out = poses + w * (size_t)info.link_count;
+        /* The field name is formatted only for a failure: decode again with it. */
+        if (!gjkd_decode_link_poses(m->waypoints[w]->link_poses, info.link_count, "", out, error)) {
+            char where[48];
+            snprintf(where, sizeof where, "waypoints[%zu]", w);
+            gjkd_decode_link_poses(m->waypoints[w]->link_poses, info.link_count, where, out, error);
             goto unlock;
+        }
     }
     gjk_world_trajectory traj;
     memset(&traj, 0, sizeof traj);
@@ -748,7 +775,11 @@ unlock:
     free(poses);
     if (ok) {
         Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
-        gjkd_encode_trajectory(&ctx->arena, result, options.mode == GJK_WORLD_MODE_ALL_WITHIN, t);
+        bool all_pairs = options.mode == GJK_WORLD_MODE_ALL_WITHIN;
+        if (!all_pairs && m->options != NULL && m->options->compact)
+            gjkd_encode_trajectory_compact(&ctx->arena, result, t);
+        else
+            gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
         ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
         ctx->resp->trajectory = t;
     }
@@ -902,6 +933,7 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     st->pose_updates = atomic_load(&svc->pose_updates);
     st->monitor_events = atomic_load(&svc->monitor_events);
     st->requests = atomic_load(&svc->requests);
+    st->auth_refused = atomic_load(&svc->auth_refused);
     gjk_world_info info;
     pthread_rwlock_rdlock(&svc->lock);
     gjk_world_get_info(svc->world, &info);
@@ -1112,7 +1144,8 @@ void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, ui
 
     status.code = ok ? GJKD_CODE(OK) : error.code;
     status.message = ok ? "" : error.message;
-    resp.revision = atomic_load(&svc->revision);
+    if (!ctx.revision_set)
+        resp.revision = atomic_load(&svc->revision);
     if (!ok)
         resp.body_case = GJKD__V1__RESPONSE__BODY__NOT_SET;
     count_code(svc, status.code);

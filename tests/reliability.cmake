@@ -1,0 +1,39 @@
+# Load and fault tests of gjkd (issue 7). The harness tests/reliability/reliability.py
+# (/usr/bin/python3) starts its own gjkd on a free loopback port per test, bounds every wait,
+# reaps every process it started and prints its figures (ctest -V or --output-on-failure):
+#   reliability_load     label load:  32 clients x a fixed mix, twice; no reply lost or
+#                        mismatched; throughput, p50/p99, VmRSS (round 2 adds < 4 MiB)
+#   reliability_crash    label fault: 20 x kill -9 during acknowledged changes (seed 7)
+#   reliability_disk     label fault: full (tmpfs), read-only (bind mount), not a directory
+#   reliability_clients  label fault: vanishing, never-reading and mis-framing clients
+# Run one label: ctest --test-dir build -L load -V   (or -L fault).
+# The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (see reliability.py).
+if(TARGET gjkd_server)
+  # Regression: a change's reply carries the revision it made (label unit: no daemon needed).
+  gjk_add_test(test_revision_race SOURCES reliability/test_revision_race.c LIBS gjkd_server
+               LABELS unit fault TIMEOUT 60)
+endif()
+
+if(TARGET gjkd AND TARGET gjkd_proto_py)
+  find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  if(GJK_SYSTEM_PYTHON)
+    # Under a sanitizer the daemon is several times slower and its allocator holds on to freed
+    # memory for a while (ASan's quarantine): looser latency and VmRSS bounds.
+    set(GJK_RELIABILITY_BOUNDS)
+    if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
+      set(GJK_RELIABILITY_BOUNDS --latency-bound 6 --rss-bound-kib 32768)
+    endif()
+    foreach(group load crash disk clients)
+      add_test(NAME reliability_${group}
+               COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/reliability.py
+                       --group ${group} --gjkd $<TARGET_FILE:gjkd>
+                       --python-proto ${CMAKE_BINARY_DIR}/python
+                       --source-dir ${PROJECT_SOURCE_DIR} ${GJK_RELIABILITY_BOUNDS})
+      if(group STREQUAL "load")
+        set_tests_properties(reliability_${group} PROPERTIES LABELS load TIMEOUT 120)
+      else()
+        set_tests_properties(reliability_${group} PROPERTIES LABELS fault TIMEOUT 90)
+      endif()
+    endforeach()
+  endif()
+endif()
