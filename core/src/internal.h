@@ -15,20 +15,20 @@
 typedef struct gjk_pair_frame {
     const gjk_shape *a;
     const gjk_shape *b;
-    gjk_mat3 rot_b;   /* rotation B-local -> A-local */
-    gjk_vec3 pos_b;   /* B's origin in A-local coordinates */
-    double inflate;   /* margins plus sphere/capsule radii of both shapes */
-    double scale;     /* size of the pair (for absolute tolerances): bounding radii + |pos_b| */
-    bool hill_a;      /* use hill climbing on A's / B's polytope */
+    gjk_mat3 rot_b; /* rotation B-local -> A-local */
+    gjk_vec3 pos_b; /* B's origin in A-local coordinates */
+    double inflate; /* margins plus sphere/capsule radii of both shapes */
+    double scale;   /* size of the pair (for absolute tolerances): bounding radii + |pos_b| */
+    bool hill_a;    /* use hill climbing on A's / B's polytope */
     bool hill_b;
 } gjk_pair_frame;
 
 /* One vertex of a simplex in D. */
 typedef struct gjk_vertex {
-    gjk_vec3 a;       /* support point of core A (A-local) */
-    gjk_vec3 b;       /* support point of core B (A-local) */
-    gjk_vec3 w;       /* a - b */
-    uint32_t ia, ib;  /* support features (GJK_CACHE_NO_INDEX when none) */
+    gjk_vec3 a;      /* support point of core A (A-local) */
+    gjk_vec3 b;      /* support point of core B (A-local) */
+    gjk_vec3 w;      /* a - b */
+    uint32_t ia, ib; /* support features (GJK_CACHE_NO_INDEX when none) */
 } gjk_vertex;
 
 /* GJK's final simplex and the barycentric weights of its closest point to the origin. */
@@ -73,5 +73,29 @@ typedef struct gjk_epa_result {
 
 gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
                        const gjk_options *options);
+
+/* GJK distance on D (gjk.c). Runs from the warm-start cache when it is valid for these
+ * shapes (NULL: cold start) and writes the final simplex back into it. */
+typedef struct gjk_gjk_input {
+    const gjk_options *options; /* resolved: no zero fields */
+    double cutoff; /* core-distance cutoff: BEYOND_CUTOFF once lower > cutoff (INFINITY: never) */
+    double threshold; /* boolean mode: SEPARATED once lower > threshold, OVERLAPPING once
+                         upper <= threshold (the pair's inflate: touching counts as overlap) */
+    bool boolean_only;
+} gjk_gjk_input;
+
+typedef struct gjk_gjk_result {
+    gjk_status status;   /* SEPARATED, OVERLAPPING, BEYOND_CUTOFF or ITERATION_LIMIT */
+    gjk_simplex simplex; /* final simplex and the weights of its point nearest the origin */
+    gjk_vec3 point_a;    /* witness on core A (A-local) */
+    gjk_vec3 point_b;    /* witness on core B (A-local) */
+    gjk_vec3 v; /* point of the final simplex nearest the origin (A-local): point_a - point_b up
+                   to rounding, but with an accurate direction near contact */
+    double lower, upper; /* certified bounds on the core distance (upper = |v|) */
+    int32_t iterations;
+    int32_t support_calls;
+} gjk_gjk_result;
+
+gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache);
 
 #endif /* GJK_INTERNAL_H */

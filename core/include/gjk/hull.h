@@ -18,7 +18,9 @@ typedef struct gjk_hull_info {
 
 /* Builds the hull of `count` points into *out (owned storage: gjk_polytope_destroy).
  * GJK_STATUS_SEPARATED on success; GJK_STATUS_INVALID_INPUT for count < 1, NaN/Inf, or a
- * qhull failure (then *out is zeroed). `info` may be NULL. Thread-safe. */
+ * qhull failure; GJK_STATUS_OUT_OF_MEMORY if an allocation fails (then *out is zeroed).
+ * Output vertices are input points (never moved), in ascending input order; each vertex's
+ * neighbours are listed in ascending order. `info` may be NULL. Thread-safe. */
 GJK_API gjk_status gjk_hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t count,
                                   gjk_hull_info *info);
 

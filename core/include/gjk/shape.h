@@ -66,7 +66,9 @@ GJK_API gjk_shape gjk_make_polytope(const gjk_polytope *polytope);
 
 /* GJK_STATUS_SEPARATED (meaning: valid) or GJK_STATUS_INVALID_INPUT: unknown kind, NaN/Inf
  * or negative sizes or margin, a polytope with no vertices, non-finite vertices or an
- * adjacency index out of range. */
+ * adjacency index out of range. A borrowed polytope (storage == NULL) is scanned in full
+ * (vertices, padding, radius >= max |vertex|, adjacency); an owned one was checked when it
+ * was built and costs O(1): its fields must still match the block they were created in. */
 GJK_API gjk_status gjk_shape_validate(const gjk_shape *shape);
 
 /* Support point of the shape (margin included) in local direction `dir`: a point of the
@@ -83,8 +85,9 @@ GJK_API void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3
 /* Copies `count` points (and, if adj_start is not NULL, the adjacency) into owned, aligned,
  * padded storage. The points must already be in convex position for the adjacency to be
  * meaningful; use gjk_hull_build for a raw point cloud. Returns GJK_STATUS_SEPARATED on
- * success, GJK_STATUS_INVALID_INPUT for count < 1, non-finite points or bad adjacency
- * (then *out is zeroed). Release with gjk_polytope_destroy. */
+ * success, GJK_STATUS_INVALID_INPUT for count < 1, non-finite points or bad adjacency,
+ * GJK_STATUS_OUT_OF_MEMORY if the allocation fails (then *out is zeroed). Release with
+ * gjk_polytope_destroy. */
 GJK_API gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_t count,
                                        const int32_t *adj_start, const int32_t *adj);
 /* Frees owned storage and zeroes *p. Safe on a zeroed or borrowed polytope and on NULL. */

@@ -1,0 +1,475 @@
+/* gjk.c — GJK distance between two convex cores (Gilbert, Johnson & Keerthi 1988).
+ *
+ * GJK builds simplices of support points of the Minkowski difference D = A - B (pair-local
+ * frame) and moves the point v of the current simplex nearest the origin towards the point
+ * of D nearest the origin. Every iteration gives certified bounds on the distance d:
+ *     v.w / |v|  <=  d  <=  |v|,        w = s_D(-v)   (the support point minimises v.x on D)
+ * and GJK stops when the duality gap |v| - v.w/|v| is below max(rel * |v|, abs * scale).
+ *
+ * Sub-algorithm: the signed-volumes method (Montanari, Petrinic & Barbieri, "Improving the
+ * GJK algorithm for faster and more reliable distance queries between convex objects",
+ * ACM TOG 36(3), 2017), written from the paper's maths. For a simplex of k+1 points the
+ * barycentric coordinates of the origin's projection onto its affine hull are ratios of
+ * signed volumes: lambda_i = C_i / mu, where mu is the signed volume (length, area,
+ * volume) of the simplex and C_i that of the simplex with vertex i replaced by the
+ * projected origin. Areas are measured in the coordinate plane where the triangle's
+ * projection is largest, which keeps the ratios well conditioned. If every C_i has the sign
+ * of mu the projection lies inside and the simplex is kept whole; otherwise the origin's
+ * nearest point lies on a facet opposite a vertex whose C_i disagrees, and every such facet
+ * is solved recursively and the nearest result kept. Checking every candidate facet (not
+ * only the one a Voronoi test picks) is what makes the method robust on nearly degenerate
+ * simplices; a simplex with mu = 0 falls through to its facets.
+ *
+ * Protection against cycling in floating point: stop when the new support point is
+ * already in the simplex, or when |v| fails to decrease (then the previous, better simplex
+ * is kept); an iteration cap bounds the rest.
+ *
+ * Warm start: the cache names the support features of the last simplex. They are turned
+ * back into points with gjk_core_point (a stale or foreign index is rejected, never
+ * trusted), and the sub-algorithm reduces the rebuilt simplex before the first iteration.
+ * Without a usable simplex the cached direction seeds the first support point. */
+#include "internal.h"
+
+#include <float.h>
+
+/* A sub-simplex: indices into the working vertex array and barycentric weights. */
+typedef struct sub_simplex {
+    int32_t n;
+    int32_t idx[4];
+    double lambda[4];
+    gjk_vec3 v;   /* its point nearest the origin */
+    double dist2; /* |v|^2 */
+} sub_simplex;
+
+static bool same_sign(double a, double b)
+{
+    return (a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0);
+}
+
+/* Edge y - x of D, as (ya - xa) - (yb - xb): when one shape is much larger or farther from
+ * the pair origin than the other, the w's carry its rounding, while the differences of
+ * support points of the same shape are exact for a shared feature and accurate to the
+ * feature's own size otherwise. Thin simplices (a long edge of one shape against a short
+ * edge of the other) would otherwise get normals off by |w| eps / |short edge|. */
+static gjk_vec3 edge(const gjk_vertex *x, const gjk_vertex *y)
+{
+    return gjk_sub(gjk_sub(y->a, x->a), gjk_sub(y->b, x->b));
+}
+
+/* |v|^2 for v = w_0 + sum_{k>0} lambda_k (w_k - w_0): relative to the first vertex, so
+ * that errors in the weights scale with edge lengths, not with |w| (which can be huge next
+ * to the distance when a long thin simplex passes close to the origin). */
+static void sub_finish(const gjk_vertex *x, sub_simplex *s)
+{
+    const gjk_vertex *base = &x[s->idx[0]];
+    gjk_vec3 v = base->w;
+    for (int32_t k = 1; k < s->n; ++k) {
+        v = gjk_madd(v, s->lambda[k], edge(base, &x[s->idx[k]]));
+    }
+    s->v = v;
+    s->dist2 = gjk_length_sq(v);
+}
+
+static void sub_point(const gjk_vertex *x, int32_t i, sub_simplex *out)
+{
+    out->n = 1;
+    out->idx[0] = i;
+    out->lambda[0] = 1.0;
+    out->v = x[i].w;
+    out->dist2 = gjk_length_sq(x[i].w);
+}
+
+/* Segment w_i w_j: the origin's projection at w_i + t e, t = -w_i.e / e.e. */
+static void sub_segment(const gjk_vertex *x, int32_t i, int32_t j, sub_simplex *out)
+{
+    gjk_vec3 e = edge(&x[i], &x[j]);
+    double ee = gjk_dot(e, e);
+    double t = ee > 0.0 ? -gjk_dot(x[i].w, e) / ee : 0.0;
+    if (!(t > 0.0)) {
+        sub_point(x, i, out);
+        return;
+    }
+    if (t >= 1.0) {
+        sub_point(x, j, out);
+        return;
+    }
+    out->n = 2;
+    out->idx[0] = i;
+    out->idx[1] = j;
+    out->lambda[0] = 1.0 - t;
+    out->lambda[1] = t;
+    sub_finish(x, out);
+}
+
+static void keep_nearest(sub_simplex *best, const sub_simplex *candidate)
+{
+    if (candidate->dist2 < best->dist2) {
+        *best = *candidate;
+    }
+}
+
+static double coord(gjk_vec3 v, int32_t axis)
+{
+    return axis == 0 ? v.x : (axis == 1 ? v.y : v.z);
+}
+
+/* 2-D cross product of u and v in the coordinate plane (k, l). */
+static double cross2(gjk_vec3 u, gjk_vec3 v, int32_t k, int32_t l)
+{
+    return coord(u, k) * coord(v, l) - coord(u, l) * coord(v, k);
+}
+
+/* Triangle w_i w_j w_k, everything relative to w_i: edges e1 = w_j - w_i, e2 = w_k - w_i,
+ * q = (origin projected onto the plane) - w_i. The signed areas with one vertex replaced by
+ * the projected origin are then mu - cj - ck, cj = cross2(q, e2) and ck = cross2(e1, q),
+ * with mu = cross2(e1, e2) = n[axis]. */
+static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0, sub_simplex *out)
+{
+    /* Base the computation at the vertex opposite the longest edge (a cyclic rotation, so
+     * orientation is kept). The normal is then the cross product of the two shortest edges,
+     * whose rounding is eps |e1| |e2|: on a long thin triangle (two long nearly parallel
+     * edges from a big shape, one short edge from a small one) the long pair would tilt the
+     * normal by eps |long| / |short|. */
+    int32_t i = i0, j = j0, k = k0;
+    {
+        double ljk = gjk_length_sq(edge(&x[j0], &x[k0]));
+        double lik = gjk_length_sq(edge(&x[i0], &x[k0]));
+        double lij = gjk_length_sq(edge(&x[i0], &x[j0]));
+        if (lik > ljk && lik >= lij) {
+            i = j0; /* longest edge i0 k0: base j0 */
+            j = k0;
+            k = i0;
+        } else if (lij > ljk && lij > lik) {
+            i = k0; /* longest edge i0 j0: base k0 */
+            j = i0;
+            k = j0;
+        }
+    }
+    gjk_vec3 a = x[i].w;
+    gjk_vec3 e1 = edge(&x[i], &x[j]), e2 = edge(&x[i], &x[k]);
+    gjk_vec3 n = gjk_cross(e1, e2);
+    double nn = gjk_dot(n, n);
+    double mu = 0.0, ci = 0.0, cj = 0.0, ck = 0.0;
+    if (nn > 0.0) {
+        gjk_vec3 p = gjk_scale(n, gjk_dot(a, n) / nn); /* the projected origin */
+        gjk_vec3 q = gjk_sub(p, a);
+        int32_t axis = 0;
+        double m = fabs(n.x);
+        if (fabs(n.y) > m) {
+            axis = 1;
+            m = fabs(n.y);
+        }
+        if (fabs(n.z) > m) {
+            axis = 2;
+        }
+        int32_t k1 = (axis + 1) % 3, k2 = (axis + 2) % 3;
+        mu = cross2(e1, e2, k1, k2);
+        cj = cross2(q, e2, k1, k2);
+        ck = cross2(e1, q, k1, k2);
+        ci = mu - cj - ck;
+        if (same_sign(mu, ci) && same_sign(mu, cj) && same_sign(mu, ck)) {
+            out->n = 3;
+            out->idx[0] = i;
+            out->idx[1] = j;
+            out->idx[2] = k;
+            out->lambda[1] = cj / mu;
+            out->lambda[2] = ck / mu;
+            out->lambda[0] = 1.0 - out->lambda[1] - out->lambda[2];
+            /* v is the projected origin itself, n (a.n) / n.n: its direction is that of
+             * the accurate normal, its length |a.n| / |n| is accurate to the rounding of
+             * a. Summing weighted vertices instead would tilt v by (rounding of w) / |v|,
+             * which near contact is far more than the next support point can tolerate. */
+            out->v = p;
+            out->dist2 = gjk_length_sq(out->v);
+            return;
+        }
+    }
+    /* Nearest point on the boundary: edges opposite the vertices whose area disagrees
+     * (all of them for a degenerate triangle). */
+    out->dist2 = INFINITY;
+    sub_simplex cand;
+    if (!same_sign(mu, ci)) {
+        sub_segment(x, j, k, &cand);
+        keep_nearest(out, &cand);
+    }
+    if (!same_sign(mu, cj)) {
+        sub_segment(x, i, k, &cand);
+        keep_nearest(out, &cand);
+    }
+    if (!same_sign(mu, ck)) {
+        sub_segment(x, i, j, &cand);
+        keep_nearest(out, &cand);
+    }
+}
+
+static double det3(gjk_vec3 a, gjk_vec3 b, gjk_vec3 c)
+{
+    return gjk_dot(a, gjk_cross(b, c));
+}
+
+/* Tetrahedron: with edges e_k = w_k - w_0 (k = 1..3), the origin is w_0 + sum lambda_k e_k
+ * where, by Cramer's rule, lambda_k = C_k / mu, mu = det(e1, e2, e3) and C_k the same
+ * determinant with e_k replaced by -w_0; C_0 = mu - C_1 - C_2 - C_3. */
+static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
+{
+    gjk_vec3 e1 = edge(&x[0], &x[1]), e2 = edge(&x[0], &x[2]), e3 = edge(&x[0], &x[3]);
+    gjk_vec3 o = gjk_neg(x[0].w);
+    double mu = det3(e1, e2, e3);
+    double c[4];
+    c[1] = det3(o, e2, e3);
+    c[2] = det3(e1, o, e3);
+    c[3] = det3(e1, e2, o);
+    c[0] = mu - c[1] - c[2] - c[3];
+    if (same_sign(mu, c[0]) && same_sign(mu, c[1]) && same_sign(mu, c[2]) && same_sign(mu, c[3])) {
+        out->n = 4;
+        for (int32_t k = 0; k < 4; ++k) {
+            out->idx[k] = k;
+            out->lambda[k] = c[k] / mu;
+        }
+        out->lambda[0] = 1.0 - out->lambda[1] - out->lambda[2] - out->lambda[3];
+        out->v = gjk_v3(0.0, 0.0, 0.0);
+        out->dist2 = 0.0; /* the origin is inside */
+        return;
+    }
+    static const int32_t face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    out->dist2 = INFINITY;
+    sub_simplex cand;
+    for (int32_t k = 0; k < 4; ++k) {
+        if (!same_sign(mu, c[k])) {
+            sub_triangle(x, face[k][0], face[k][1], face[k][2], &cand);
+            keep_nearest(out, &cand);
+        }
+    }
+}
+
+/* Writes into *out the sub-simplex of the first n vertices of src nearest the origin, with
+ * weights; returns |v|^2 and v. src keeps its own count (the caller may have put an extra
+ * vertex past it) and is left intact, so it still holds the previous simplex. */
+static double reduce(const gjk_simplex *src, int32_t n, gjk_simplex *out, gjk_vec3 *v)
+{
+    sub_simplex r;
+    switch (n) {
+    case 1:
+        sub_point(src->v, 0, &r);
+        break;
+    case 2:
+        sub_segment(src->v, 0, 1, &r);
+        break;
+    case 3:
+        sub_triangle(src->v, 0, 1, 2, &r);
+        break;
+    default:
+        sub_tetrahedron(src->v, &r);
+        break;
+    }
+    for (int32_t k = 0; k < r.n; ++k) {
+        out->v[k] = src->v[r.idx[k]];
+        out->lambda[k] = r.lambda[k];
+    }
+    out->count = r.n;
+    *v = r.v;
+    return r.dist2;
+}
+
+static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
+{
+    for (int32_t k = 0; k < s->count; ++k) {
+        const gjk_vertex *y = &s->v[k];
+        if (y->w.x == x->w.x && y->w.y == x->w.y && y->w.z == x->w.z) {
+            return true;
+        }
+        if (x->ia != GJK_CACHE_NO_INDEX && x->ib != GJK_CACHE_NO_INDEX && x->ia == y->ia &&
+            x->ib == y->ib) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Rebuilds the cached simplex; false when the cache is cold, foreign or stale. */
+static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_simplex *s)
+{
+    if (cache->count < 1 || cache->count > 4 || cache->kind_a != (uint8_t)f->a->kind ||
+        cache->kind_b != (uint8_t)f->b->kind) {
+        return false;
+    }
+    s->count = 0;
+    for (int32_t k = 0; k < cache->count; ++k) {
+        gjk_vertex x;
+        gjk_vec3 bl;
+        x.ia = cache->index_a[k];
+        x.ib = cache->index_b[k];
+        if (!gjk_core_point(f->a, x.ia, &x.a) || !gjk_core_point(f->b, x.ib, &bl)) {
+            return false;
+        }
+        x.b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
+        x.w = gjk_sub(x.a, x.b);
+        if (!in_simplex(s, &x)) {
+            s->v[s->count++] = x;
+        }
+    }
+    return s->count > 0;
+}
+
+static void write_cache(const gjk_pair_frame *f, const gjk_simplex *s, gjk_vec3 v, gjk_cache *cache)
+{
+    uint8_t n = 0;
+    for (int32_t k = 0; k < s->count; ++k) {
+        if (s->v[k].ia != GJK_CACHE_NO_INDEX && s->v[k].ib != GJK_CACHE_NO_INDEX) {
+            cache->index_a[n] = s->v[k].ia;
+            cache->index_b[n] = s->v[k].ib;
+            ++n;
+        }
+    }
+    for (int32_t k = n; k < 4; ++k) {
+        cache->index_a[k] = GJK_CACHE_NO_INDEX;
+        cache->index_b[k] = GJK_CACHE_NO_INDEX;
+    }
+    cache->count = n;
+    cache->kind_a = (uint8_t)f->a->kind;
+    cache->kind_b = (uint8_t)f->b->kind;
+    cache->reserved = 0;
+    cache->direction[0] = (float)v.x;
+    cache->direction[1] = (float)v.y;
+    cache->direction[2] = (float)v.z;
+}
+
+static gjk_vec3 cached_direction(const gjk_cache *cache, bool *ok)
+{
+    gjk_vec3 d = gjk_v3(cache->direction[0], cache->direction[1], cache->direction[2]);
+    *ok =
+        gjk_vec3_is_finite(d) && gjk_length_sq(d) > 0.0 && cache->kind_a != (uint8_t)GJK_SHAPE_NONE;
+    return d;
+}
+
+gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache)
+{
+    const gjk_options *opt = in->options;
+    gjk_gjk_result r;
+    r.status = GJK_STATUS_SEPARATED;
+    r.iterations = 0;
+    r.support_calls = 0;
+    r.lower = 0.0;
+
+    gjk_simplex buf[2]; /* current simplex and scratch, swapped on progress */
+    gjk_simplex *s = &buf[0], *spare = &buf[1];
+    uint32_t hint_a = 0, hint_b = 0;
+    double dist2;
+    gjk_vec3 v;
+    if (cache != NULL && warm_simplex(f, cache, s)) {
+        hint_a = s->v[s->count - 1].ia;
+        hint_b = s->v[s->count - 1].ib;
+        dist2 = reduce(s, s->count, spare, &v);
+        gjk_simplex *t = s;
+        s = spare;
+        spare = t;
+    } else {
+        /* First support point: along the cached direction, else towards B's origin (the
+         * centre of D is roughly -pos_b, so the nearest point of D to the origin lies on
+         * the side facing +pos_b). */
+        bool ok = false;
+        gjk_vec3 d = cache != NULL ? gjk_neg(cached_direction(cache, &ok)) : gjk_v3(0, 0, 0);
+        if (!ok) {
+            d = gjk_length_sq(f->pos_b) > 0.0 ? f->pos_b : gjk_v3(1.0, 0.0, 0.0);
+        }
+        if (cache != NULL && cache->count >= 1 && cache->count <= 4 &&
+            cache->kind_a == (uint8_t)f->a->kind && cache->kind_b == (uint8_t)f->b->kind) {
+            hint_a = cache->index_a[0];
+            hint_b = cache->index_b[0];
+        }
+        gjk_pair_support(f, d, hint_a, hint_b, &s->v[0]);
+        r.support_calls = 1;
+        s->count = 1;
+        s->lambda[0] = 1.0;
+        hint_a = s->v[0].ia;
+        hint_b = s->v[0].ib;
+        v = s->v[0].w;
+        dist2 = gjk_length_sq(v);
+    }
+
+    const double abs_tol = opt->abs_tolerance * f->scale;
+    const double rel_tol = opt->rel_tolerance;
+    bool overlap = s->count == 4 || dist2 <= abs_tol * abs_tol;
+
+    while (!overlap) {
+        double upper = sqrt(dist2);
+        if (in->boolean_only && upper <= in->threshold) {
+            overlap = true;
+            break;
+        }
+        if (r.iterations >= opt->max_iterations) {
+            r.status = GJK_STATUS_ITERATION_LIMIT;
+            break;
+        }
+        ++r.iterations;
+        gjk_vertex x;
+        gjk_pair_support(f, gjk_neg(v), hint_a, hint_b, &x);
+        ++r.support_calls;
+        if (x.ia != GJK_CACHE_NO_INDEX) {
+            hint_a = x.ia;
+        }
+        if (x.ib != GJK_CACHE_NO_INDEX) {
+            hint_b = x.ib;
+        }
+
+        /* Duality gap: lower bound v.w / |v| from the supporting plane. */
+        double lower = gjk_dot(v, x.w) / upper;
+        if (lower > r.lower) {
+            r.lower = lower;
+        }
+        if (r.lower > in->cutoff) {
+            r.status = GJK_STATUS_BEYOND_CUTOFF;
+            break;
+        }
+        if (in->boolean_only && r.lower > in->threshold) {
+            break; /* separation certified */
+        }
+        if (upper - r.lower <= fmax(rel_tol * upper, abs_tol) || in_simplex(s, &x)) {
+            break; /* converged: no support point improves on the simplex */
+        }
+
+        gjk_vec3 next_v;
+        s->v[s->count] = x;
+        double next2 = reduce(s, s->count + 1, spare, &next_v);
+        if (spare->count == 4) {
+            s = spare;
+            overlap = true;
+            break;
+        }
+        if (!(next2 < dist2)) {
+            break; /* no progress in floating point: keep the previous, better simplex */
+        }
+        gjk_simplex *t = s;
+        s = spare;
+        spare = t;
+        dist2 = next2;
+        v = next_v;
+        if (dist2 <= abs_tol * abs_tol) {
+            overlap = true;
+        }
+    }
+
+    r.simplex = *s;
+    gjk_vec3 pa = s->v[0].a, pb = s->v[0].b;
+    for (int32_t k = 1; k < s->count; ++k) {
+        pa = gjk_madd(pa, s->lambda[k], gjk_sub(s->v[k].a, s->v[0].a));
+        pb = gjk_madd(pb, s->lambda[k], gjk_sub(s->v[k].b, s->v[0].b));
+    }
+    r.point_a = pa;
+    r.point_b = pb;
+    r.v = v;
+    if (overlap) {
+        r.status = GJK_STATUS_OVERLAPPING;
+        r.upper = s->count == 4 ? 0.0 : sqrt(dist2);
+        r.lower = 0.0;
+    } else {
+        r.upper = sqrt(dist2);
+        if (r.lower > r.upper) {
+            r.lower = r.upper; /* rounding only */
+        }
+    }
+    if (cache != NULL) {
+        write_cache(f, s, v, cache);
+    }
+    return r;
+}

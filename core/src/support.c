@@ -1,0 +1,234 @@
+/* support.c — support maps of shape cores and of the Minkowski difference.
+ *
+ * The narrow phase works on cores (internal.h): a sphere is its centre point, a capsule its
+ * segment, and their radii join the margins in gjk_core_inflate(). Every other kind is its
+ * own core. For a direction d (not necessarily unit, never normalised here) the core
+ * supports are
+ *   point, sphere  the origin                                  feature 0
+ *   capsule        (0, 0, +-h), sign of d.z                    feature 0 = -h, 1 = +h
+ *   box            (+-hx, +-hy, +-hz), signs of d              feature = corner sign bits
+ *                                                              (bit 0 x, bit 1 y, bit 2 z)
+ *   cylinder       cap rim point r (dx, dy) / |(dx, dy)|, z = +-h   no discrete feature
+ *   cone           apex (0, 0, h) or the base rim point        apex = feature 0
+ *   polytope       vertex of largest dot                       vertex index
+ * A zero component of d counts as positive (sign(0) = +1), the same convention as
+ * gjk_shape_support(), so every map is deterministic.
+ *
+ * Polytopes: a linear scan with four independent lanes (no loop-carried dependency between
+ * lanes, so the loads and multiplies pipeline) or, on large hulls with adjacency, hill
+ * climbing over the vertex graph from a hint. On a convex polytope a vertex none of whose
+ * neighbours has a larger dot is a global maximum (the polytope lies in the cone of its
+ * edges), so hill climbing is exact; a move to an equal neighbour of lower index resolves
+ * plateaus (coplanar faces) deterministically. Both scans keep the lowest index on ties. */
+#include "internal.h"
+
+/* ------------------------------------------------------------------ polytopes */
+
+/* Index of the vertex of largest dot with d, or -1 if a vertex is not finite (the sum of
+ * all dots, kept on the side, is then not finite either: the check costs one add). */
+static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
+{
+    const double *x = p->x, *y = p->y, *z = p->z;
+    int32_t n = p->count;
+    double best[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    int32_t bi[4] = {0, 0, 0, 0};
+    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    int32_t i = 0;
+    /* Padded storage holds copies of the last vertex: scanning them changes nothing (the
+     * lower original index wins the tie) and spares the tail. */
+    int32_t n4 = (p->padded_count >= ((n + 3) & ~3)) ? ((n + 3) & ~3) : (n & ~3);
+    for (; i < n4; i += 4) {
+        for (int32_t j = 0; j < 4; ++j) {
+            double s = x[i + j] * d.x + y[i + j] * d.y + z[i + j] * d.z;
+            sum[j] += s;
+            if (s > best[j]) {
+                best[j] = s;
+                bi[j] = i + j;
+            }
+        }
+    }
+    for (; i < n; ++i) {
+        double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
+        sum[0] += s;
+        if (s > best[i & 3]) {
+            best[i & 3] = s;
+            bi[i & 3] = i;
+        }
+    }
+    int32_t b = bi[0];
+    double bv = best[0];
+    for (int32_t j = 1; j < 4; ++j) {
+        if (best[j] > bv || (best[j] == bv && bi[j] < b)) {
+            bv = best[j];
+            b = bi[j];
+        }
+    }
+    if (!isfinite(sum[0] + sum[1] + sum[2] + sum[3]) && gjk_vec3_is_finite(d)) {
+        return -1;
+    }
+    return b < n ? b : n - 1;
+}
+
+static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
+{
+    const double *x = p->x, *y = p->y, *z = p->z;
+    const int32_t *start = p->adj_start, *adj = p->adj;
+    int32_t n = p->count;
+    int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
+    double best = x[cur] * d.x + y[cur] * d.y + z[cur] * d.z;
+    /* Each move strictly increases (dot, -index), so there are fewer than n moves; the
+     * bound only guards against a corrupted graph. */
+    for (int32_t moves = 0; moves < n; ++moves) {
+        int32_t next = cur;
+        double next_dot = best;
+        for (int32_t k = start[cur]; k < start[cur + 1]; ++k) {
+            int32_t j = adj[k];
+            if ((uint32_t)j >= (uint32_t)n) {
+                continue;
+            }
+            double s = x[j] * d.x + y[j] * d.y + z[j] * d.z;
+            if (s > next_dot || (s == next_dot && j < next)) {
+                next_dot = s;
+                next = j;
+            }
+        }
+        if (next == cur) {
+            break;
+        }
+        cur = next;
+        best = next_dot;
+    }
+    return cur;
+}
+
+/* ------------------------------------------------------------------ cores */
+
+/* r (dx, dy) / |(dx, dy)|, scaled first so tiny or huge d neither underflows nor
+ * overflows; false when the radial part is zero (d along the axis). */
+static bool rim_point(double dx, double dy, double r, double *px, double *py)
+{
+    double m = fmax(fabs(dx), fabs(dy));
+    if (!(m > 0.0) || !isfinite(m)) {
+        return false;
+    }
+    double ux = dx / m, uy = dy / m;
+    double s = r / sqrt(ux * ux + uy * uy);
+    *px = ux * s;
+    *py = uy * s;
+    return true;
+}
+
+gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
+                          uint32_t *index)
+{
+    switch (shape->kind) {
+    case GJK_SHAPE_POLYTOPE: {
+        const gjk_polytope *p = shape->polytope;
+        int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+        if (i < 0) {
+            *index = GJK_CACHE_NO_INDEX;
+            return gjk_v3(NAN, NAN, NAN); /* non-finite vertex: the query reports it */
+        }
+        *index = (uint32_t)i;
+        return gjk_v3(p->x[i], p->y[i], p->z[i]);
+    }
+    case GJK_SHAPE_BOX: {
+        gjk_vec3 h = shape->half_extents;
+        uint32_t bits = (d.x < 0.0 ? 0u : 1u) | (d.y < 0.0 ? 0u : 2u) | (d.z < 0.0 ? 0u : 4u);
+        *index = bits;
+        return gjk_v3(d.x < 0.0 ? -h.x : h.x, d.y < 0.0 ? -h.y : h.y, d.z < 0.0 ? -h.z : h.z);
+    }
+    case GJK_SHAPE_CAPSULE:
+        *index = d.z < 0.0 ? 0u : 1u;
+        return gjk_v3(0.0, 0.0, d.z < 0.0 ? -shape->half_height : shape->half_height);
+    case GJK_SHAPE_CYLINDER: {
+        gjk_vec3 s = gjk_v3(0.0, 0.0, d.z < 0.0 ? -shape->half_height : shape->half_height);
+        (void)rim_point(d.x, d.y, shape->radius, &s.x, &s.y);
+        *index = GJK_CACHE_NO_INDEX;
+        return s;
+    }
+    case GJK_SHAPE_CONE: {
+        double h = shape->half_height;
+        gjk_vec3 rim = gjk_v3(0.0, 0.0, -h);
+        (void)rim_point(d.x, d.y, shape->radius, &rim.x, &rim.y);
+        /* Apex wins ties: it is a discrete feature (cacheable). */
+        if (gjk_dot(rim, d) > h * d.z) {
+            *index = GJK_CACHE_NO_INDEX;
+            return rim;
+        }
+        *index = 0;
+        return gjk_v3(0.0, 0.0, h);
+    }
+    case GJK_SHAPE_POINT:
+    case GJK_SHAPE_SPHERE:
+    default:
+        *index = 0;
+        return gjk_v3(0.0, 0.0, 0.0);
+    }
+}
+
+bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
+{
+    switch (shape->kind) {
+    case GJK_SHAPE_POINT:
+    case GJK_SHAPE_SPHERE:
+        if (index != 0) {
+            return false;
+        }
+        *point = gjk_v3(0.0, 0.0, 0.0);
+        return true;
+    case GJK_SHAPE_CAPSULE:
+        if (index > 1) {
+            return false;
+        }
+        *point = gjk_v3(0.0, 0.0, index == 0 ? -shape->half_height : shape->half_height);
+        return true;
+    case GJK_SHAPE_BOX: {
+        if (index > 7) {
+            return false;
+        }
+        gjk_vec3 h = shape->half_extents;
+        *point = gjk_v3(index & 1u ? h.x : -h.x, index & 2u ? h.y : -h.y, index & 4u ? h.z : -h.z);
+        return true;
+    }
+    case GJK_SHAPE_CONE:
+        if (index != 0) {
+            return false;
+        }
+        *point = gjk_v3(0.0, 0.0, shape->half_height);
+        return true;
+    case GJK_SHAPE_POLYTOPE: {
+        const gjk_polytope *p = shape->polytope;
+        if (p == NULL || index >= (uint32_t)p->count) {
+            return false;
+        }
+        *point = gjk_v3(p->x[index], p->y[index], p->z[index]);
+        return true;
+    }
+    case GJK_SHAPE_CYLINDER:
+    default:
+        return false;
+    }
+}
+
+double gjk_core_inflate(const gjk_shape *shape)
+{
+    switch (shape->kind) {
+    case GJK_SHAPE_SPHERE:
+    case GJK_SHAPE_CAPSULE:
+        return shape->margin + shape->radius;
+    default:
+        return shape->margin;
+    }
+}
+
+void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
+                      gjk_vertex *out)
+{
+    out->a = gjk_core_support(f->a, d, f->hill_a, hint_a, &out->ia);
+    /* sB(-d) in B's frame: -R^T d, then back into A's frame. */
+    gjk_vec3 db = gjk_neg(gjk_mat3_tmul_vec(&f->rot_b, d));
+    gjk_vec3 bl = gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
+    out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
+    out->w = gjk_sub(out->a, out->b);
+}

@@ -1,0 +1,189 @@
+/* gjk-cases — evaluates gjk_signed_distance on a shared case file (FORMAT.md).
+ *
+ *   gjk-cases CASEFILE [--warm] [--out RESULTS.tsv] [--reps N] [--min-ns NS] [--no-time]
+ *                      [--hill N] [--worst K]
+ *
+ * Builds every shape once with gjk_hull_build (not timed), runs every case cold, and the
+ * traj subset also warm-started from the previous step of the same pair; prints the accuracy,
+ * verdict, failure, witness and timing summary; --out writes the per-case TSV (--warm: traj
+ * rows carry the warm answers and times). --worst K lists the K cases with the largest errors
+ * and every case that fails a check. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gjk-cases CASEFILE [--warm] [--out RESULTS.tsv] [--reps N] [--min-ns NS]\n"
+                 "                 [--no-time] [--hill N] [--worst K]\n"
+                 "  --warm       the TSV reports warm-started answers on the traj subset\n"
+                 "  --out FILE   per-case TSV: id subset state sd nx ny nz wax way waz wbx wby "
+                 "wbz status iterations ns\n"
+                 "  --reps N     repeat each query exactly N times (default: adaptive)\n"
+                 "  --min-ns NS  adaptive: time each case for at least NS ns (default 50000)\n"
+                 "  --no-time    one query per case, accuracy only\n"
+                 "  --hill N     options.hill_climb_min_vertices (default: library default)\n"
+                 "  --worst K    list the K worst cases and every case failing a check\n");
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct ranked {
+    double err;
+    int32_t index;
+} ranked;
+
+static int cmp_ranked_desc(const void *pa, const void *pb)
+{
+    const ranked *a = pa, *b = pb;
+    /* NaN and infinities (failures) rank first. */
+    double ea = isnan(a->err) ? HUGE_VAL : a->err, eb = isnan(b->err) ? HUGE_VAL : b->err;
+    if (ea != eb)
+        return ea < eb ? 1 : -1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+static void print_worst(const gjk_eval *ev, int32_t k, FILE *out)
+{
+    ranked *all = malloc((size_t)(ev->count > 0 ? ev->count : 1) * sizeof *all);
+    if (!all)
+        return;
+    for (int32_t i = 0; i < ev->count; ++i) {
+        all[i].err = ev->rows[i].cold_check.err;
+        all[i].index = i;
+    }
+    qsort(all, (size_t)ev->count, sizeof *all, cmp_ranked_desc);
+    int32_t n = k < ev->count ? k : ev->count;
+    fprintf(out, "\nworst %d cases by |sd - sd*| / lref (cold):\n", (int)n);
+    fprintf(out, "  %6s %-6s %-12s %-10s %-16s %12s %12s %10s %s\n", "id", "subset", "state", "tag",
+            "status", "sd*", "sd", "err", "A/B");
+    for (int32_t j = 0; j < n; ++j) {
+        const gjk_case *c = &ev->set->cases[all[j].index];
+        const gjk_eval_row *r = &ev->rows[all[j].index];
+        fprintf(out, "  %6d %-6s %-12s %-10s %-16s %12.5g %12.5g %10.3g %s/%s\n", (int)c->id,
+                c->subset, c->state, c->tag, gjk_status_name(r->cold.status), c->sd,
+                r->cold.distance, r->cold_check.err, ev->set->shapes[c->shape_a].cls,
+                ev->set->shapes[c->shape_b].cls);
+    }
+    free(all);
+
+    fprintf(out, "\ncases failing a check (err normal consistency plane on_shape / lref):\n");
+    int32_t listed = 0;
+    for (int32_t i = 0; i < ev->count; ++i) {
+        const gjk_eval_row *r = &ev->rows[i];
+        for (int w = 0; w < 2; ++w) {
+            const gjk_eval_check *ck = w ? &r->warm_check : &r->cold_check;
+            if ((w && !r->has_warm) || gjk_eval_check_ok(ck, r->tol))
+                continue;
+            const gjk_case *c = &ev->set->cases[i];
+            fprintf(out,
+                    "  %6d %-6s %-12s %-10s %s %-16s %s%s err %.3g normal %.3g cons %.3g plane "
+                    "%.3g shape %.3g\n",
+                    (int)c->id, c->subset, c->state, c->tag, w ? "warm" : "cold",
+                    gjk_status_name(w ? r->warm.status : r->cold.status),
+                    ck->failure ? "FAILURE " : "", ck->wrong_verdict ? "WRONG-VERDICT " : "",
+                    ck->err, ck->normal, ck->consistency, ck->plane, ck->on_shape);
+            if (++listed >= 200) {
+                fprintf(out, "  ... (stopping at 200)\n");
+                return;
+            }
+        }
+    }
+    if (listed == 0)
+        fprintf(out, "  none\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL, *out_path = NULL;
+    bool warm = false;
+    long worst = 0;
+    gjk_eval_config cfg = gjk_eval_default_config();
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        long v;
+        if (strcmp(a, "--warm") == 0) {
+            warm = true;
+        } else if (strcmp(a, "--no-time") == 0) {
+            cfg.time = false;
+        } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
+            out_path = argv[++i];
+        } else if (strcmp(a, "--reps") == 0 && i + 1 < argc &&
+                   parse_long(argv[i + 1], 1, 100000000, &v) == 0) {
+            cfg.reps = (int32_t)v;
+            ++i;
+        } else if (strcmp(a, "--min-ns") == 0 && i + 1 < argc &&
+                   parse_long(argv[i + 1], 0, 1000000000, &v) == 0) {
+            cfg.min_time_ns = (double)v;
+            ++i;
+        } else if (strcmp(a, "--hill") == 0 && i + 1 < argc &&
+                   parse_long(argv[i + 1], 1, INT32_MAX, &v) == 0) {
+            cfg.options.hill_climb_min_vertices = (int32_t)v;
+            ++i;
+        } else if (strcmp(a, "--worst") == 0 && i + 1 < argc &&
+                   parse_long(argv[i + 1], 0, 1000000, &v) == 0) {
+            worst = v;
+            ++i;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (a[0] != '-' && !path) {
+            path = a;
+        } else {
+            fprintf(stderr, "gjk-cases: bad argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return 2;
+    }
+    cfg.warm = true;
+
+    char err[512];
+    gjk_case_set set;
+    if (gjk_cases_load(path, &set, err, sizeof err) != 0) {
+        fprintf(stderr, "gjk-cases: %s\n", err);
+        return 1;
+    }
+    gjk_eval ev;
+    if (gjk_eval_init(&ev, &set, err, sizeof err) != 0) {
+        fprintf(stderr, "gjk-cases: %s\n", err);
+        gjk_cases_free(&set);
+        return 1;
+    }
+    gjk_eval_run(&ev, &cfg);
+
+    int rc = 0;
+    if (out_path) {
+        FILE *f = fopen(out_path, "w");
+        if (!f || gjk_eval_write_tsv(&ev, f, warm) != 0) {
+            fprintf(stderr, "gjk-cases: cannot write %s\n", out_path);
+            rc = 1;
+        }
+        if (f && fclose(f) != 0)
+            rc = 1;
+    }
+    printf("gjk-cases %s%s\n", path, cfg.time ? "" : " (untimed)");
+    gjk_eval_print_summary(&ev, stdout);
+    if (worst > 0)
+        print_worst(&ev, (int32_t)worst, stdout);
+
+    gjk_eval_free(&ev);
+    gjk_cases_free(&set);
+    return rc;
+}
