@@ -329,10 +329,24 @@ static void test_cutoff(void **state)
         c = gjk_distance_cutoff(&a, ta, &b, tb, INFINITY, NULL, NULL);
         assert_near(c.distance, full.distance, 0.0);
     }
-    /* Overlapping shapes are never beyond a cutoff. */
+    /* Overlapping shapes are never beyond a cutoff, a negative one included (regression:
+     * the initial lower bound 0 once "exceeded" any negative cutoff before GJK had
+     * certified separation). */
     gjk_result c = gjk_distance_cutoff(&a, at(0, 0, 0), &b, at(0.5, 0, 0), 0.0, NULL, NULL);
     assert_status(c.status, GJK_STATUS_OVERLAPPING);
     assert_true(c.distance < 0.0);
+    c = gjk_distance_cutoff(&a, at(0, 0, 0), &b, at(0.5, 0, 0), -0.01, NULL, NULL);
+    assert_status(c.status, GJK_STATUS_OVERLAPPING);
+    assert_true(c.distance < -0.01);
+    /* Negative cutoff with rounded shapes whose cores are apart: separation of the cores
+     * bounds the signed distance from below. */
+    gjk_shape ball = gjk_make_sphere(0.5);
+    c = gjk_distance_cutoff(&ball, at(0, 0, 0), &ball, at(0.9, 0, 0), -0.2, NULL, NULL);
+    assert_status(c.status, GJK_STATUS_BEYOND_CUTOFF);
+    assert_true(c.distance > -0.2 && c.distance <= -0.1 + 1e-15);
+    c = gjk_distance_cutoff(&ball, at(0, 0, 0), &ball, at(0.9, 0, 0), -0.05, NULL, NULL);
+    assert_status(c.status, GJK_STATUS_OVERLAPPING);
+    assert_near(c.distance, -0.1, 1e-15);
     gjk_polytope_destroy(&pa);
     gjk_polytope_destroy(&pb);
 }
@@ -345,9 +359,18 @@ static void test_intersect(void **state)
                   GJK_STATUS_OVERLAPPING);
     assert_status(gjk_intersect(&s, at(0, 0, 0), &s, at(2.5, 0, 0), NULL, NULL),
                   GJK_STATUS_SEPARATED);
-    /* Exactly touching counts as intersecting. */
+    /* Exactly touching counts as intersecting, and so does touching within the touch
+     * tolerance, as the signed distance reports it (TOUCHING). */
     assert_status(gjk_intersect(&s, at(0, 0, 0), &s, at(2.0, 0, 0), NULL, NULL),
                   GJK_STATUS_OVERLAPPING);
+    gjk_shape box = gjk_make_box(gjk_v3(1, 1, 1));
+    assert_status(
+        gjk_signed_distance(&box, at(0, 0, 0), &box, at(2 + 5e-10, 0.3, 0), NULL, NULL).status,
+        GJK_STATUS_TOUCHING);
+    assert_status(gjk_intersect(&box, at(0, 0, 0), &box, at(2 + 5e-10, 0.3, 0), NULL, NULL),
+                  GJK_STATUS_OVERLAPPING);
+    assert_status(gjk_intersect(&box, at(0, 0, 0), &box, at(2 + 2e-9, 0.3, 0), NULL, NULL),
+                  GJK_STATUS_SEPARATED);
 
     /* Random hulls: the boolean verdict agrees with the signed distance away from contact. */
     gjk_polytope pa, pb;

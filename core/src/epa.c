@@ -7,44 +7,55 @@
  * The input is the Minkowski difference D = core(A) - core(B) (support map
  * gjk_pair_support, A-local frame) and GJK's final simplex, which contains the origin. For a
  * convex D containing the origin, the penetration depth is the distance from the origin to
- * the boundary of D, which equals the minimum of the support function over unit directions:
+ * the boundary of D, which is the minimum of the support function over unit directions:
  *
  *     depth = min_{|n| = 1} h(n),   h(n) = max_{x in D} dot(x, n).
  *
  * EPA keeps a convex polytope P inside D (its vertices are support points of D) whose faces
  * are stored with their outward unit normal n_f and plane distance d_f = dot(n_f, vertex).
- * Since P is inside D, the nearest face distance min_f d_f is a lower bound on the depth, and
- * every support value h(n_f) is an upper bound. Each iteration takes the nearest face,
- * evaluates w = s(n_f), and either stops (h(n_f) - d_f within tolerance) or adds w to P:
- * the faces w can see are removed (found by a flood fill from the nearest face across face
- * adjacency), and a fan of new faces joins w to the horizon, the closed loop of edges
- * between seen and unseen faces. The answer is the nearest face: depth = d_f, normal = n_f,
- * and the deepest points are the barycentric combination of the face's support points at
- * the projection d_f * n_f of the origin.
+ * P inside D makes the nearest face distance min_f d_f a lower bound on the depth, and every
+ * support value h(n_f) an upper bound. Each iteration takes the nearest face, evaluates
+ * w = s(n_f), and either stops (h(n_f) - d_f within tolerance) or adds w to P: the faces that
+ * see w are removed and a fan of new faces joins w to the horizon, the loop of edges between
+ * seen and unseen faces. The answer is the nearest face: depth = d_f, normal = n_f, and the
+ * deepest points are the barycentric combination of the face's support points at the
+ * projection d_f * n_f of the origin (which lies in that face, or in a coplanar neighbour:
+ * the ball of radius d_f is inside P and touches the face's plane there).
  *
  * Robustness:
  *  - GJK's simplex may be degenerate (1-3 vertices, or a flat tetrahedron). It is reduced to
  *    an affinely independent set and grown to a tetrahedron by support points along
  *    directions orthogonal to its affine hull, on the side of the origin.
  *  - Any support value h(n) <= 0 (to rounding) proves that the origin is on the boundary of
- *    D: the shapes touch, depth 0 (GJK_STATUS_TOUCHING). A flat D (zero volume, e.g. two
- *    coplanar polygons) is the same case.
- *  - The nearest face is chosen by signed distance, so an initial polytope that misses the
- *    origin by a rounding error grows towards it like GJK would.
+ *    D: the shapes touch, depth 0 (GJK_STATUS_TOUCHING). A flat D (no volume: two coplanar
+ *    polygons, say) is the same case.
+ *  - The nearest face is chosen by signed distance, so a polytope that misses the origin by a
+ *    rounding error grows towards it, as GJK would.
  *  - Face normals use the best-conditioned cross product (the two shorter edges); slivers
- *    take the normal of the face across their horizon edge. The horizon is checked to be one
- *    simple loop before anything changes; if rounding ever breaks that, EPA stops with its
- *    best estimate instead of corrupting the polytope.
- *  - Fixed capacity on the stack (about 50 KiB), no allocation. */
+ *    take the normal of the unseen face across their horizon edge.
+ *  - The faces that see w are taken as the edge-connected set around the nearest face, and
+ *    its boundary is checked to be one simple loop before anything changes. If rounding ever
+ *    breaks that, EPA stops with its best estimate rather than corrupt the polytope.
+ *
+ * Capacity: no allocation; everything lives in one structure on the stack (63 KiB) sized
+ * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
+ * count grows as D approaches a ball around the origin: a certified lower bound needs P to
+ * follow D everywhere to within h(n) - depth). Faces carry no adjacency: the faces that see
+ * w come from one pass over the plane arrays (structure of arrays), and their edges are
+ * matched among themselves. */
 #include "internal.h"
 
 #include <float.h>
 #include <string.h>
 
 enum {
-    EPA_MAX_VERTICES = 256,
+    EPA_MAX_VERTICES = 480,
     /* A closed triangulated polytope with V vertices has 2V - 4 faces (Euler). */
-    EPA_MAX_FACES = 2 * EPA_MAX_VERTICES,
+    EPA_MAX_FACES = 2 * EPA_MAX_VERTICES - 4,
+    /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
+     * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
+    EPA_MAX_REGION = 128,
+    EPA_MAX_HORIZON = 128,
     EPA_DEFAULT_MAX_ITERATIONS = 128
 };
 
@@ -52,44 +63,37 @@ enum {
 #define EPA_DEFAULT_ABS_TOLERANCE 1e-15
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
 #define EPA_ZERO_ULPS 16.0
-/* A triangle whose two shorter edges meet at a sine below this is a sliver: its own cross
- * product would give a normal with relative error ~ DBL_EPSILON / sine. */
-#define EPA_SLIVER_SINE 1e-9
+/* A triangle whose two shorter edges meet at a sine below this is a sliver. Its own cross
+ * product gives a normal with relative error ~ DBL_EPSILON / sine; its neighbour's plane is
+ * off by ~ sine. The two balance near sqrt(DBL_EPSILON). */
+#define EPA_SLIVER_SINE 1e-8
+#define EPA_NO_HINT UINT16_MAX
 
-typedef struct epa_face {
-    gjk_vec3 n;          /* outward unit normal */
-    int16_t v[3];        /* vertex indices, counter-clockwise seen from outside */
-    int16_t adj[3];      /* face across edge i = (v[i], v[i+1]) */
-    uint8_t adj_edge[3]; /* that edge's index in the adjacent face */
-    uint8_t visible;     /* scratch mark of the flood fill */
-} epa_face;
-
-typedef struct epa_horizon_edge {
-    int16_t face; /* unseen face on the horizon */
-    int16_t edge; /* its edge shared with a seen face */
-} epa_horizon_edge;
-
-/* The whole working set; lives on gjk_epa's stack. */
 typedef struct epa_polytope {
-    gjk_vertex vert[EPA_MAX_VERTICES];
-    epa_face face[EPA_MAX_FACES];
-    double dist[EPA_MAX_FACES]; /* plane distance of each face; +INFINITY when free */
-    int16_t free_list[EPA_MAX_FACES];
-    int16_t visible_list[EPA_MAX_FACES];
-    int16_t stack[EPA_MAX_FACES];
-    epa_horizon_edge horizon[EPA_MAX_VERTICES];
-    int16_t new_face[EPA_MAX_VERTICES];
-    int16_t next_face[EPA_MAX_VERTICES];
-    int16_t by_vertex[EPA_MAX_VERTICES]; /* horizon edge starting at a vertex, or -1 */
+    /* Vertices: support points of D and of core A (core B's is a - w). */
+    gjk_vec3 w[EPA_MAX_VERTICES];
+    gjk_vec3 a[EPA_MAX_VERTICES];
+    uint16_t hint_a[EPA_MAX_VERTICES]; /* support features, to seed hill climbing */
+    uint16_t hint_b[EPA_MAX_VERTICES];
+    /* Faces [0, face_count), structure of arrays: outward unit normal, plane distance,
+     * vertices counter-clockwise seen from outside. */
+    double nx[EPA_MAX_FACES], ny[EPA_MAX_FACES], nz[EPA_MAX_FACES];
+    double d[EPA_MAX_FACES];
+    int16_t fv[EPA_MAX_FACES][3];
     int32_t vertex_count;
-    int32_t face_top; /* faces [0, face_top) have been used */
-    int32_t free_count;
+    int32_t face_count;
+    /* Scratch of one expansion. */
+    int16_t seen[EPA_MAX_REGION];                     /* faces that see w */
+    int16_t region[EPA_MAX_REGION];                   /* those edge-connected to the nearest face */
+    bool taken[EPA_MAX_REGION];                       /* seen[i] is in region */
+    int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
+    int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
 } epa_polytope;
 
 typedef struct epa_settings {
     double rel_tolerance;
-    double abs_tolerance; /* absolute, metres (abs_tolerance option times the scale) */
-    double zero;          /* lengths at or below this are zero (rounding noise), metres */
+    double abs_tolerance; /* metres: the abs_tolerance option times the pair's scale */
+    double zero;          /* lengths at or below this are rounding noise, metres */
     int32_t max_iterations;
 } epa_settings;
 
@@ -103,125 +107,120 @@ static int next3(int i)
     return i == 2 ? 0 : i + 1;
 }
 
-/* ------------------------------------------------------------------ face planes */
+static uint16_t hint_of(uint32_t index)
+{
+    return index < EPA_NO_HINT ? (uint16_t)index : EPA_NO_HINT;
+}
+
+static uint32_t index_of(uint16_t hint)
+{
+    return hint == EPA_NO_HINT ? GJK_CACHE_NO_INDEX : hint;
+}
+
+/* ------------------------------------------------------------------ faces */
 
 /* Outward normal of the counter-clockwise triangle (p0, p1, p2) from the cross product of
- * its two shorter edges, whose rounding error is the smallest of the three equivalent
- * forms. Returns false for a sliver (normal then still the best available, or zero). */
+ * its two shorter edges, whose rounding error is the smallest of the three equal forms
+ * cross(e0, e1) = cross(e1, e2) = cross(e2, e0). Returns false for a sliver (the normal is
+ * then the best available, or zero for coincident points). */
 static bool triangle_normal(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2, gjk_vec3 *n)
 {
     gjk_vec3 e0 = gjk_sub(p1, p0), e1 = gjk_sub(p2, p1), e2 = gjk_sub(p0, p2);
     double l0 = gjk_length_sq(e0), l1 = gjk_length_sq(e1), l2 = gjk_length_sq(e2);
     gjk_vec3 c;
-    double short_product;
-    /* cross(e0, e1) = cross(e1, e2) = cross(e2, e0) = twice the area times the normal */
+    double shorter_sq; /* product of the squared lengths of the two edges crossed */
     if (l0 >= l1 && l0 >= l2) {
         c = gjk_cross(e1, e2);
-        short_product = sqrt(l1 * l2);
+        shorter_sq = l1 * l2;
     } else if (l1 >= l2) {
         c = gjk_cross(e2, e0);
-        short_product = sqrt(l2 * l0);
+        shorter_sq = l2 * l0;
     } else {
         c = gjk_cross(e0, e1);
-        short_product = sqrt(l0 * l1);
+        shorter_sq = l0 * l1;
     }
-    double len = gjk_length(c);
-    *n = len > 0.0 ? gjk_scale(c, 1.0 / len) : gjk_v3(0.0, 0.0, 0.0);
-    return len > EPA_SLIVER_SINE * short_product;
+    double len_sq = gjk_length_sq(c);
+    *n = len_sq > 0.0 ? gjk_scale(c, 1.0 / sqrt(len_sq)) : gjk_v3(0.0, 0.0, 0.0);
+    return len_sq > EPA_SLIVER_SINE * EPA_SLIVER_SINE * shorter_sq;
 }
 
-static double plane_distance(gjk_vec3 n, gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2)
+static gjk_vec3 face_normal(const epa_polytope *p, int32_t f)
 {
-    return (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) / 3.0;
+    return gjk_v3(p->nx[f], p->ny[f], p->nz[f]);
 }
 
-/* Sets face fi's plane; a sliver takes the normal of `fallback` (a neighbour sharing an
- * edge, so the sliver lies in its plane to within the sliver's width). */
-static void face_set_plane(epa_polytope *p, int32_t fi, int32_t fallback)
+/* Stores face f = (v0, v1, v2) with unit normal n. */
+static void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, int16_t v2, gjk_vec3 n)
 {
-    epa_face *f = &p->face[fi];
-    gjk_vec3 p0 = p->vert[f->v[0]].w, p1 = p->vert[f->v[1]].w, p2 = p->vert[f->v[2]].w;
-    gjk_vec3 n;
-    if (!triangle_normal(p0, p1, p2, &n) && fallback >= 0) {
-        n = p->face[fallback].n;
-    }
-    if (gjk_length_sq(n) == 0.0) {
-        /* Three coincident points and no neighbour: any direction is a valid plane. */
-        n = gjk_v3(1.0, 0.0, 0.0);
-    }
-    f->n = n;
-    p->dist[fi] = plane_distance(n, p0, p1, p2);
+    gjk_vec3 p0 = p->w[v0], p1 = p->w[v1], p2 = p->w[v2];
+    p->fv[f][0] = v0;
+    p->fv[f][1] = v1;
+    p->fv[f][2] = v2;
+    p->nx[f] = n.x;
+    p->ny[f] = n.y;
+    p->nz[f] = n.z;
+    p->d[f] = (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) * (1.0 / 3.0);
 }
 
-/* ------------------------------------------------------------------ polytope */
-
-static int32_t face_alloc(epa_polytope *p)
+static void face_move(epa_polytope *p, int32_t to, int32_t from)
 {
-    if (p->free_count > 0) {
-        return p->free_list[--p->free_count];
-    }
-    GJK_ASSERT(p->face_top < EPA_MAX_FACES);
-    return p->face_top++;
+    p->nx[to] = p->nx[from];
+    p->ny[to] = p->ny[from];
+    p->nz[to] = p->nz[from];
+    p->d[to] = p->d[from];
+    memcpy(p->fv[to], p->fv[from], sizeof p->fv[to]);
 }
 
-static void face_release(epa_polytope *p, int32_t fi)
+/* True if face f has the directed edge x -> y. */
+static bool face_has_edge(const epa_polytope *p, int32_t f, int16_t x, int16_t y)
 {
-    p->dist[fi] = INFINITY;
-    p->face[fi].visible = 0;
-    p->free_list[p->free_count++] = (int16_t)fi;
+    const int16_t *v = p->fv[f];
+    return (v[0] == x && v[1] == y) || (v[1] == x && v[2] == y) || (v[2] == x && v[0] == y);
 }
 
-/* Builds the tetrahedron on 4 affinely independent vertices. */
+static void vertex_set(epa_polytope *p, int32_t i, const gjk_vertex *v)
+{
+    p->w[i] = v->w;
+    p->a[i] = v->a;
+    p->hint_a[i] = hint_of(v->ia);
+    p->hint_b[i] = hint_of(v->ib);
+}
+
+/* The tetrahedron on 4 affinely independent vertices. */
 static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
 {
-    static const int16_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    int order[4] = {0, 1, 2, 3};
+    gjk_vec3 e1 = gjk_sub(v[1].w, v[0].w), e2 = gjk_sub(v[2].w, v[0].w);
+    gjk_vec3 e3 = gjk_sub(v[3].w, v[0].w);
+    if (gjk_dot(gjk_cross(e1, e2), e3) < 0.0) {
+        order[1] = 2; /* make det[v1-v0, v2-v0, v3-v0] > 0 */
+        order[2] = 1;
+    }
+    for (int i = 0; i < 4; ++i) {
+        vertex_set(p, i, &v[order[i]]);
+    }
     p->vertex_count = 4;
-    p->face_top = 0;
-    p->free_count = 0;
-    for (int i = 0; i < 4; ++i) {
-        p->vert[i] = v[i];
-    }
-    gjk_vec3 a = gjk_sub(v[1].w, v[0].w), b = gjk_sub(v[2].w, v[0].w), c = gjk_sub(v[3].w, v[0].w);
-    if (gjk_dot(gjk_cross(a, b), c) < 0.0) {
-        /* With det[v1-v0, v2-v0, v3-v0] > 0 the faces above wind counter-clockwise. */
-        p->vert[1] = v[2];
-        p->vert[2] = v[1];
-    }
-    for (int i = 0; i < 4; ++i) {
-        epa_face *f = &p->face[face_alloc(p)];
-        for (int k = 0; k < 3; ++k) {
-            f->v[k] = tri[i][k];
+    /* With a positive determinant these wind counter-clockwise seen from outside. */
+    static const int16_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    for (int f = 0; f < 4; ++f) {
+        gjk_vec3 n;
+        triangle_normal(p->w[tri[f][0]], p->w[tri[f][1]], p->w[tri[f][2]], &n);
+        if (gjk_length_sq(n) == 0.0) {
+            n = gjk_v3(1.0, 0.0, 0.0); /* unreachable: the seed's points are independent */
         }
-        f->visible = 0;
+        face_set(p, f, tri[f][0], tri[f][1], tri[f][2], n);
     }
-    /* Adjacency: edge (a, b) of one face is edge (b, a) of another. */
-    for (int i = 0; i < 4; ++i) {
-        for (int e = 0; e < 3; ++e) {
-            int16_t va = p->face[i].v[e], vb = p->face[i].v[next3(e)];
-            for (int j = 0; j < 4; ++j) {
-                for (int k = 0; k < 3; ++k) {
-                    if (p->face[j].v[k] == vb && p->face[j].v[next3(k)] == va) {
-                        p->face[i].adj[e] = (int16_t)j;
-                        p->face[i].adj_edge[e] = (uint8_t)k;
-                    }
-                }
-            }
-        }
-    }
-    for (int i = 0; i < 4; ++i) {
-        face_set_plane(p, i, -1);
-    }
-    memset(p->by_vertex, 0xff, sizeof p->by_vertex);
+    p->face_count = 4;
 }
 
 static int32_t nearest_face(const epa_polytope *p)
 {
     int32_t best = 0;
-    double best_d = INFINITY;
-    for (int32_t i = 0; i < p->face_top; ++i) {
-        if (p->dist[i] < best_d) {
-            best_d = p->dist[i];
-            best = i;
+    double best_d = p->d[0];
+    for (int32_t f = 1; f < p->face_count; ++f) {
+        if (p->d[f] < best_d) {
+            best_d = p->d[f];
+            best = f;
         }
     }
     return best;
@@ -229,127 +228,223 @@ static int32_t nearest_face(const epa_polytope *p)
 
 typedef enum epa_expand_result {
     EPA_EXPANDED,
-    EPA_EXPAND_CAPACITY, /* the new faces do not fit */
+    EPA_EXPAND_CAPACITY, /* the region, its horizon or the new faces do not fit */
     EPA_EXPAND_BROKEN    /* the horizon is not one simple loop (rounding) */
 } epa_expand_result;
 
-/* Adds vertex iw (already stored, beyond face f0) to the polytope. Nothing changes unless
- * the expansion succeeds. */
-static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw)
+/* Collects the faces that see vertex iw and are edge-connected to f0 (which sees it), and
+ * the horizon: the edges of those faces whose twin belongs to a face that does not. A face
+ * sees w when w is more than `eps` above its plane: faces w is coplanar with to rounding stay
+ * (a point on a flat part of D, e.g. a cone's base rim, would otherwise take the whole
+ * coplanar fan with it). The same pass finds the nearest face among those that survive
+ * (*keep, -1 if none). */
+static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                     int32_t *region_count, int32_t *horizon_count, int32_t *keep)
 {
-    gjk_vec3 w = p->vert[iw].w;
-    int32_t visible = 0, top = 0, horizon = 0;
-    epa_expand_result result = EPA_EXPANDED;
-
-    /* Flood fill of the faces that see w, collecting the horizon edges. */
-    p->face[f0].visible = 1;
-    p->visible_list[visible++] = (int16_t)f0;
-    p->stack[top++] = (int16_t)f0;
-    while (top > 0 && result == EPA_EXPANDED) {
-        const epa_face *f = &p->face[p->stack[--top]];
+    gjk_vec3 w = p->w[iw];
+    int32_t seen = 0, best = -1;
+    double best_d = INFINITY;
+    p->seen[seen++] = (int16_t)f0;
+    for (int32_t f = 0; f < p->face_count; ++f) {
+        double d = p->d[f];
+        if (f == f0) {
+            continue; /* in the region whatever the rounding */
+        }
+        if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
+            if (seen == EPA_MAX_REGION) {
+                return EPA_EXPAND_CAPACITY;
+            }
+            p->seen[seen++] = (int16_t)f;
+        } else if (d < best_d) {
+            best_d = d;
+            best = f;
+        }
+    }
+    memset(p->taken, 0, (size_t)seen * sizeof p->taken[0]);
+    p->taken[0] = true;
+    p->region[0] = (int16_t)f0;
+    int32_t count = 1, horizon = 0;
+    for (int32_t r = 0; r < count; ++r) {
+        const int16_t *v = p->fv[p->region[r]];
         for (int e = 0; e < 3; ++e) {
-            int32_t gi = f->adj[e];
-            epa_face *g = &p->face[gi];
-            if (g->visible) {
-                continue;
+            int16_t x = v[e], y = v[next3(e)];
+            int32_t twin = -1;
+            for (int32_t s = 0; s < seen && twin < 0; ++s) {
+                if (face_has_edge(p, p->seen[s], y, x)) {
+                    twin = s;
+                }
             }
-            if (gjk_dot(g->n, w) > p->dist[gi]) {
-                g->visible = 1;
-                p->visible_list[visible++] = (int16_t)gi;
-                p->stack[top++] = (int16_t)gi;
-            } else if (horizon < EPA_MAX_VERTICES) {
-                p->horizon[horizon].face = (int16_t)gi;
-                p->horizon[horizon].edge = f->adj_edge[e];
+            if (twin < 0) {
+                if (horizon == EPA_MAX_HORIZON) {
+                    return EPA_EXPAND_CAPACITY;
+                }
+                p->hx[horizon] = x;
+                p->hy[horizon] = y;
                 ++horizon;
-            } else {
-                result = EPA_EXPAND_BROKEN; /* longer than any simple loop can be */
+            } else if (!p->taken[twin]) {
+                p->taken[twin] = true;
+                p->region[count++] = p->seen[twin];
             }
         }
     }
+    /* Faces that see w but are not connected to f0 stay (rounding far away). */
+    for (int32_t s = 1; s < seen; ++s) {
+        if (!p->taken[s] && p->d[p->seen[s]] < best_d) {
+            best_d = p->d[p->seen[s]];
+            best = p->seen[s];
+        }
+    }
+    *region_count = count;
+    *horizon_count = horizon;
+    *keep = best;
+    return EPA_EXPANDED;
+}
 
-    /* New face i will be (x_i, y_i, w) on horizon edge (y_i, x_i) of the unseen face. Its
-     * edge (y_i, w) meets edge (w, x_j) of the face j with x_j = y_i. The horizon is one
-     * simple loop iff the x_i are distinct and i -> j is a single cycle. */
-    if (result == EPA_EXPANDED && horizon < 3) {
-        result = EPA_EXPAND_BROKEN;
+/* Links the horizon edges into a loop (hnext); false unless they form one simple loop:
+ * each edge is followed by exactly one edge starting where it ends, and following the links
+ * from edge 0 visits all of them before coming back. (Quadratic in the horizon length,
+ * which is small: a few to a few tens of edges.) */
+static bool link_horizon(epa_polytope *p, int32_t horizon)
+{
+    if (horizon < 3) {
+        return false;
     }
-    for (int32_t i = 0; i < horizon && result == EPA_EXPANDED; ++i) {
-        const epa_face *g = &p->face[p->horizon[i].face];
-        int16_t x = g->v[next3(p->horizon[i].edge)];
-        if (p->by_vertex[x] >= 0) {
-            result = EPA_EXPAND_BROKEN;
-        } else {
-            p->by_vertex[x] = (int16_t)i;
+    for (int32_t i = 0; i < horizon; ++i) {
+        int32_t next = -1;
+        for (int32_t j = 0; j < horizon; ++j) {
+            if (p->hx[j] == p->hy[i]) {
+                if (next >= 0) {
+                    return false; /* the loop touches itself at a vertex */
+                }
+                next = j;
+            }
+        }
+        if (next < 0) {
+            return false;
+        }
+        p->hnext[i] = (int16_t)next;
+    }
+    int32_t cur = 0;
+    for (int32_t k = 1; k <= horizon; ++k) {
+        cur = p->hnext[cur];
+        if ((cur == 0) != (k == horizon)) {
+            return false;
         }
     }
-    for (int32_t i = 0; i < horizon && result == EPA_EXPANDED; ++i) {
-        const epa_face *g = &p->face[p->horizon[i].face];
-        int16_t y = g->v[p->horizon[i].edge];
-        p->next_face[i] = p->by_vertex[y];
-        if (p->next_face[i] < 0) {
-            result = EPA_EXPAND_BROKEN;
-        }
-    }
-    if (result == EPA_EXPANDED) {
-        int32_t cur = 0;
-        for (int32_t k = 1; k <= horizon; ++k) {
-            cur = p->next_face[cur];
-            if ((cur == 0) != (k == horizon)) {
-                result = EPA_EXPAND_BROKEN;
-                break;
+    return true;
+}
+
+/* Normal of the face outside the region across horizon edge i (the twin of x -> y): the
+ * plane a sliver (x, y, w) takes. Unseen faces are never overwritten during an expansion. */
+static gjk_vec3 unseen_neighbour_normal(const epa_polytope *p, int32_t i, int32_t region,
+                                        gjk_vec3 otherwise)
+{
+    for (int32_t f = 0; f < p->face_count; ++f) {
+        if (face_has_edge(p, f, p->hy[i], p->hx[i])) {
+            bool in_region = false;
+            for (int32_t r = 0; r < region && !in_region; ++r) {
+                in_region = p->region[r] == f;
+            }
+            if (!in_region) {
+                return face_normal(p, f);
             }
         }
     }
-    if (result == EPA_EXPANDED && horizon > visible + p->free_count + EPA_MAX_FACES - p->face_top) {
-        result = EPA_EXPAND_CAPACITY;
-    }
-    for (int32_t i = 0; i < horizon; ++i) {
-        const epa_face *g = &p->face[p->horizon[i].face];
-        p->by_vertex[g->v[next3(p->horizon[i].edge)]] = -1;
-    }
-    if (result != EPA_EXPANDED) {
-        for (int32_t i = 0; i < visible; ++i) {
-            p->face[p->visible_list[i]].visible = 0;
-        }
-        return result;
-    }
+    return otherwise;
+}
 
-    /* Commit: remove the seen faces, fan w onto the horizon. */
-    for (int32_t i = 0; i < visible; ++i) {
-        face_release(p, p->visible_list[i]);
+static void sort_ascending(int16_t *v, int32_t n)
+{
+    for (int32_t i = 1; i < n; ++i) {
+        int16_t x = v[i];
+        int32_t j = i;
+        for (; j > 0 && v[j - 1] > x; --j) {
+            v[j] = v[j - 1];
+        }
+        v[j] = x;
     }
+}
+
+/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
+ * the nearest face of the new P. Nothing changes unless the expansion succeeds. */
+static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                         int32_t *nearest)
+{
+    int32_t region = 0, horizon = 0, best = -1;
+    epa_expand_result e = find_region(p, f0, iw, eps, &region, &horizon, &best);
+    if (e != EPA_EXPANDED) {
+        return e;
+    }
+    if (!link_horizon(p, horizon)) {
+        return EPA_EXPAND_BROKEN;
+    }
+    if (p->face_count - region + horizon > EPA_MAX_FACES) {
+        return EPA_EXPAND_CAPACITY;
+    }
+    /* New faces (x, y, w) go into the region's slots first, then at the end; leftover slots
+     * are filled from the end (highest first, so the face moved is never one of them). */
+    gjk_vec3 n0 = face_normal(p, f0);
+    sort_ascending(p->region, region);
+    int32_t used = 0;
     for (int32_t i = 0; i < horizon; ++i) {
-        int32_t fi = face_alloc(p);
-        int32_t gi = p->horizon[i].face;
-        int ge = p->horizon[i].edge;
-        epa_face *g = &p->face[gi];
-        epa_face *nf = &p->face[fi];
-        nf->v[0] = g->v[next3(ge)];
-        nf->v[1] = g->v[ge];
-        nf->v[2] = (int16_t)iw;
-        nf->adj[0] = (int16_t)gi;
-        nf->adj_edge[0] = (uint8_t)ge;
-        nf->visible = 0;
-        g->adj[ge] = (int16_t)fi;
-        g->adj_edge[ge] = 0;
-        p->new_face[i] = (int16_t)fi;
-        face_set_plane(p, fi, gi);
+        /* A sliver takes the plane of the unseen face sharing its long edge, which passes
+         * within the sliver's width of it. */
+        gjk_vec3 n;
+        if (!triangle_normal(p->w[p->hx[i]], p->w[p->hy[i]], p->w[iw], &n)) {
+            n = unseen_neighbour_normal(p, i, region, n0);
+        }
+        int32_t f = used < region ? p->region[used++] : p->face_count++;
+        face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
+        if (best < 0 || p->d[f] < p->d[best]) {
+            best = f;
+        }
     }
-    for (int32_t i = 0; i < horizon; ++i) {
-        epa_face *fi = &p->face[p->new_face[i]];
-        int32_t j = p->next_face[i];
-        epa_face *fj = &p->face[p->new_face[j]];
-        fi->adj[1] = p->new_face[j];
-        fi->adj_edge[1] = 2;
-        fj->adj[2] = p->new_face[i];
-        fj->adj_edge[2] = 1;
+    for (int32_t r = region - 1; r >= used; --r) {
+        int32_t last = --p->face_count;
+        if (last != p->region[r]) {
+            face_move(p, p->region[r], last);
+            best = best == last ? p->region[r] : best;
+        }
     }
+    *nearest = best;
     return EPA_EXPANDED;
 }
 
 /* ------------------------------------------------------------------ answers */
 
-/* Barycentric coordinates of the point of triangle (p0, p1, p2) nearest to q. */
+/* Barycentric coordinates of q (in the plane of the triangle, or near it) in triangle
+ * (p0, p1, p2) with unit normal n; returns the smallest. They are ratios of signed areas
+ * measured from the vertex opposite the longest edge, so the cross products take short
+ * vectors: measured from the origin instead, a far-away triangle loses the weights to
+ * cancellation (|p|^2 eps against its area). */
+static double triangle_barycentric(const gjk_vec3 pt[3], gjk_vec3 n, gjk_vec3 q, double lambda[3])
+{
+    double l0 = gjk_length_sq(gjk_sub(pt[1], pt[0]));
+    double l1 = gjk_length_sq(gjk_sub(pt[2], pt[1]));
+    double l2 = gjk_length_sq(gjk_sub(pt[0], pt[2]));
+    int i = l0 >= l1 && l0 >= l2 ? 2 : (l1 >= l2 ? 0 : 1); /* opposite the longest edge */
+    int j = next3(i), k = next3(j);
+    gjk_vec3 ej = gjk_sub(pt[j], pt[i]), ek = gjk_sub(pt[k], pt[i]), r = gjk_sub(q, pt[i]);
+    double area = gjk_dot(n, gjk_cross(ej, ek));
+    if (!(area > 0.0)) {
+        lambda[0] = lambda[1] = lambda[2] = 1.0 / 3.0;
+        return -INFINITY; /* a sliver: no usable area */
+    }
+    lambda[j] = gjk_dot(n, gjk_cross(r, ek)) / area;
+    lambda[k] = gjk_dot(n, gjk_cross(ej, r)) / area;
+    lambda[i] = 1.0 - lambda[j] - lambda[k];
+    double m = lambda[0] < lambda[1] ? lambda[0] : lambda[1];
+    return m < lambda[2] ? m : lambda[2];
+}
+
+static void face_points(const epa_polytope *p, int32_t f, gjk_vec3 pt[3])
+{
+    for (int k = 0; k < 3; ++k) {
+        pt[k] = p->w[p->fv[f][k]];
+    }
+}
+
+/* Weights of the point of segment p0 p1 nearest q. */
 static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, double *l1)
 {
     gjk_vec3 e = gjk_sub(p1, p0);
@@ -360,30 +455,16 @@ static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, do
     *l1 = t;
 }
 
-static void triangle_barycentric(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2, gjk_vec3 n, gjk_vec3 q,
-                                 double lambda[3])
+/* Weights of the point of triangle f nearest q, for a q that projects outside it. */
+static void triangle_clamp(const epa_polytope *p, int32_t f, gjk_vec3 q, double lambda[3])
 {
-    /* Signed areas of the sub-triangles opposite each vertex, measured along n. */
-    gjk_vec3 a = gjk_sub(p0, q), b = gjk_sub(p1, q), c = gjk_sub(p2, q);
-    double u = gjk_dot(n, gjk_cross(b, c));
-    double v = gjk_dot(n, gjk_cross(c, a));
-    double t = gjk_dot(n, gjk_cross(a, b));
-    double sum = u + v + t;
-    if (u >= 0.0 && v >= 0.0 && t >= 0.0 && sum > 0.0) {
-        lambda[0] = u / sum;
-        lambda[1] = v / sum;
-        lambda[2] = t / sum;
-        return;
-    }
-    /* q projects outside (rounding, or a sliver): nearest point of the three edges. */
-    gjk_vec3 pts[3] = {p0, p1, p2};
     double best = INFINITY;
     for (int e = 0; e < 3; ++e) {
         int k = next3(e);
+        gjk_vec3 pe = p->w[p->fv[f][e]], pk = p->w[p->fv[f][k]];
         double s0, s1;
-        segment_closest(pts[e], pts[k], q, &s0, &s1);
-        gjk_vec3 x = gjk_add(gjk_scale(pts[e], s0), gjk_scale(pts[k], s1));
-        double d2 = gjk_length_sq(gjk_sub(x, q));
+        segment_closest(pe, pk, q, &s0, &s1);
+        double d2 = gjk_length_sq(gjk_sub(gjk_add(gjk_scale(pe, s0), gjk_scale(pk, s1)), q));
         if (d2 < best) {
             best = d2;
             lambda[0] = lambda[1] = lambda[2] = 0.0;
@@ -393,20 +474,51 @@ static void triangle_barycentric(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2, gjk_vec3
     }
 }
 
-/* Fills depth, normal and deepest points from face fi. */
-static void answer_from_face(const epa_polytope *p, int32_t fi, gjk_epa_result *r)
+/* Answer from the nearest face f: depth d_f, normal n_f and the deepest points at the
+ * projection q = d_f n_f of the origin. A face of D is usually split into several coplanar
+ * triangles of P and q may lie in another one than f: the triangle, among the faces whose
+ * plane passes within `slack` of q, that holds q best supplies the weights. */
+static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk_epa_result *r)
 {
-    const epa_face *f = &p->face[fi];
-    const gjk_vertex *v0 = &p->vert[f->v[0]], *v1 = &p->vert[f->v[1]], *v2 = &p->vert[f->v[2]];
-    double d = p->dist[fi];
+    gjk_vec3 n = face_normal(p, f);
+    double d = p->d[f];
+    double depth = d > 0.0 ? d : 0.0;
+    gjk_vec3 q = gjk_scale(n, d);
+    gjk_vec3 pt[3];
     double lambda[3];
-    triangle_barycentric(v0->w, v1->w, v2->w, f->n, gjk_scale(f->n, d), lambda);
-    r->depth = d > 0.0 ? d : 0.0;
-    r->normal = f->n;
-    r->point_a = gjk_add(gjk_add(gjk_scale(v0->a, lambda[0]), gjk_scale(v1->a, lambda[1])),
-                         gjk_scale(v2->a, lambda[2]));
-    r->point_b = gjk_add(gjk_add(gjk_scale(v0->b, lambda[0]), gjk_scale(v1->b, lambda[1])),
-                         gjk_scale(v2->b, lambda[2]));
+    int32_t best = f;
+    face_points(p, f, pt);
+    double inside = triangle_barycentric(pt, n, q, lambda);
+    if (inside < 0.0) {
+        for (int32_t g = 0; g < p->face_count; ++g) {
+            gjk_vec3 ng = face_normal(p, g);
+            if (g == f || !(fabs(gjk_dot(ng, q) - p->d[g]) <= slack) || gjk_dot(ng, n) <= 0.0) {
+                continue;
+            }
+            double lg[3];
+            face_points(p, g, pt);
+            double m = triangle_barycentric(pt, n, q, lg);
+            if (m > inside) {
+                inside = m;
+                best = g;
+                memcpy(lambda, lg, sizeof lg);
+            }
+        }
+        if (inside < 0.0) {
+            triangle_clamp(p, best, q, lambda);
+        }
+    }
+    /* pa = a_0 + sum_k lambda_k (a_k - a_0): short differences again. */
+    const int16_t *v = p->fv[best];
+    gjk_vec3 pa = p->a[v[0]];
+    pa = gjk_madd(pa, lambda[1], gjk_sub(p->a[v[1]], p->a[v[0]]));
+    pa = gjk_madd(pa, lambda[2], gjk_sub(p->a[v[2]], p->a[v[0]]));
+    r->depth = depth;
+    r->normal = n;
+    r->point_a = pa;
+    /* On core B to within the face's rounding (sum lambda b_k = pa - sum lambda w_k, and
+     * sum lambda w_k = q), and exactly pa - pb = depth * normal. */
+    r->point_b = gjk_madd(pa, -depth, n);
 }
 
 /* Touching answer from GJK's own barycentric weights (the origin = sum lambda_i w_i). */
@@ -437,6 +549,7 @@ static void answer_touching(const gjk_vertex *v, const double *lambda, int32_t c
 
 typedef struct epa_seed {
     gjk_vertex v[4];
+    double upper;  /* least support value h(n) seen: an upper bound on the depth */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
     bool touching; /* a support value proved depth ~ 0 */
@@ -450,7 +563,9 @@ static gjk_vertex seed_support(const gjk_pair_frame *f, const epa_settings *s, e
     gjk_vertex w;
     gjk_pair_support(f, n, seed->v[0].ia, seed->v[0].ib, &w);
     ++*support_calls;
-    if (!seed->touching && gjk_dot(w.w, n) <= s->zero) {
+    double h = gjk_dot(w.w, n);
+    seed->upper = h < seed->upper ? h : seed->upper;
+    if (!seed->touching && h <= s->zero) {
         seed->touching = true;
         seed->touch_normal = n;
     }
@@ -471,10 +586,10 @@ static double seed_offset(const epa_seed *seed, gjk_vec3 x)
     }
 }
 
-/* Adds x if it lies more than `zero` off the affine hull; keeps `axis` up to date. */
+/* Adds x if it lies more than `zero` off the affine hull (and is finite). */
 static bool seed_add(epa_seed *seed, const gjk_vertex *x, double zero)
 {
-    if (seed->count >= 4 || seed_offset(seed, x->w) <= zero) {
+    if (seed->count >= 4 || !gjk_vec3_is_finite(x->w) || !(seed_offset(seed, x->w) > zero)) {
         return false;
     }
     if (seed->count == 1) {
@@ -501,22 +616,34 @@ static gjk_vec3 any_orthogonal(gjk_vec3 u)
     return gjk_normalize(gjk_cross(u, e));
 }
 
+/* Adds the farther of the supports along +dir and -dir, if it is off the affine hull. */
+static void seed_grow_along(const gjk_pair_frame *f, const epa_settings *s, epa_seed *seed,
+                            gjk_vec3 dir, int32_t *support_calls)
+{
+    gjk_vertex wp = seed_support(f, s, seed, dir, support_calls);
+    gjk_vertex wn = seed_support(f, s, seed, gjk_neg(dir), support_calls);
+    if (!seed->touching) {
+        bool plus = seed_offset(seed, wp.w) >= seed_offset(seed, wn.w);
+        seed_add(seed, plus ? &wp : &wn, s->zero);
+    }
+}
+
 /* Grows GJK's simplex to a tetrahedron. Returns false when D is flat to rounding or a
- * support value proves the origin is on D's boundary (seed->touching / touch_normal). */
+ * support value proves the origin is on D's boundary (then touch_normal is set). */
 static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex,
                              const epa_settings *s, epa_seed *seed, int32_t *support_calls)
 {
     seed->count = 0;
+    seed->upper = INFINITY;
     seed->touching = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
     int32_t n = simplex->count < 0 ? 0 : (simplex->count > 4 ? 4 : simplex->count);
     for (int32_t i = 0; i < n; ++i) {
-        if (!gjk_vec3_is_finite(simplex->v[i].w)) {
-            continue;
-        }
         if (seed->count == 0) {
-            seed->v[seed->count++] = simplex->v[i];
+            if (gjk_vec3_is_finite(simplex->v[i].w)) {
+                seed->v[seed->count++] = simplex->v[i];
+            }
         } else {
             seed_add(seed, &simplex->v[i], s->zero);
         }
@@ -525,31 +652,28 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
         gjk_vertex w;
         gjk_pair_support(f, gjk_v3(1.0, 0.0, 0.0), GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &w);
         ++*support_calls;
+        if (!gjk_vec3_is_finite(w.w)) {
+            seed->touching = true;
+            return false;
+        }
         seed->v[seed->count++] = w;
     }
-
-    /* A point: the farthest support along the six axis directions. */
+    /* A point: the farthest support along the axis directions. */
     static const gjk_vec3 axes[3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
     for (int k = 0; k < 3 && seed->count == 1 && !seed->touching; ++k) {
-        gjk_vertex wp = seed_support(f, s, seed, axes[k], support_calls);
-        gjk_vertex wn = seed_support(f, s, seed, gjk_neg(axes[k]), support_calls);
-        bool far_p = seed_offset(seed, wp.w) >= seed_offset(seed, wn.w);
-        seed_add(seed, far_p ? &wp : &wn, s->zero);
+        seed_grow_along(f, s, seed, axes[k], support_calls);
     }
     /* A segment: the farther support along two directions orthogonal to it. */
     if (seed->count == 2 && !seed->touching) {
         gjk_vec3 p1 = any_orthogonal(seed->axis);
         gjk_vec3 p2 = gjk_cross(seed->axis, p1);
-        gjk_vec3 dirs[2] = {p1, p2};
-        for (int k = 0; k < 2 && seed->count == 2 && !seed->touching; ++k) {
-            gjk_vertex wp = seed_support(f, s, seed, dirs[k], support_calls);
-            gjk_vertex wn = seed_support(f, s, seed, gjk_neg(dirs[k]), support_calls);
-            bool far_p = seed_offset(seed, wp.w) >= seed_offset(seed, wn.w);
-            seed_add(seed, far_p ? &wp : &wn, s->zero);
+        seed_grow_along(f, s, seed, p1, support_calls);
+        if (seed->count == 2 && !seed->touching) {
+            seed_grow_along(f, s, seed, p2, support_calls);
         }
     }
-    /* A triangle: the support on the origin's side of its plane (the other side if that
-     * one is flat). */
+    /* A triangle: the support on the origin's side of its plane, so that the tetrahedron
+     * holds the origin; the other side if that one is flat. */
     if (seed->count == 3 && !seed->touching) {
         double side = -gjk_dot(seed->axis, seed->v[0].w); /* origin's height over the plane */
         gjk_vec3 first = side >= 0.0 ? seed->axis : gjk_neg(seed->axis);
@@ -568,9 +692,9 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
         /* D is flat (or a segment, or a point) to rounding: it has no interior, so the
          * origin is on its boundary. */
         seed->touching = true;
-        seed->touch_normal = seed->count >= 2
-                                 ? (seed->count == 3 ? seed->axis : any_orthogonal(seed->axis))
-                                 : gjk_v3(1.0, 0.0, 0.0);
+        seed->touch_normal = seed->count == 3   ? seed->axis
+                             : seed->count == 2 ? any_orthogonal(seed->axis)
+                                                : gjk_v3(1.0, 0.0, 0.0);
         return false;
     }
     return true;
@@ -588,7 +712,7 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
         o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : EPA_DEFAULT_ABS_TOLERANCE;
     s.max_iterations =
         o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : EPA_DEFAULT_MAX_ITERATIONS;
-    /* The pair's scale; the simplex itself bounds it from below should it be missing. */
+    /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
     for (int32_t i = 0; i < simplex->count && i < 4; ++i) {
         double l = gjk_length(simplex->v[i].w);
@@ -602,8 +726,7 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
 static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
 {
     for (int32_t i = 0; i < p->vertex_count; ++i) {
-        gjk_vec3 v = p->vert[i].w;
-        if (v.x == w.x && v.y == w.y && v.z == w.z) {
+        if (p->w[i].x == w.x && p->w[i].y == w.y && p->w[i].z == w.z) {
             return true;
         }
     }
@@ -620,62 +743,73 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
 
     epa_seed seed;
     if (!seed_tetrahedron(f, simplex, &s, &seed, &r.support_calls)) {
-        int32_t n = simplex->count < 0 ? 0 : (simplex->count > 4 ? 4 : simplex->count);
-        if (n > 0) {
-            answer_touching(simplex->v, simplex->lambda, n, seed.touch_normal, &r);
+        if (simplex->count >= 1 && simplex->count <= 4) {
+            answer_touching(simplex->v, simplex->lambda, simplex->count, seed.touch_normal, &r);
         } else {
-            answer_touching(seed.v, (const double[1]){1.0}, 1, seed.touch_normal, &r);
+            const double one = 1.0;
+            answer_touching(seed.v, &one, seed.count > 0 ? 1 : 0, seed.touch_normal, &r);
         }
+        r.depth_upper = seed.upper > 0.0 && isfinite(seed.upper) ? seed.upper : 0.0;
         return r;
     }
 
+    double upper = seed.upper;
     epa_polytope p;
     polytope_init(&p, seed.v);
-
+    int32_t fi = nearest_face(&p);
     for (;;) {
-        int32_t fi = nearest_face(&p);
-        const epa_face *face = &p.face[fi];
-        double d = p.dist[fi];
+        gjk_vec3 n = face_normal(&p, fi);
+        double d = p.d[fi];
+        double tolerance = epa_max(s.rel_tolerance * d, s.abs_tolerance);
+        double slack = epa_max(tolerance, s.zero); /* coplanar faces, for the witnesses */
         if (r.iterations >= s.max_iterations) {
             r.status = GJK_STATUS_ITERATION_LIMIT;
-            answer_from_face(&p, fi, &r);
+            answer_from_face(&p, fi, slack, &r);
             break;
         }
         ++r.iterations;
+        int16_t v0 = p.fv[fi][0];
         gjk_vertex w;
-        const gjk_vertex *hint = &p.vert[face->v[0]];
-        gjk_pair_support(f, face->n, hint->ia, hint->ib, &w);
+        gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
         ++r.support_calls;
-        double h = gjk_dot(w.w, face->n);
+        double h = gjk_dot(w.w, n);
+        upper = h < upper ? h : upper;
         if (h <= s.zero) {
-            /* D lies below the plane through (nearly) the origin: depth <= h ~ 0. */
-            answer_from_face(&p, fi, &r);
+            /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
+            answer_from_face(&p, fi, slack, &r);
             r.status = GJK_STATUS_TOUCHING;
             r.depth = 0.0;
             break;
         }
-        if (h - d <= epa_max(s.rel_tolerance * d, s.abs_tolerance) || vertex_is_known(&p, w.w)) {
-            /* Converged; or w is already a vertex, so P cannot grow further and the gap
-             * left is rounding in the face plane. */
+        if (h - d <= tolerance || vertex_is_known(&p, w.w)) {
+            /* Converged; or w is already a vertex, so P cannot grow and what is left of
+             * the gap is rounding in the face's plane. */
             r.status = GJK_STATUS_OVERLAPPING;
-            answer_from_face(&p, fi, &r);
+            answer_from_face(&p, fi, slack, &r);
+            break;
+        }
+        if (!isfinite(h)) {
+            /* A support map returned non-finite coordinates: keep the last good answer. */
+            r.status = GJK_STATUS_ITERATION_LIMIT;
+            answer_from_face(&p, fi, slack, &r);
             break;
         }
         if (p.vertex_count >= EPA_MAX_VERTICES) {
             r.status = GJK_STATUS_CAPACITY_LIMIT;
-            answer_from_face(&p, fi, &r);
+            answer_from_face(&p, fi, slack, &r);
             break;
         }
         int32_t iw = p.vertex_count++;
-        p.vert[iw] = w;
-        epa_expand_result e = polytope_expand(&p, fi, iw);
+        vertex_set(&p, iw, &w);
+        epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
         if (e != EPA_EXPANDED) {
             --p.vertex_count;
             r.status =
                 e == EPA_EXPAND_CAPACITY ? GJK_STATUS_CAPACITY_LIMIT : GJK_STATUS_ITERATION_LIMIT;
-            answer_from_face(&p, fi, &r);
+            answer_from_face(&p, fi, slack, &r);
             break;
         }
     }
+    r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
     return r;
 }

@@ -56,20 +56,6 @@ static gjk_vec3 edge(const gjk_vertex *x, const gjk_vertex *y)
     return gjk_sub(gjk_sub(y->a, x->a), gjk_sub(y->b, x->b));
 }
 
-/* |v|^2 for v = w_0 + sum_{k>0} lambda_k (w_k - w_0): relative to the first vertex, so
- * that errors in the weights scale with edge lengths, not with |w| (which can be huge next
- * to the distance when a long thin simplex passes close to the origin). */
-static void sub_finish(const gjk_vertex *x, sub_simplex *s)
-{
-    const gjk_vertex *base = &x[s->idx[0]];
-    gjk_vec3 v = base->w;
-    for (int32_t k = 1; k < s->n; ++k) {
-        v = gjk_madd(v, s->lambda[k], edge(base, &x[s->idx[k]]));
-    }
-    s->v = v;
-    s->dist2 = gjk_length_sq(v);
-}
-
 static void sub_point(const gjk_vertex *x, int32_t i, sub_simplex *out)
 {
     out->n = 1;
@@ -98,7 +84,13 @@ static void sub_segment(const gjk_vertex *x, int32_t i, int32_t j, sub_simplex *
     out->idx[1] = j;
     out->lambda[0] = 1.0 - t;
     out->lambda[1] = t;
-    sub_finish(x, out);
+    /* v = w_i + t e keeps a component along e of the rounding of w_i, which tilts a tiny v
+     * (parallel edges nearly touching) by eps |w_i| / |v|; a second projection removes it,
+     * leaving v exactly perpendicular to the accurate edge direction. */
+    gjk_vec3 v = gjk_madd(x[i].w, t, e);
+    v = gjk_madd(v, -gjk_dot(v, e) / ee, e);
+    out->v = v;
+    out->dist2 = gjk_length_sq(v);
 }
 
 static void keep_nearest(sub_simplex *best, const sub_simplex *candidate)
@@ -113,16 +105,11 @@ static double coord(gjk_vec3 v, int32_t axis)
     return axis == 0 ? v.x : (axis == 1 ? v.y : v.z);
 }
 
-/* 2-D cross product of u and v in the coordinate plane (k, l). */
-static double cross2(gjk_vec3 u, gjk_vec3 v, int32_t k, int32_t l)
-{
-    return coord(u, k) * coord(v, l) - coord(u, l) * coord(v, k);
-}
-
-/* Triangle w_i w_j w_k, everything relative to w_i: edges e1 = w_j - w_i, e2 = w_k - w_i,
- * q = (origin projected onto the plane) - w_i. The signed areas with one vertex replaced by
- * the projected origin are then mu - cj - ck, cj = cross2(q, e2) and ck = cross2(e1, q),
- * with mu = cross2(e1, e2) = n[axis]. */
+/* Triangle w_i w_j w_k, everything relative to a base vertex w_b with edges e1, e2 to the
+ * two others: q = (origin projected onto the plane) - w_b, and, in the coordinate plane
+ * (k1, k2) where the triangle's projection is largest, the signed areas with one vertex
+ * replaced by the projected origin are ck = e1 x q, cj = q x e2 and mu - cj - ck, with
+ * mu = e1 x e2 = n[axis]. */
 static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0, sub_simplex *out)
 {
     /* Base the computation at the vertex opposite the longest edge (a cyclic rotation, so
@@ -130,42 +117,38 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
      * whose rounding is eps |e1| |e2|: on a long thin triangle (two long nearly parallel
      * edges from a big shape, one short edge from a small one) the long pair would tilt the
      * normal by eps |long| / |short|. */
+    gjk_vec3 eij = edge(&x[i0], &x[j0]), eik = edge(&x[i0], &x[k0]), ejk = edge(&x[j0], &x[k0]);
+    double lij = gjk_length_sq(eij), lik = gjk_length_sq(eik), ljk = gjk_length_sq(ejk);
     int32_t i = i0, j = j0, k = k0;
-    {
-        double ljk = gjk_length_sq(edge(&x[j0], &x[k0]));
-        double lik = gjk_length_sq(edge(&x[i0], &x[k0]));
-        double lij = gjk_length_sq(edge(&x[i0], &x[j0]));
-        if (lik > ljk && lik >= lij) {
-            i = j0; /* longest edge i0 k0: base j0 */
-            j = k0;
-            k = i0;
-        } else if (lij > ljk && lij > lik) {
-            i = k0; /* longest edge i0 j0: base k0 */
-            j = i0;
-            k = j0;
-        }
+    gjk_vec3 e1 = eij, e2 = eik;
+    if (lik > ljk && lik >= lij) {
+        i = j0; /* longest edge i0 k0: base j0 */
+        j = k0;
+        k = i0;
+        e1 = ejk;
+        e2 = gjk_neg(eij);
+    } else if (lij > ljk && lij > lik) {
+        i = k0; /* longest edge i0 j0: base k0 */
+        j = i0;
+        k = j0;
+        e1 = gjk_neg(eik);
+        e2 = gjk_neg(ejk);
     }
     gjk_vec3 a = x[i].w;
-    gjk_vec3 e1 = edge(&x[i], &x[j]), e2 = edge(&x[i], &x[k]);
     gjk_vec3 n = gjk_cross(e1, e2);
     double nn = gjk_dot(n, n);
     double mu = 0.0, ci = 0.0, cj = 0.0, ck = 0.0;
     if (nn > 0.0) {
         gjk_vec3 p = gjk_scale(n, gjk_dot(a, n) / nn); /* the projected origin */
         gjk_vec3 q = gjk_sub(p, a);
-        int32_t axis = 0;
-        double m = fabs(n.x);
-        if (fabs(n.y) > m) {
-            axis = 1;
-            m = fabs(n.y);
-        }
-        if (fabs(n.z) > m) {
-            axis = 2;
-        }
-        int32_t k1 = (axis + 1) % 3, k2 = (axis + 2) % 3;
-        mu = cross2(e1, e2, k1, k2);
-        cj = cross2(q, e2, k1, k2);
-        ck = cross2(e1, q, k1, k2);
+        double ax = fabs(n.x), ay = fabs(n.y), az = fabs(n.z);
+        int32_t axis = ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
+        int32_t k1 = axis == 2 ? 0 : axis + 1, k2 = axis == 0 ? 2 : axis - 1;
+        double e1u = coord(e1, k1), e1v = coord(e1, k2), e2u = coord(e2, k1), e2v = coord(e2, k2);
+        double qu = coord(q, k1), qv = coord(q, k2);
+        mu = e1u * e2v - e1v * e2u;
+        cj = qu * e2v - qv * e2u;
+        ck = e1u * qv - e1v * qu;
         ci = mu - cj - ck;
         if (same_sign(mu, ci) && same_sign(mu, cj) && same_sign(mu, ck)) {
             out->n = 3;
@@ -180,7 +163,7 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
              * a. Summing weighted vertices instead would tilt v by (rounding of w) / |v|,
              * which near contact is far more than the next support point can tolerate. */
             out->v = p;
-            out->dist2 = gjk_length_sq(out->v);
+            out->dist2 = gjk_length_sq(p);
             return;
         }
     }
@@ -271,19 +254,40 @@ static double reduce(const gjk_simplex *src, int32_t n, gjk_simplex *out, gjk_ve
     return r.dist2;
 }
 
+/* True if x is already a vertex of s: same support features, or (for features without an
+ * index, such as a cylinder rim point) the same point. */
 static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
 {
+    bool indexed = x->ia != GJK_CACHE_NO_INDEX && x->ib != GJK_CACHE_NO_INDEX;
     for (int32_t k = 0; k < s->count; ++k) {
         const gjk_vertex *y = &s->v[k];
-        if (y->w.x == x->w.x && y->w.y == x->w.y && y->w.z == x->w.z) {
-            return true;
-        }
-        if (x->ia != GJK_CACHE_NO_INDEX && x->ib != GJK_CACHE_NO_INDEX && x->ia == y->ia &&
-            x->ib == y->ib) {
+        if (indexed ? (x->ia == y->ia && x->ib == y->ib)
+                    : (y->w.x == x->w.x && y->w.y == x->w.y && y->w.z == x->w.z)) {
             return true;
         }
     }
     return false;
+}
+
+/* True when |v| (squared: dist2) cannot be told from contact: below the absolute tolerance,
+ * or below the rounding of the simplex's own vertices (two ulps of the largest |w|): each w
+ * is only known to that, so a smaller v has no reliable length or direction. */
+static bool at_contact(const gjk_simplex *s, double dist2, double abs_tol, double scale)
+{
+    if (dist2 <= abs_tol * abs_tol) {
+        return true;
+    }
+    double bound = 2.0 * DBL_EPSILON * scale; /* scale >= every |w| */
+    if (dist2 > bound * bound) {
+        return false;
+    }
+    double wmax = 0.0;
+    for (int32_t k = 0; k < s->count; ++k) {
+        gjk_vec3 w = s->v[k].w;
+        wmax = fmax(wmax, fmax(fabs(w.x), fmax(fabs(w.y), fabs(w.z))));
+    }
+    double noise = 2.0 * DBL_EPSILON * wmax;
+    return dist2 <= noise * noise;
 }
 
 /* Rebuilds the cached simplex; false when the cache is cold, foreign or stale. */
@@ -295,17 +299,17 @@ static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_si
     }
     s->count = 0;
     for (int32_t k = 0; k < cache->count; ++k) {
-        gjk_vertex x;
+        gjk_vertex *x = &s->v[s->count]; /* built in place, kept unless a duplicate */
         gjk_vec3 bl;
-        x.ia = cache->index_a[k];
-        x.ib = cache->index_b[k];
-        if (!gjk_core_point(f->a, x.ia, &x.a) || !gjk_core_point(f->b, x.ib, &bl)) {
+        x->ia = cache->index_a[k];
+        x->ib = cache->index_b[k];
+        if (!gjk_core_point(f->a, x->ia, &x->a) || !gjk_core_point(f->b, x->ib, &bl)) {
             return false;
         }
-        x.b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
-        x.w = gjk_sub(x.a, x.b);
-        if (!in_simplex(s, &x)) {
-            s->v[s->count++] = x;
+        x->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
+        x->w = gjk_sub(x->a, x->b);
+        if (!in_simplex(s, x)) {
+            s->count += 1;
         }
     }
     return s->count > 0;
@@ -321,11 +325,7 @@ static void write_cache(const gjk_pair_frame *f, const gjk_simplex *s, gjk_vec3 
             ++n;
         }
     }
-    for (int32_t k = n; k < 4; ++k) {
-        cache->index_a[k] = GJK_CACHE_NO_INDEX;
-        cache->index_b[k] = GJK_CACHE_NO_INDEX;
-    }
-    cache->count = n;
+    cache->count = n; /* slots past count are never read */
     cache->kind_a = (uint8_t)f->a->kind;
     cache->kind_b = (uint8_t)f->b->kind;
     cache->reserved = 0;
@@ -342,10 +342,11 @@ static gjk_vec3 cached_direction(const gjk_cache *cache, bool *ok)
     return d;
 }
 
-gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache)
+void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
+             gjk_gjk_result *out)
 {
     const gjk_options *opt = in->options;
-    gjk_gjk_result r;
+    gjk_gjk_result r; /* filled here, copied out once at the end */
     r.status = GJK_STATUS_SEPARATED;
     r.iterations = 0;
     r.support_calls = 0;
@@ -389,7 +390,7 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
 
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    bool overlap = s->count == 4 || dist2 <= abs_tol * abs_tol;
+    bool overlap = s->count == 4 || at_contact(s, dist2, abs_tol, f->scale);
 
     while (!overlap) {
         double upper = sqrt(dist2);
@@ -417,7 +418,10 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         if (lower > r.lower) {
             r.lower = lower;
         }
-        if (r.lower > in->cutoff) {
+        /* A positive lower bound certifies that the cores are apart, so the signed
+         * distance is at least lower - inflate; before that, an overlap (negative signed
+         * distance) is not excluded and no negative cutoff may fire. */
+        if (r.lower > 0.0 && r.lower > in->cutoff) {
             r.status = GJK_STATUS_BEYOND_CUTOFF;
             break;
         }
@@ -444,12 +448,11 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         spare = t;
         dist2 = next2;
         v = next_v;
-        if (dist2 <= abs_tol * abs_tol) {
+        if (at_contact(s, dist2, abs_tol, f->scale)) {
             overlap = true;
         }
     }
 
-    r.simplex = *s;
     gjk_vec3 pa = s->v[0].a, pb = s->v[0].b;
     for (int32_t k = 1; k < s->count; ++k) {
         pa = gjk_madd(pa, s->lambda[k], gjk_sub(s->v[k].a, s->v[0].a));
@@ -462,6 +465,7 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
         r.status = GJK_STATUS_OVERLAPPING;
         r.upper = s->count == 4 ? 0.0 : sqrt(dist2);
         r.lower = 0.0;
+        r.simplex = *s; /* EPA's seed */
     } else {
         r.upper = sqrt(dist2);
         if (r.lower > r.upper) {
@@ -471,5 +475,18 @@ gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cac
     if (cache != NULL) {
         write_cache(f, s, v, cache);
     }
-    return r;
+    /* Everything but the simplex, which only an overlap needs. */
+    out->status = r.status;
+    out->point_a = r.point_a;
+    out->point_b = r.point_b;
+    out->v = r.v;
+    out->lower = r.lower;
+    out->upper = r.upper;
+    out->iterations = r.iterations;
+    out->support_calls = r.support_calls;
+    if (overlap) {
+        out->simplex = r.simplex;
+    } else {
+        out->simplex.count = 0;
+    }
 }

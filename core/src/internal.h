@@ -69,6 +69,11 @@ typedef struct gjk_epa_result {
     gjk_vec3 point_a, point_b;
     int32_t iterations;
     int32_t support_calls;
+    double depth_upper; /* certified bound depth <= depth_upper: the least support value
+                           h(n) = max over D of dot(x, n) seen (unit n); depth is the lower
+                           bound (the nearest face of EPA's polytope inside D). Within the
+                           tolerance of depth when OVERLAPPING, wider on ITERATION_LIMIT or
+                           CAPACITY_LIMIT. */
 } gjk_epa_result;
 
 gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
@@ -78,15 +83,16 @@ gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
  * shapes (NULL: cold start) and writes the final simplex back into it. */
 typedef struct gjk_gjk_input {
     const gjk_options *options; /* resolved: no zero fields */
-    double cutoff; /* core-distance cutoff: BEYOND_CUTOFF once lower > cutoff (INFINITY: never) */
+    double cutoff;    /* core-distance cutoff: BEYOND_CUTOFF once lower > max(cutoff, 0) (INFINITY:
+                         never) */
     double threshold; /* boolean mode: SEPARATED once lower > threshold, OVERLAPPING once
-                         upper <= threshold (the pair's inflate: touching counts as overlap) */
+                         upper <= threshold (inflate + touch tolerance: touching counts) */
     bool boolean_only;
 } gjk_gjk_input;
 
 typedef struct gjk_gjk_result {
     gjk_status status;   /* SEPARATED, OVERLAPPING, BEYOND_CUTOFF or ITERATION_LIMIT */
-    gjk_simplex simplex; /* final simplex and the weights of its point nearest the origin */
+    gjk_simplex simplex; /* OVERLAPPING: final simplex with weights (EPA's seed); else count 0 */
     gjk_vec3 point_a;    /* witness on core A (A-local) */
     gjk_vec3 point_b;    /* witness on core B (A-local) */
     gjk_vec3 v; /* point of the final simplex nearest the origin (A-local): point_a - point_b up
@@ -96,6 +102,7 @@ typedef struct gjk_gjk_result {
     int32_t support_calls;
 } gjk_gjk_result;
 
-gjk_gjk_result gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache);
+void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
+             gjk_gjk_result *out);
 
 #endif /* GJK_INTERNAL_H */

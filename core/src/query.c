@@ -15,10 +15,10 @@ gjk_options gjk_default_options(void)
 {
     gjk_options o;
     o.rel_tolerance = 1e-12;
-    o.abs_tolerance = 1e-15;
+    o.abs_tolerance = 1e-16;
     o.touch_tolerance = 1e-9;
     o.max_iterations = 128;
-    o.epa_max_iterations = 128;
+    o.epa_max_iterations = 512;
     o.hill_climb_min_vertices = 48;
     return o;
 }
@@ -94,6 +94,46 @@ static bool use_hill_climbing(const gjk_shape *s, const gjk_options *o)
            s->polytope->adj != NULL && s->polytope->count >= o->hill_climb_min_vertices;
 }
 
+/* The pose with its quaternion normalised; false for NaN/Inf or |q| farther than
+ * GJK_QUAT_NORM_TOLERANCE from 1 (the test on |q|^2 against the squared bounds needs no
+ * square root; NaN fails it). */
+static bool unit_pose(gjk_transform t, gjk_transform *out)
+{
+    const double lo = (1.0 - GJK_QUAT_NORM_TOLERANCE) * (1.0 - GJK_QUAT_NORM_TOLERANCE);
+    const double hi = (1.0 + GJK_QUAT_NORM_TOLERANCE) * (1.0 + GJK_QUAT_NORM_TOLERANCE);
+    gjk_quat q = t.q;
+    double n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
+    if (!(n2 >= lo && n2 <= hi) || !gjk_vec3_is_finite(t.p)) {
+        return false;
+    }
+    if (n2 != 1.0) {
+        double s = 1.0 / sqrt(n2);
+        q = gjk_quat_make(q.w * s, q.x * s, q.y * s, q.z * s);
+    }
+    *out = gjk_transform_make(q, t.p);
+    return true;
+}
+
+/* A cheap upper bound on the bounding radius of a shape (within a factor sqrt 3), for the
+ * absolute tolerance's length scale: no square roots, no calls. */
+static double size_bound(const gjk_shape *s)
+{
+    switch (s->kind) {
+    case GJK_SHAPE_SPHERE:
+        return s->radius + s->margin;
+    case GJK_SHAPE_CAPSULE:
+    case GJK_SHAPE_CYLINDER:
+    case GJK_SHAPE_CONE:
+        return s->radius + s->half_height + s->margin;
+    case GJK_SHAPE_BOX:
+        return s->half_extents.x + s->half_extents.y + s->half_extents.z + s->margin;
+    case GJK_SHAPE_POLYTOPE:
+        return s->polytope->radius + s->margin;
+    default:
+        return s->margin;
+    }
+}
+
 static bool result_is_finite(const gjk_result *r)
 {
     return isfinite(r->distance) && gjk_vec3_is_finite(r->point_a) &&
@@ -103,37 +143,40 @@ static bool result_is_finite(const gjk_result *r)
 
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
 {
+    gjk_transform pose_a, pose_b;
     if (query == NULL || !shape_is_valid(query->shape_a) || !shape_is_valid(query->shape_b) ||
-        !gjk_transform_is_valid(query->pose_a) || !gjk_transform_is_valid(query->pose_b) ||
+        !unit_pose(query->pose_a, &pose_a) || !unit_pose(query->pose_b, &pose_b) ||
         isnan(query->cutoff)) {
         return invalid_result();
     }
     const gjk_options opt = resolve_options(options);
-    gjk_transform pose_a = gjk_transform_make(gjk_quat_normalize(query->pose_a.q), query->pose_a.p);
-    gjk_transform pose_b = gjk_transform_make(gjk_quat_normalize(query->pose_b.q), query->pose_b.p);
-    gjk_transform rel = gjk_transform_inv_mul(pose_a, pose_b);
-
+    /* Pair frame: B in A's local frame. rot_a also takes the answer back to the world. */
+    gjk_mat3 rot_a = gjk_mat3_from_quat(pose_a.q);
     gjk_pair_frame f;
     f.a = query->shape_a;
     f.b = query->shape_b;
-    f.rot_b = gjk_mat3_from_quat(rel.q);
-    f.pos_b = rel.p;
+    f.rot_b = gjk_mat3_from_quat(gjk_quat_mul(gjk_quat_conj(pose_a.q), pose_b.q));
+    f.pos_b = gjk_mat3_tmul_vec(&rot_a, gjk_sub(pose_b.p, pose_a.p));
     double inflate_a = gjk_core_inflate(f.a), inflate_b = gjk_core_inflate(f.b);
     f.inflate = inflate_a + inflate_b;
-    f.scale = gjk_shape_bounding_radius(f.a) + gjk_shape_bounding_radius(f.b) + gjk_length(f.pos_b);
+    f.scale =
+        size_bound(f.a) + size_bound(f.b) + fabs(f.pos_b.x) + fabs(f.pos_b.y) + fabs(f.pos_b.z);
     f.hill_a = use_hill_climbing(f.a, &opt);
     f.hill_b = use_hill_climbing(f.b, &opt);
 
     gjk_gjk_input in;
     in.options = &opt;
     in.cutoff = query->cutoff + f.inflate; /* INFINITY stays INFINITY */
-    in.threshold = f.inflate;
+    /* Boolean answers agree with the signed distance's status: within the touch tolerance
+     * is touching, and touching counts as intersecting. */
+    in.threshold = f.inflate + opt.touch_tolerance;
     in.boolean_only = query->boolean_only;
     gjk_cache saved;
     if (cache != NULL) {
         saved = *cache;
     }
-    gjk_gjk_result g = gjk_gjk(&f, &in, cache);
+    gjk_gjk_result g;
+    gjk_gjk(&f, &in, cache, &g);
 
     gjk_result r;
     r.status = g.status;
@@ -191,9 +234,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     r.distance = sd;
 
     /* World frame. */
-    r.point_a = gjk_transform_point(pose_a, pa);
-    r.point_b = gjk_transform_point(pose_a, pb);
-    r.normal = gjk_quat_rotate(pose_a.q, n);
+    r.point_a = gjk_add(gjk_mat3_mul_vec(&rot_a, pa), pose_a.p);
+    r.point_b = gjk_add(gjk_mat3_mul_vec(&rot_a, pb), pose_a.p);
+    r.normal = gjk_mat3_mul_vec(&rot_a, n);
 
     if (!result_is_finite(&r)) {
         /* Non-finite geometry slipped past validation (e.g. overflow): report it as bad
@@ -206,32 +249,23 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     return r;
 }
 
-static gjk_query make_query(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
-                            gjk_transform pose_b)
-{
-    gjk_query q;
-    q.shape_a = a;
-    q.pose_a = pose_a;
-    q.shape_b = b;
-    q.pose_b = pose_b;
-    q.cutoff = INFINITY;
-    q.penetration = false;
-    q.boolean_only = false;
-    return q;
-}
+/* The wrappers fill the query in place. */
+#define GJK_QUERY_INIT(a, pose_a, b, pose_b, cutoff, penetration, boolean_only)                    \
+    {                                                                                              \
+        (a), (pose_a), (b), (pose_b), (cutoff), (penetration), (boolean_only)                      \
+    }
 
 gjk_result gjk_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                         gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, false);
     return gjk_query_run(&q, cache, options);
 }
 
 gjk_result gjk_signed_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
-    q.penetration = true;
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, true, false);
     return gjk_query_run(&q, cache, options);
 }
 
@@ -239,17 +273,14 @@ gjk_result gjk_distance_cutoff(const gjk_shape *a, gjk_transform pose_a, const g
                                gjk_transform pose_b, double cutoff, gjk_cache *cache,
                                const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
-    q.penetration = true;
-    q.cutoff = cutoff;
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, cutoff, true, false);
     return gjk_query_run(&q, cache, options);
 }
 
 gjk_status gjk_intersect(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                          gjk_transform pose_b, gjk_cache *cache, const gjk_options *options)
 {
-    gjk_query q = make_query(a, pose_a, b, pose_b);
-    q.boolean_only = true;
+    const gjk_query q = GJK_QUERY_INIT(a, pose_a, b, pose_b, INFINITY, false, true);
     gjk_result r = gjk_query_run(&q, cache, options);
     switch (r.status) {
     case GJK_STATUS_OVERLAPPING:

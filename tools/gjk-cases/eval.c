@@ -3,6 +3,7 @@
 
 #include "eval.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,21 @@ static bool status_is_answer(gjk_status s)
     return s == GJK_STATUS_SEPARATED || s == GJK_STATUS_TOUCHING || s == GJK_STATUS_OVERLAPPING;
 }
 
+bool gjk_eval_verdict_wrong(double sd_true, double lref, const gjk_result *r)
+{
+    const double tol = GJK_EVAL_TOL * lref;
+    switch (r->status) {
+    case GJK_STATUS_SEPARATED:
+        return sd_true < -tol || !(r->distance > 0.0);
+    case GJK_STATUS_OVERLAPPING:
+        return sd_true > tol || !(r->distance < 0.0);
+    case GJK_STATUS_TOUCHING:
+        return fabs(sd_true) > gjk_default_options().touch_tolerance + tol;
+    default: /* failures (counted as such): judged by the sign they report */
+        return (sd_true > tol && !(r->distance > 0.0)) || (sd_true < -tol && !(r->distance < 0.0));
+    }
+}
+
 double gjk_eval_tolerance(const gjk_case *c)
 {
     return strcmp(c->subset, "scale") == 0 ? GJK_EVAL_TOL_SCALE : GJK_EVAL_TOL;
@@ -99,17 +115,16 @@ gjk_eval_check gjk_eval_check_result(const gjk_case_set *set, const gjk_case *c,
     k.failure = !finite || !status_is_answer(r->status);
     if (!finite) {
         k.err = k.normal = k.consistency = k.plane = k.on_shape = HUGE_VAL;
-        k.wrong_verdict = fabs(c->sd) > GJK_EVAL_TOL * lref;
+        k.wrong_verdict = gjk_eval_verdict_wrong(c->sd, lref, r);
         return k;
     }
 
-    /* Verdict: separated means a positive distance not reported as overlapping; touching
-     * (|sd*| <= 1e-9 lref) is never a wrong verdict. */
+    /* The status is the verdict. SEPARATED is wrong on a case intersecting by more than
+     * 1e-9 lref, OVERLAPPING on one separated by more, TOUCHING on one farther than the
+     * touch tolerance (plus 1e-9 lref) from contact either way; a SEPARATED or OVERLAPPING
+     * answer whose sign disagrees with its own status is no verdict at all. */
     const double sd = r->distance;
-    if (c->sd > GJK_EVAL_TOL * lref)
-        k.wrong_verdict = sd <= 0.0 || r->status == GJK_STATUS_OVERLAPPING;
-    else if (c->sd < -GJK_EVAL_TOL * lref)
-        k.wrong_verdict = sd >= 0.0 || r->status == GJK_STATUS_SEPARATED;
+    k.wrong_verdict = gjk_eval_verdict_wrong(c->sd, lref, r);
 
     k.err = fabs(sd - c->sd) / lref;
 
@@ -117,6 +132,15 @@ gjk_eval_check gjk_eval_check_result(const gjk_case_set *set, const gjk_case *c,
     placed b = {&set->shapes[c->shape_b], gjk_quat_normalize(c->pose_b.q), c->pose_b.p};
     const gjk_vec3 n = r->normal;
     const double hn_a = support_value(&a, n), hn_b = support_value(&b, gjk_neg(n));
+
+    /* Near contact the normal is only as good as its conditioning allows: a direction taken
+     * from a vector of length |sd*| known to ~1e3 eps L (L the pair's size) is off by that
+     * over |sd*| (capped at 1e-3 rad), and tilting the normal lowers the separation along
+     * it, and moves the supporting planes, by up to the tilt times L. Parallel edges at
+     * 1e-10 apart need this; at the case sets' "near" distances (>= 1e-6) it is < 1e-9. */
+    const double size = a.s->radius + b.s->radius + gjk_distance_between(a.t, b.t);
+    const double tilt = fmin(1e-3, 1e3 * DBL_EPSILON * size / fmax(fabs(c->sd), DBL_MIN));
+    k.tilt_allow = tilt * size / lref;
 
     if (fabs(gjk_length(n) - 1.0) > 1e-9)
         k.normal = HUGE_VAL;
@@ -141,8 +165,8 @@ gjk_eval_check gjk_eval_check_result(const gjk_case_set *set, const gjk_case *c,
 
 bool gjk_eval_check_ok(const gjk_eval_check *k, double tol)
 {
-    return !k->failure && !k->wrong_verdict && k->err <= tol && k->normal <= tol &&
-           k->consistency <= tol && k->plane <= tol && k->on_shape <= tol;
+    return !k->failure && !k->wrong_verdict && k->err <= tol && k->normal <= tol + k->tilt_allow &&
+           k->consistency <= tol && k->plane <= tol + k->tilt_allow && k->on_shape <= tol;
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -228,29 +252,43 @@ static gjk_result query(const gjk_eval *ev, const gjk_case *c, gjk_cache *cache,
 }
 
 /* Mean ns of the query repeated in a tight loop, every repetition starting from *start so
- * that each does the same work. */
+ * that each does the same work. The loop runs in TIME_BATCHES batches and the fastest
+ * batch's mean is kept: on a shared machine noise (preemption, interrupts) only ever adds
+ * time, and one descheduling would otherwise swamp a case timed over a few microseconds. */
+enum { TIME_BATCHES = 5 };
+
 static double time_query(const gjk_eval *ev, const gjk_case *c, const gjk_cache *start,
                          const gjk_eval_config *cfg)
 {
     volatile double sink = 0.0;
     int32_t reps = cfg->reps;
     if (reps <= 0) {
-        gjk_cache cache = *start;
-        double t0 = now_ns();
-        sink += query(ev, c, &cache, &cfg->options).distance;
-        double once = now_ns() - t0;
+        /* Calibrate on the fastest of a few single runs (the first also warms the caches). */
+        double once = HUGE_VAL;
+        for (int k = 0; k < 3; ++k) {
+            gjk_cache cache = *start;
+            double t0 = now_ns();
+            sink += query(ev, c, &cache, &cfg->options).distance;
+            double t = now_ns() - t0;
+            once = t < once ? t : once;
+        }
         double want = cfg->min_time_ns / (once > 1.0 ? once : 1.0);
         reps = want > cfg->max_reps ? cfg->max_reps : (int32_t)want;
-        reps = reps < 3 ? 3 : reps;
+        reps = reps < TIME_BATCHES ? TIME_BATCHES : reps;
     }
-    double t0 = now_ns();
-    for (int32_t i = 0; i < reps; ++i) {
-        gjk_cache cache = *start;
-        sink += query(ev, c, &cache, &cfg->options).distance;
+    int32_t per = reps / TIME_BATCHES > 0 ? reps / TIME_BATCHES : 1;
+    double best = HUGE_VAL;
+    for (int b = 0; b < TIME_BATCHES; ++b) {
+        double t0 = now_ns();
+        for (int32_t i = 0; i < per; ++i) {
+            gjk_cache cache = *start;
+            sink += query(ev, c, &cache, &cfg->options).distance;
+        }
+        double t = (now_ns() - t0) / per;
+        best = t < best ? t : best;
     }
-    double t = now_ns() - t0;
     (void)sink;
-    return t / reps;
+    return best;
 }
 
 /* One warm cache per (A, B) pair of the traj subset. */
@@ -426,9 +464,9 @@ void gjk_eval_print_summary(const gjk_eval *ev, FILE *out)
         if (k->failure)
             continue;
         w_cons += !(k->consistency <= row->tol);
-        w_plane += !(k->plane <= row->tol);
+        w_plane += !(k->plane <= row->tol + k->tilt_allow);
         w_shape += !(k->on_shape <= row->tol);
-        w_normal += !(k->normal <= row->tol);
+        w_normal += !(k->normal <= row->tol + k->tilt_allow);
         m_cons = k->consistency > m_cons ? k->consistency : m_cons;
         m_plane = k->plane > m_plane ? k->plane : m_plane;
         m_shape = k->on_shape > m_shape ? k->on_shape : m_shape;

@@ -49,9 +49,11 @@ typedef struct gjk_eval_check {
     double normal;      /* |sep(n) - sd*|; INFINITY if |n| is not 1 within 1e-9 */
     double consistency; /* |wb - wa - sd n| */
     double plane;       /* witnesses off their supporting planes along n */
+    double tilt_allow;  /* added to the tolerance of `normal` and `plane`: what the normal's
+                           conditioning allows near contact (see eval.c) */
     double on_shape;    /* witnesses outside their shapes (support test lower bound) */
     bool failure;       /* non-finite output or status INVALID_INPUT, ITERATION_LIMIT, ... */
-    bool wrong_verdict; /* separated reported as intersecting or the reverse, |sd*| > tol */
+    bool wrong_verdict; /* gjk_eval_verdict_wrong */
 } gjk_eval_check;
 
 typedef struct gjk_eval_row {
@@ -88,6 +90,12 @@ void gjk_eval_run(gjk_eval *ev, const gjk_eval_config *cfg);
 /* Checks one answer against case c's exact answer (see the top of this file). */
 gjk_eval_check gjk_eval_check_result(const gjk_case_set *set, const gjk_case *c,
                                      const gjk_result *r);
+
+/* True if the answer's status (its verdict) is wrong for a pair whose exact signed distance
+ * is sd_true: SEPARATED on a pair intersecting by more than 1e-9 lref, OVERLAPPING on one
+ * separated by more, TOUCHING more than the default touch tolerance + 1e-9 lref from
+ * contact; also SEPARATED/OVERLAPPING with a distance of the other sign. */
+bool gjk_eval_verdict_wrong(double sd_true, double lref, const gjk_result *r);
 
 /* Tolerance of a case's subset, as a multiple of lref. */
 double gjk_eval_tolerance(const gjk_case *c);

@@ -26,10 +26,10 @@
  * zero field means "the default". */
 typedef struct gjk_options {
     double rel_tolerance;   /* GJK/EPA stop when upper - lower <= rel_tolerance * upper (default 1e-12) */
-    double abs_tolerance;   /* ... or <= abs_tolerance * scale, scale = pair's size (default 1e-15) */
+    double abs_tolerance;   /* ... or <= abs_tolerance * scale, scale = pair's size (default 1e-16) */
     double touch_tolerance; /* |distance| <= this (metres) reports GJK_STATUS_TOUCHING (default 1e-9) */
     int32_t max_iterations; /* GJK iteration cap (default 128) */
-    int32_t epa_max_iterations; /* EPA iteration cap (default 128) */
+    int32_t epa_max_iterations; /* EPA iteration cap (default 512) */
     int32_t hill_climb_min_vertices; /* polytopes with adjacency and at least this many
                                         vertices use hill climbing (default 48; INT32_MAX = never) */
 } gjk_options;

@@ -1,0 +1,538 @@
+/* bench_e2e.c — gjkd end to end over loopback against the same world query in-process.
+ *
+ *   bench_e2e [--gjkd PATH] [--demo-dir DIR] [--repeat N] [--seconds S] [--threads T]
+ *
+ * Starts its own gjkd (--demo, one query thread, T worker threads, default 2) on a free
+ * loopback port, and builds the same demo world in-process (examples/demo/scene.json through
+ * gjkd_json and the daemon's own codec, so both worlds are identical). Then:
+ *  1. the 100-waypoint demo trajectory (max_distance 0.1 m, closest pair per waypoint), cold
+ *     (no named cache) and warm (the same named trajectory again): median of N runs
+ *     in-process (gjk_world_query_trajectory) and through libgjkd-client (pack, loopback TCP,
+ *     daemon decode + the same query + encode, unpack into C structs), and the overhead;
+ *  2. small state queries (the demo pose, closest pair, max_distance 0.1 m) from 1, 4 and 16
+ *     concurrent clients for S seconds each: queries per second, p50 and p99 latency.
+ * A health round trip (no world work) is timed too, as the transport floor. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zmq.h>
+
+#include "codec.h"
+#include "gjk/world.h"
+#include "gjkd_client.h"
+#include "gjkd_json.h"
+
+extern char **environ;
+
+#ifndef GJKD_PATH
+#define GJKD_PATH "gjkd"
+#endif
+#ifndef DEMO_DIR
+#define DEMO_DIR "examples/demo"
+#endif
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* q-quantile of v[0..n) (sorts v). */
+static double quantile(double *v, size_t n, double q)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t i = (size_t)floor(q * (double)(n - 1) + 0.5);
+    return v[i < n ? i : n - 1];
+}
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "bench_e2e: %s: %s\n", what, detail);
+    exit(1);
+}
+
+static char *read_file(const char *dir, const char *name, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    gjkd_json_error err;
+    char *text = gjkd_json_read_file(path, len, &err);
+    if (text == NULL)
+        die("read", err.message);
+    return text;
+}
+
+/* ------------------------------------------------------------------ the in-process world */
+
+static gjkd_limits bench_limits(void)
+{
+    gjkd_config cfg;
+    gjkd_config_defaults(&cfg);
+    return cfg.limits;
+}
+
+static gjk_body_id body_of(gjk_world *w, const Gjkd__V1__BodyRef *b)
+{
+    gjk_body_id id = {GJK_BODY_NONE, 0, -1};
+    if (b->robot && b->robot[0]) {
+        int32_t robot, link = -1;
+        if (gjk_world_find_robot(w, b->robot, &robot) != GJK_WORLD_OK)
+            die("allowed pair", b->robot);
+        if (b->link && b->link[0] && gjk_world_find_link(w, robot, b->link, &link) != GJK_WORLD_OK)
+            die("allowed pair", b->link);
+        id = gjk_link_body(robot, link);
+    } else {
+        int32_t ob;
+        if (gjk_world_find_obstacle(w, b->obstacle, &ob) != GJK_WORLD_OK)
+            die("allowed pair", b->obstacle);
+        id = gjk_obstacle_body(ob);
+    }
+    return id;
+}
+
+static gjk_world *build_world(const Gjkd__V1__Scene *scene, const gjkd_limits *limits)
+{
+    gjk_world *w;
+    if (gjk_world_create(NULL, &w) != GJK_WORLD_OK)
+        die("world", "create");
+    gjkd_error err;
+    for (size_t i = 0; i < scene->n_robots; i++) {
+        gjkd_body_build b;
+        memset(&b, 0, sizeof b);
+        if (!gjkd_decode_robot(scene->robots[i], limits, &b, &err))
+            die("robot", err.message);
+        if (gjk_world_put_robot(w, &b.robot, NULL) != GJK_WORLD_OK)
+            die("robot", scene->robots[i]->name);
+        gjkd_body_build_release(&b);
+    }
+    for (size_t i = 0; i < scene->n_obstacles; i++) {
+        gjkd_body_build b;
+        memset(&b, 0, sizeof b);
+        if (!gjkd_decode_obstacle(scene->obstacles[i], limits, &b, &err))
+            die("obstacle", err.message);
+        if (gjk_world_put_obstacle(w, &b.obstacle, NULL) != GJK_WORLD_OK)
+            die("obstacle", scene->obstacles[i]->name);
+        gjkd_body_build_release(&b);
+    }
+    for (size_t i = 0; i < scene->n_allowed_pairs; i++) {
+        const Gjkd__V1__AllowedPair *ap = scene->allowed_pairs[i];
+        if (gjk_world_set_allowed(w, body_of(w, ap->a), body_of(w, ap->b), true) != GJK_WORLD_OK)
+            die("allowed pair", "set");
+    }
+    return w;
+}
+
+/* ------------------------------------------------------------------ the daemon */
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0)
+        die("free port", strerror(errno));
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+static pid_t start_daemon(const char *path, const char *endpoint, const char *threads)
+{
+    char *argv[] = {(char *)path,    "--endpoint",  (char *)endpoint, "--demo", "--threads",
+                    (char *)threads, "--log-level", "warn",           NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, path, NULL, NULL, argv, environ);
+    if (rc != 0)
+        die(path, strerror(rc));
+    return pid;
+}
+
+static void wait_ready(const char *endpoint, pid_t pid)
+{
+    gjkd_client_options o = gjkd_client_default_options();
+    o.endpoint = endpoint;
+    o.timeout_ms = 200;
+    o.retries = 0;
+    for (int i = 0; i < 100; i++) {
+        gjkd_client *c;
+        gjkd_health *h = NULL;
+        if (gjkd_client_create(&o, &c) == GJKD_OK) {
+            gjkd_status s = gjkd_health_get(c, &h);
+            gjkd_health_destroy(&h);
+            gjkd_client_destroy(&c);
+            if (s == GJKD_OK)
+                return;
+        }
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            die("gjkd", "exited at start");
+    }
+    die("gjkd", "not ready after 20 s");
+}
+
+/* ------------------------------------------------------------------ load generator */
+
+typedef struct load_arg {
+    const char *endpoint;
+    void *context;
+    double until;
+    double *lat; /* seconds per query */
+    size_t n, cap;
+    int failures;
+} load_arg;
+
+static void *load_thread(void *p)
+{
+    load_arg *a = p;
+    gjkd_client_options o = gjkd_client_default_options();
+    o.endpoint = a->endpoint;
+    o.zmq_context = a->context;
+    o.timeout_ms = 10000;
+    o.retries = 0;
+    gjkd_client *c;
+    if (gjkd_client_create(&o, &c) != GJKD_OK) {
+        a->failures++;
+        return NULL;
+    }
+    gjkd_query_options q;
+    memset(&q, 0, sizeof q);
+    q.has_max_distance = true;
+    q.max_distance = 0.1;
+    q.mode = GJKD_QUERY_CLOSEST;
+    while (now_s() < a->until) {
+        double t0 = now_s();
+        gjkd_state *s;
+        if (gjkd_query_state(c, &q, &s) != GJKD_OK) {
+            a->failures++;
+            continue;
+        }
+        gjkd_state_destroy(&s);
+        if (a->n == a->cap) {
+            a->cap = a->cap ? 2 * a->cap : 4096;
+            a->lat = realloc(a->lat, a->cap * sizeof *a->lat);
+            if (a->lat == NULL)
+                die("load", "out of memory");
+        }
+        a->lat[a->n++] = now_s() - t0;
+    }
+    gjkd_client_destroy(&c);
+    return NULL;
+}
+
+static void run_load(const char *endpoint, void *context, int clients, double seconds)
+{
+    load_arg *args = calloc((size_t)clients, sizeof *args);
+    pthread_t *th = calloc((size_t)clients, sizeof *th);
+    double t0 = now_s();
+    for (int i = 0; i < clients; i++) {
+        args[i].endpoint = endpoint;
+        args[i].context = context;
+        args[i].until = t0 + seconds;
+        pthread_create(&th[i], NULL, load_thread, &args[i]);
+    }
+    size_t total = 0;
+    int failures = 0;
+    for (int i = 0; i < clients; i++) {
+        pthread_join(th[i], NULL);
+        total += args[i].n;
+        failures += args[i].failures;
+    }
+    double elapsed = now_s() - t0;
+    double *all = malloc((total + 1) * sizeof *all);
+    size_t k = 0;
+    for (int i = 0; i < clients; i++) {
+        memcpy(all + k, args[i].lat, args[i].n * sizeof *all);
+        k += args[i].n;
+        free(args[i].lat);
+    }
+    double p50 = total ? quantile(all, total, 0.50) : 0.0;
+    double p99 = total ? quantile(all, total, 0.99) : 0.0;
+    printf("  %3d client%s  %9.0f queries/s  p50 %7.1f us  p99 %8.1f us  (%zu queries%s)\n",
+           clients, clients == 1 ? " " : "s", (double)total / elapsed, 1e6 * p50, 1e6 * p99, total,
+           failures ? ", FAILURES" : "");
+    free(all);
+    free(args);
+    free(th);
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(int argc, char **argv)
+{
+    const char *gjkd_path = GJKD_PATH, *demo_dir = DEMO_DIR, *threads = "2";
+    int repeat = 200;
+    double seconds = 2.0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--gjkd") == 0)
+            gjkd_path = argv[i + 1];
+        else if (strcmp(argv[i], "--demo-dir") == 0)
+            demo_dir = argv[i + 1];
+        else if (strcmp(argv[i], "--repeat") == 0)
+            repeat = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--seconds") == 0)
+            seconds = atof(argv[i + 1]);
+        else if (strcmp(argv[i], "--threads") == 0)
+            threads = argv[i + 1];
+        else
+            die("unknown option", argv[i]);
+    }
+    if (repeat < 5)
+        repeat = 5;
+
+    /* The same inputs for both sides. */
+    size_t len;
+    char *text = read_file(demo_dir, "scene.json", &len);
+    Gjkd__V1__Scene *scene;
+    gjkd_json_error jerr;
+    if (!gjkd_json_parse_scene(text, len, &scene, &jerr))
+        die("scene.json", jerr.message);
+    free(text);
+    text = read_file(demo_dir, "trajectory.json", &len);
+    Gjkd__V1__TrajectoryQueryRequest *req;
+    if (!gjkd_json_parse_trajectory(text, len, &req, &jerr))
+        die("trajectory.json", jerr.message);
+    free(text);
+    text = read_file(demo_dir, "poses.json", &len);
+    Gjkd__V1__SetLinkPosesRequest *poses;
+    if (!gjkd_json_parse_poses(text, len, &poses, &jerr))
+        die("poses.json", jerr.message);
+    free(text);
+
+    gjkd_limits limits = bench_limits();
+    gjk_world *world = build_world(scene, &limits);
+    int32_t robot;
+    gjk_world_find_robot(world, req->robot, &robot);
+    int32_t nl = (int32_t)req->waypoints[0]->link_poses->n_poses;
+    int32_t nw = (int32_t)req->n_waypoints;
+    gjk_transform *lp = malloc((size_t)nw * (size_t)nl * sizeof *lp);
+    gjkd_error err;
+    for (int32_t w = 0; w < nw; w++) {
+        if (!gjkd_decode_link_poses(req->waypoints[w]->link_poses, nl, "waypoint",
+                                    lp + (size_t)w * (size_t)nl, &err))
+            die("trajectory", err.message);
+    }
+    Gjkd__V1__QueryOptions wire_opts = GJKD__V1__QUERY_OPTIONS__INIT;
+    wire_opts.max_distance_opt_case = GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
+    wire_opts.max_distance = 0.1;
+    wire_opts.mode = GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST;
+    gjk_world_query_options wopts;
+    if (!gjkd_decode_query_options(&wire_opts, &limits, 1, &wopts, &err))
+        die("options", err.message);
+
+    /* The daemon. */
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", free_port());
+    pid_t pid = start_daemon(gjkd_path, endpoint, threads);
+    wait_ready(endpoint, pid);
+    void *context = zmq_ctx_new();
+    gjkd_client_options co = gjkd_client_default_options();
+    co.endpoint = endpoint;
+    co.zmq_context = context;
+    co.timeout_ms = 10000;
+    co.retries = 0;
+    gjkd_client *c;
+    if (gjkd_client_create(&co, &c) != GJKD_OK)
+        die("client", "create");
+    if (gjkd_set_link_poses_request(c, poses) != GJKD_OK)
+        die("poses", gjkd_client_error(c));
+
+    double *in_cold = malloc((size_t)repeat * sizeof(double));
+    double *in_warm = malloc((size_t)repeat * sizeof(double));
+    double *wire_cold = malloc((size_t)repeat * sizeof(double));
+    double *wire_warm = malloc((size_t)repeat * sizeof(double));
+    double *health = malloc((size_t)repeat * sizeof(double));
+    gjk_world_trajectory tj;
+    memset(&tj, 0, sizeof tj);
+    tj.robot = robot;
+    tj.waypoint_count = nw;
+    tj.link_count = nl;
+    tj.link_poses = lp;
+    gjkd_query_options qo;
+    memset(&qo, 0, sizeof qo);
+    qo.has_max_distance = true;
+    qo.max_distance = 0.1;
+    qo.mode = GJKD_QUERY_CLOSEST;
+    double min_in = 0.0, min_wire = 0.0;
+    /* Interleaved, so that load changes on the shared machine hit both sides alike. */
+    for (int r = 0; r < repeat; r++) {
+        gjk_world_result *res;
+        tj.name = NULL;
+        double t0 = now_s();
+        if (gjk_world_query_trajectory(world, &tj, &wopts, &res) != GJK_WORLD_OK)
+            die("in-process", "query");
+        in_cold[r] = now_s() - t0;
+        min_in = res->min_distance;
+        gjk_world_result_destroy(&res);
+        tj.name = "bench";
+        t0 = now_s();
+        gjk_world_query_trajectory(world, &tj, &wopts, &res);
+        in_warm[r] = now_s() - t0;
+        gjk_world_result_destroy(&res);
+
+        gjkd_trajectory *t;
+        free(req->name);
+        req->name = strdup("");
+        t0 = now_s();
+        if (gjkd_query_trajectory_request(c, &qo, req, &t) != GJKD_OK)
+            die("wire", gjkd_client_error(c));
+        wire_cold[r] = now_s() - t0;
+        min_wire = t->min_distance;
+        gjkd_trajectory_destroy(&t);
+        free(req->name);
+        req->name = strdup("bench");
+        t0 = now_s();
+        if (gjkd_query_trajectory_request(c, &qo, req, &t) != GJKD_OK)
+            die("wire", gjkd_client_error(c));
+        wire_warm[r] = now_s() - t0;
+        gjkd_trajectory_destroy(&t);
+
+        gjkd_health *h;
+        t0 = now_s();
+        gjkd_health_get(c, &h);
+        health[r] = now_s() - t0;
+        gjkd_health_destroy(&h);
+    }
+    /* Where the difference goes: the client's pack of the request and unpack of the reply
+     * (the daemon does the mirror image: unpack the request, pack the reply), and the daemon's
+     * handler time (world query + decode + encode) from its own stats. */
+    double *pack_t = malloc((size_t)repeat * sizeof(double));
+    double *unpack_t = malloc((size_t)repeat * sizeof(double));
+    Gjkd__V1__Request env = GJKD__V1__REQUEST__INIT;
+    env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    env.trajectory_query = req;
+    req->options = &wire_opts;
+    Gjkd__V1__Response *raw = NULL;
+    if (gjkd_client_call(c, &env, &raw) != GJKD_OK)
+        die("raw call", gjkd_client_error(c));
+    size_t req_bytes = gjkd__v1__request__get_packed_size(&env); /* with its request_id */
+    uint8_t *buf = malloc(req_bytes);
+    size_t reply_bytes = gjkd__v1__response__get_packed_size(raw);
+    uint8_t *rbuf = malloc(reply_bytes);
+    gjkd__v1__response__pack(raw, rbuf);
+    gjkd__v1__response__free_unpacked(raw, NULL);
+    double *mirror_t = malloc((size_t)repeat * sizeof(double));
+    for (int r = 0; r < repeat; r++) {
+        double t0 = now_s();
+        gjkd__v1__request__pack(&env, buf);
+        pack_t[r] = now_s() - t0;
+        t0 = now_s();
+        Gjkd__V1__Response *u = gjkd__v1__response__unpack(NULL, reply_bytes, rbuf);
+        unpack_t[r] = now_s() - t0;
+        /* The daemon's mirror image: unpack the request, pack the reply. */
+        t0 = now_s();
+        Gjkd__V1__Request *q = gjkd__v1__request__unpack(NULL, req_bytes, buf);
+        gjkd__v1__response__pack(u, rbuf);
+        mirror_t[r] = now_s() - t0;
+        gjkd__v1__request__free_unpacked(q, NULL);
+        gjkd__v1__response__free_unpacked(u, NULL);
+    }
+    double mirror = quantile(mirror_t, (size_t)repeat, 0.5);
+    /* What a packed encoding of the poses would cost instead: the same 7 doubles per pose as
+     * one packed repeated double (PointCloud.xyz stands in for such a field), pack + unpack. */
+    size_t n_doubles = (size_t)nw * (size_t)nl * 7;
+    double *flat = malloc(n_doubles * sizeof *flat);
+    for (size_t i = 0; i < (size_t)nw * (size_t)nl; i++) {
+        double v[7] = {lp[i].q.w, lp[i].q.x, lp[i].q.y, lp[i].q.z, lp[i].p.x, lp[i].p.y, lp[i].p.z};
+        memcpy(flat + 7 * i, v, sizeof v);
+    }
+    Gjkd__V1__PointCloud packed = GJKD__V1__POINT_CLOUD__INIT;
+    packed.n_xyz = n_doubles;
+    packed.xyz = flat;
+    size_t packed_bytes = gjkd__v1__point_cloud__get_packed_size(&packed);
+    uint8_t *pbuf = malloc(packed_bytes);
+    for (int r = 0; r < repeat; r++) {
+        double t0 = now_s();
+        gjkd__v1__point_cloud__pack(&packed, pbuf);
+        Gjkd__V1__PointCloud *u = gjkd__v1__point_cloud__unpack(NULL, packed_bytes, pbuf);
+        mirror_t[r] = now_s() - t0;
+        gjkd__v1__point_cloud__free_unpacked(u, NULL);
+    }
+    double packed_t = quantile(mirror_t, (size_t)repeat, 0.5);
+    free(pbuf);
+    free(flat);
+    free(mirror_t);
+    req->options = NULL;
+    gjkd_stats *st;
+    double handler = 0.0;
+    if (gjkd_stats_get(c, &st) == GJKD_OK) {
+        for (size_t i = 0; i < st->command_count; i++) {
+            if (strcmp(st->commands[i].name, "trajectory_query") == 0 && st->commands[i].calls)
+                handler = st->commands[i].total_seconds / (double)st->commands[i].calls;
+        }
+        gjkd_stats_destroy(&st);
+    }
+    double pk = quantile(pack_t, (size_t)repeat, 0.5), up = quantile(unpack_t, (size_t)repeat, 0.5);
+    free(pack_t);
+    free(unpack_t);
+    free(buf);
+    free(rbuf);
+
+    double ic = quantile(in_cold, (size_t)repeat, 0.5), iw = quantile(in_warm, (size_t)repeat, 0.5);
+    double wc = quantile(wire_cold, (size_t)repeat, 0.5),
+           ww = quantile(wire_warm, (size_t)repeat, 0.5);
+    double hp = quantile(health, (size_t)repeat, 0.5);
+    printf("bench_e2e: demo trajectory, %d waypoints x %d links, max_distance 0.1 m, closest pair "
+           "(median of %d, interleaved)\n",
+           nw, nl, repeat);
+    printf("  %-6s %14s %14s %12s\n", "", "in-process", "gjkd loopback", "overhead");
+    printf("  %-6s %11.3f ms %11.3f ms %10.1f %%\n", "cold", 1e3 * ic, 1e3 * wc,
+           100.0 * (wc - ic) / ic);
+    printf("  %-6s %11.3f ms %11.3f ms %10.1f %%\n", "warm", 1e3 * iw, 1e3 * ww,
+           100.0 * (ww - iw) / iw);
+    printf("  health round trip (transport floor): %.1f us; minimum distance in-process %.6f, "
+           "over the wire %.6f%s\n",
+           1e6 * hp, min_in, min_wire, fabs(min_in - min_wire) < 1e-9 ? " (equal)" : " (DIFFER)");
+    printf("  request %zu bytes, reply %zu bytes; client pack %.1f us + unpack %.1f us; the "
+           "same unpack + pack on the daemon side %.1f us;\n  daemon handler mean %.3f ms "
+           "(world query + decode + encode, from its stats)\n",
+           req_bytes, reply_bytes, 1e6 * pk, 1e6 * up, 1e6 * mirror, 1e3 * handler);
+    printf("  the same poses as one packed repeated double (%zu bytes): pack + unpack %.1f us\n",
+           packed_bytes, 1e6 * packed_t);
+    printf("bench_e2e: state queries (demo pose, closest pair, max_distance 0.1 m), %s worker "
+           "threads, %.1f s each\n",
+           threads, seconds);
+    int counts[] = {1, 4, 16};
+    for (size_t i = 0; i < 3; i++)
+        run_load(endpoint, context, counts[i], seconds);
+
+    gjkd_client_destroy(&c);
+    zmq_ctx_term(context);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "bench_e2e: gjkd exit status %d\n", status);
+    free(in_cold);
+    free(in_warm);
+    free(wire_cold);
+    free(wire_warm);
+    free(health);
+    free(lp);
+    gjk_world_destroy(&world);
+    gjkd_json_scene_free(&scene);
+    gjkd_json_trajectory_free(&req);
+    gjkd_json_poses_free(&poses);
+    return 0;
+}

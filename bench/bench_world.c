@@ -1,0 +1,522 @@
+/* bench_world.c — the world layer on a demo-like scene, all figures side by side in one run.
+ *
+ * Scene: a 7-link arm (revolute joints, alternating z and y axes, 0.3 m links), each link one
+ * convex hull of 100-300 vertices; obstacles are boxes, cylinders and hulls. A 100-waypoint
+ * trajectory (joint-space interpolation, link poses by forward kinematics) is queried with
+ * max_distance 0.1 m in ALL_WITHIN mode (every pair within reach: the optimizer's cost terms).
+ *
+ * Figures (medians of repeated runs, one query = the whole 100-waypoint trajectory):
+ *   cold      unnamed query: every block of waypoints starts cold
+ *   warm      the same named trajectory re-queried after a small perturbation of the joint
+ *             angles (the optimizer's next iteration)
+ *   threads   1 vs 2 threads, cold and warm
+ *   scale     100 vs 2,000 obstacles, the 1,900 extra ones far from the arm (same number near)
+ *   narrow-phase pairs per second, broad-phase pruning ratio (possible / narrow pairs)
+ *
+ * Usage: bench_world [--repeats N] [--waypoints N] [--seed S]
+ * Build: cmake -DGJK_BUILD_BENCH=ON ... && cmake --build build --target bench_world */
+#define _POSIX_C_SOURCE 200809L
+
+#include "gjk/gjk.h"
+#include "gjk/world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LINKS 7
+#define LINK_LENGTH 0.3
+#define MAX_DISTANCE 0.1
+
+static uint64_t rng = 0x853C49E6748FEA9Bu;
+
+static double rnd(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (double)((rng * 2685821657736338717u) >> 11) * 0x1.0p-53;
+}
+
+static double range(double lo, double hi)
+{
+    return lo + (hi - lo) * rnd();
+}
+
+static double clock_seconds(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double now(void)
+{
+    return clock_seconds(CLOCK_MONOTONIC);
+}
+
+/* CPU time of all the process's threads: unlike wall time, not inflated when other programs
+ * take the cores (the machine this runs on is shared). */
+static double cpu_now(void)
+{
+    return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static double last_cpu; /* CPU seconds of the last timed query */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void die(const char *what, gjk_status s)
+{
+    fprintf(stderr, "bench_world: %s: %s\n", what, gjk_status_name(s));
+    exit(1);
+}
+
+/* ------------------------------------------------------------------ geometry */
+
+static gjk_polytope polys[4096];
+static int poly_count = 0;
+
+/* Hull of `n` points on a rounded, capsule-like surface about the z axis: every point is a
+ * hull vertex, so the hull has n vertices. */
+static const gjk_polytope *link_hull(int n, double radius, double half_length)
+{
+    gjk_vec3 *p = malloc((size_t)n * sizeof *p);
+    for (int i = 0; i < n; ++i) {
+        /* Fibonacci sphere, stretched along z */
+        double z = 1.0 - 2.0 * (i + 0.5) / n;
+        double r = sqrt(1.0 - z * z);
+        double phi = 2.399963229728653 * i;
+        p[i] =
+            gjk_v3(radius * r * cos(phi), radius * r * sin(phi), z * (half_length + radius * 0.5));
+    }
+    gjk_polytope *poly = &polys[poly_count++];
+    gjk_status s = gjk_hull_build(poly, p, n, NULL);
+    free(p);
+    if (s != GJK_STATUS_SEPARATED)
+        die("hull", s);
+    return poly;
+}
+
+static const gjk_polytope *rock_hull(int n, double size)
+{
+    gjk_vec3 *p = malloc((size_t)n * sizeof *p);
+    for (int i = 0; i < n; ++i)
+        p[i] = gjk_v3(range(-size, size), range(-size, size), range(-size, size));
+    gjk_polytope *poly = &polys[poly_count++];
+    gjk_status s = gjk_hull_build(poly, p, n, NULL);
+    free(p);
+    if (s != GJK_STATUS_SEPARATED)
+        die("hull", s);
+    return poly;
+}
+
+/* Forward kinematics: joint i turns about z (even i) or y (odd i) at the end of link i-1;
+ * link i spans 0..LINK_LENGTH along its local z. */
+static void forward(const double *q, gjk_transform *links)
+{
+    gjk_transform t = gjk_transform_identity();
+    for (int i = 0; i < LINKS; ++i) {
+        gjk_vec3 axis = i % 2 == 0 ? gjk_v3(0, 0, 1) : gjk_v3(0, 1, 0);
+        t = gjk_transform_mul(
+            t, gjk_transform_make(gjk_quat_from_axis_angle(axis, q[i]), gjk_v3(0, 0, 0)));
+        links[i] = t;
+        t = gjk_transform_mul(t,
+                              gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, LINK_LENGTH)));
+    }
+}
+
+static void trajectory(const double *q0, const double *q1, double noise, int waypoints,
+                       gjk_transform *out)
+{
+    for (int w = 0; w < waypoints; ++w) {
+        double u = (double)w / (waypoints - 1), q[LINKS];
+        for (int i = 0; i < LINKS; ++i)
+            q[i] = (1 - u) * q0[i] + u * q1[i] + (noise > 0 ? range(-noise, noise) : 0.0);
+        forward(q, &out[w * LINKS]);
+    }
+}
+
+static void add_robot(gjk_world *w, int32_t *id)
+{
+    static gjk_part_def parts[LINKS];
+    static gjk_link_def links[LINKS];
+    static char names[LINKS][16];
+    for (int i = 0; i < LINKS; ++i) {
+        int vertices = 100 + (200 * i) / (LINKS - 1); /* 100 .. 300 */
+        memset(&parts[i], 0, sizeof parts[i]);
+        parts[i].shape = gjk_make_polytope(link_hull(vertices, 0.05, 0.5 * LINK_LENGTH - 0.04));
+        parts[i].pose = gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, 0.5 * LINK_LENGTH));
+        snprintf(names[i], sizeof names[i], "link%d", i);
+        memset(&links[i], 0, sizeof links[i]);
+        links[i].name = names[i];
+        links[i].parts = &parts[i];
+        links[i].part_count = 1;
+    }
+    static gjk_link_name_pair adjacent[LINKS - 1];
+    for (int i = 0; i + 1 < LINKS; ++i) {
+        adjacent[i].a = names[i];
+        adjacent[i].b = names[i + 1];
+    }
+    gjk_robot_def def;
+    memset(&def, 0, sizeof def);
+    def.name = "arm";
+    def.links = links;
+    def.link_count = LINKS;
+    def.self_collision = true;
+    def.disabled_pairs = adjacent;
+    def.disabled_pair_count = LINKS - 1;
+    gjk_status s = gjk_world_put_robot(w, &def, id);
+    if (s != GJK_WORLD_OK)
+        die("put_robot", s);
+}
+
+static void add_obstacle(gjk_world *w, int index, gjk_vec3 at, double size)
+{
+    gjk_part_def part;
+    memset(&part, 0, sizeof part);
+    part.pose = gjk_transform_identity();
+    switch (index % 3) {
+    case 0:
+        part.shape =
+            gjk_make_box(gjk_v3(size * range(0.5, 1), size * range(0.5, 1), size * range(0.5, 1)));
+        break;
+    case 1:
+        part.shape = gjk_make_cylinder(size * range(0.4, 1), size * range(0.5, 1));
+        break;
+    default:
+        part.shape = gjk_make_polytope(rock_hull(24 + index % 40, size));
+        break;
+    }
+    gjk_vec3 axis = gjk_normalize(gjk_v3(range(-1, 1), range(-1, 1), range(-1, 1)));
+    char name[32];
+    snprintf(name, sizeof name, "obstacle%04d", index);
+    gjk_obstacle_def def;
+    memset(&def, 0, sizeof def);
+    def.name = name;
+    def.parts = &part;
+    def.part_count = 1;
+    def.pose = gjk_transform_make(gjk_quat_from_axis_angle(axis, range(0, 3)), at);
+    gjk_status s = gjk_world_put_obstacle(w, &def, NULL);
+    if (s != GJK_WORLD_OK)
+        die(name, s);
+}
+
+/* Clearance between a ball and the swept arm: distance from the centre to every link's axis
+ * segment at every waypoint, minus the link radius (0.05 m plus the cap) and the ball's. */
+static double clearance(const gjk_transform *path, int waypoints, gjk_vec3 c, double radius)
+{
+    double best = INFINITY;
+    for (int i = 0; i < waypoints * LINKS; ++i) {
+        gjk_vec3 a = path[i].p, b = gjk_transform_point(path[i], gjk_v3(0, 0, LINK_LENGTH));
+        gjk_vec3 ab = gjk_sub(b, a);
+        double t = gjk_dot(gjk_sub(c, a), ab) / gjk_dot(ab, ab);
+        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+        double d = gjk_distance_between(c, gjk_madd(a, t, ab));
+        best = d < best ? d : best;
+    }
+    return best - 0.06 - radius;
+}
+
+/* 100 obstacles in the arm's workspace, none touching the swept arm (a collision-free plan
+ * with near misses, as an optimizer sees it late in its iterations): 30 placed next to the
+ * swept links (0.01-0.15 m clearance), 70 scattered in a 3 x 3 x 2 m box around the base.
+ * Then `far` more obstacles in a shell 4-15 m away. */
+static void add_obstacles(gjk_world *w, const gjk_transform *path, int waypoints, int far)
+{
+    int n = 0;
+    while (n < 100) {
+        gjk_vec3 centre;
+        double size;
+        if (n < 30) {
+            int wp = (int)(rnd() * waypoints) % waypoints, l = 2 + (int)(rnd() * (LINKS - 2));
+            gjk_vec3 on =
+                gjk_transform_point(path[wp * LINKS + l], gjk_v3(0, 0, range(0, LINK_LENGTH)));
+            gjk_vec3 dir = gjk_normalize(gjk_v3(range(-1, 1), range(-1, 1), range(-1, 1)));
+            size = range(0.04, 0.1);
+            centre = gjk_madd(on, 0.06 + size * 1.8 + range(0.01, 0.15), dir);
+        } else {
+            centre = gjk_v3(range(-1.5, 1.5), range(-1.5, 1.5), range(0, 2));
+            size = range(0.05, 0.2);
+        }
+        if (clearance(path, waypoints, centre, size * 1.8) < 0.01)
+            continue;
+        add_obstacle(w, n++, centre, size);
+    }
+    for (int k = 0; k < far; ++k, ++n) {
+        gjk_vec3 dir = gjk_normalize(gjk_v3(range(-1, 1), range(-1, 1), range(-1, 1)));
+        add_obstacle(w, n, gjk_scale(dir, range(4, 15)), range(0.05, 0.3));
+    }
+}
+
+/* ------------------------------------------------------------------ measurement */
+
+typedef struct figures {
+    double cold_1, cold_2, warm_1, warm_2; /* medians, seconds per query */
+    double pairs_narrow, pairs_possible, pairs_candidate, reported, warm_starts;
+    double overlapping, epa_iterations;
+    double iterations, warm_iterations, warm_narrow, warm_warm_starts, bounded, warm_bounded;
+    double state_query;
+    double cpu[4]; /* medians, CPU seconds: cold 1, warm 1, cold 2, warm 2 threads */
+} figures;
+
+static void totals(const gjk_world_result *r, figures *f)
+{
+    f->pairs_narrow = f->pairs_possible = f->pairs_candidate = f->reported = 0;
+    f->warm_starts = 0;
+    f->iterations = 0;
+    f->bounded = 0;
+    f->overlapping = 0;
+    f->epa_iterations = 0;
+    for (int i = 0; i < r->waypoint_count; ++i) {
+        const gjk_world_waypoint *wp = &r->waypoints[i];
+        f->pairs_narrow += wp->counters.pairs_narrow;
+        f->pairs_possible += wp->counters.pairs_possible;
+        f->pairs_candidate += wp->counters.pairs_candidate;
+        f->reported += wp->pair_count;
+        f->warm_starts += wp->counters.warm_starts;
+        f->iterations += (double)wp->counters.gjk_iterations;
+        f->bounded += wp->counters.pairs_bounded;
+        for (int k = 0; k < wp->pair_count; ++k) {
+            f->overlapping += wp->pairs[k].distance < 0.0;
+            f->epa_iterations += wp->pairs[k].epa_iterations;
+        }
+    }
+}
+
+static double time_query(const gjk_world *w, const gjk_world_trajectory *t,
+                         const gjk_world_query_options *opt, gjk_world_result **keep)
+{
+    gjk_world_result *r = NULL;
+    double c0 = cpu_now(), t0 = now();
+    gjk_status s = gjk_world_query_trajectory(w, t, opt, &r);
+    double dt = now() - t0;
+    last_cpu = cpu_now() - c0;
+    if (s != GJK_WORLD_OK)
+        die("query_trajectory", s);
+    if (keep) {
+        gjk_world_result_destroy(keep);
+        *keep = r;
+    } else {
+        gjk_world_result_destroy(&r);
+    }
+    return dt;
+}
+
+static void measure(gjk_world *w, int32_t robot, const double *q0, const double *q1, int waypoints,
+                    int repeats, figures *f)
+{
+    gjk_transform *poses = malloc((size_t)waypoints * LINKS * sizeof *poses);
+    double *cold1 = malloc((size_t)repeats * sizeof(double));
+    double *cold2 = malloc((size_t)repeats * sizeof(double));
+    double *warm1 = malloc((size_t)repeats * sizeof(double));
+    double *warm2 = malloc((size_t)repeats * sizeof(double));
+    double *cpu[4];
+    for (int k = 0; k < 4; ++k)
+        cpu[k] = malloc((size_t)repeats * sizeof(double));
+    double *state = malloc((size_t)repeats * sizeof(double));
+    gjk_world_trajectory t;
+    memset(&t, 0, sizeof t);
+    t.robot = robot;
+    t.waypoint_count = waypoints;
+    t.link_count = LINKS;
+    t.link_poses = poses;
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.max_distance = MAX_DISTANCE;
+    gjk_world_result *last = NULL;
+
+    trajectory(q0, q1, 0.0, waypoints, poses);
+    for (int threads = 1; threads <= 2; ++threads) {
+        opt.threads = threads;
+        /* warm-up, then interleave cold and warm so that load changes hit both alike */
+        char name[16];
+        snprintf(name, sizeof name, "plan%d", threads);
+        t.name = name;
+        time_query(w, &t, &opt, NULL);
+        for (int r = 0; r < repeats; ++r) {
+            trajectory(q0, q1, 1e-3, waypoints, poses); /* the optimizer moved a little */
+            t.name = NULL;
+            (threads == 1 ? cold1 : cold2)[r] = time_query(w, &t, &opt, NULL);
+            cpu[2 * (threads - 1)][r] = last_cpu;
+            t.name = name;
+            (threads == 1 ? warm1 : warm2)[r] = time_query(w, &t, &opt, &last);
+            cpu[2 * (threads - 1) + 1][r] = last_cpu;
+        }
+    }
+    totals(last, f); /* counters of the last warm query */
+    f->warm_iterations = f->iterations;
+    f->warm_narrow = f->pairs_narrow;
+    f->warm_warm_starts = f->warm_starts;
+    f->warm_bounded = f->bounded;
+    gjk_world_result_destroy(&last);
+
+    /* state query: the arm at the middle waypoint */
+    opt.threads = 1;
+    gjk_status s = gjk_world_set_link_poses(w, robot, &poses[(waypoints / 2) * LINKS], LINKS);
+    if (s != GJK_WORLD_OK)
+        die("set_link_poses", s);
+    for (int r = 0; r < repeats; ++r) {
+        gjk_world_result *res = NULL;
+        double t0 = now();
+        s = gjk_world_query_state(w, &opt, &res);
+        state[r] = now() - t0;
+        if (s != GJK_WORLD_OK)
+            die("query_state", s);
+        gjk_world_result_destroy(&res);
+    }
+    f->cold_1 = median(cold1, repeats);
+    f->cold_2 = median(cold2, repeats);
+    f->warm_1 = median(warm1, repeats);
+    f->warm_2 = median(warm2, repeats);
+    for (int k = 0; k < 4; ++k) {
+        f->cpu[k] = median(cpu[k], repeats);
+        free(cpu[k]);
+    }
+    f->state_query = median(state, repeats);
+
+    /* narrow-phase throughput of a cold single-thread query */
+    opt.threads = 1;
+    t.name = NULL;
+    gjk_world_result *res = NULL;
+    time_query(w, &t, &opt, &res);
+    figures cold;
+    totals(res, &cold);
+    f->pairs_narrow = cold.pairs_narrow;
+    f->pairs_possible = cold.pairs_possible;
+    f->pairs_candidate = cold.pairs_candidate;
+    f->reported = cold.reported;
+    f->iterations = cold.iterations;
+    f->warm_starts = cold.warm_starts;
+    f->bounded = cold.bounded;
+    gjk_world_result_destroy(&res);
+    free(poses);
+    free(cold1);
+    free(cold2);
+    free(warm1);
+    free(warm2);
+    free(state);
+}
+
+int main(int argc, char **argv)
+{
+    int repeats = 31, waypoints = 100;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
+            repeats = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--waypoints") == 0 && i + 1 < argc)
+            waypoints = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            rng = strtoull(argv[++i], NULL, 10) * 0x9E3779B97F4A7C15u + 1u;
+        else {
+            fprintf(stderr, "usage: bench_world [--repeats N] [--waypoints N] [--seed S]\n");
+            return 2;
+        }
+    }
+    if (repeats < 1 || waypoints < 2) {
+        fprintf(stderr, "bench_world: repeats >= 1 and waypoints >= 2\n");
+        return 2;
+    }
+
+    const double q0[LINKS] = {-1.2, 0.6, 0.3, 1.1, -0.4, 0.8, 0.2};
+    const double q1[LINKS] = {1.3, 0.9, -0.5, 0.5, 0.6, -0.7, 1.0};
+    gjk_transform *path = malloc((size_t)waypoints * LINKS * sizeof *path);
+    trajectory(q0, q1, 0.0, waypoints, path);
+
+    figures fig[2];
+    const int far[2] = {0, 1900};
+    uint64_t seed = rng;
+    for (int k = 0; k < 2; ++k) {
+        rng = seed; /* the same 100 obstacles near the arm in both worlds */
+        gjk_world *w = NULL;
+        gjk_status s = gjk_world_create(NULL, &w);
+        if (s != GJK_WORLD_OK)
+            die("create", s);
+        int32_t robot;
+        add_robot(w, &robot);
+        add_obstacles(w, path, waypoints, far[k]);
+        measure(w, robot, q0, q1, waypoints, repeats, &fig[k]);
+        gjk_world_destroy(&w);
+    }
+
+    printf("bench_world: 7-link arm (hulls of 100-300 vertices), %d-waypoint trajectory, "
+           "max_distance %.2f m, ALL_WITHIN, medians of %d runs\n",
+           waypoints, MAX_DISTANCE, repeats);
+    printf("%-44s %14s %14s\n", "", "100 obstacles", "2000 obstacles");
+    printf("%-44s %14.3f %14.3f\n", "cold trajectory query, 1 thread [ms]", 1e3 * fig[0].cold_1,
+           1e3 * fig[1].cold_1);
+    printf("%-44s %14.3f %14.3f\n", "warm (named, perturbed), 1 thread [ms]", 1e3 * fig[0].warm_1,
+           1e3 * fig[1].warm_1);
+    printf("%-44s %14.3f %14.3f\n", "cold trajectory query, 2 threads [ms]", 1e3 * fig[0].cold_2,
+           1e3 * fig[1].cold_2);
+    printf("%-44s %14.3f %14.3f\n", "warm (named, perturbed), 2 threads [ms]", 1e3 * fig[0].warm_2,
+           1e3 * fig[1].warm_2);
+    const char *cpu_rows[4] = {"cold, 1 thread, CPU time [ms]", "warm, 1 thread, CPU time [ms]",
+                               "cold, 2 threads, CPU time of both [ms]",
+                               "warm, 2 threads, CPU time of both [ms]"};
+    for (int k = 0; k < 4; ++k)
+        printf("%-44s %14.3f %14.3f\n", cpu_rows[k], 1e3 * fig[0].cpu[k], 1e3 * fig[1].cpu[k]);
+    printf("%-44s %14.2f %14.2f\n", "speed-up 2 threads, cold [x]", fig[0].cold_1 / fig[0].cold_2,
+           fig[1].cold_1 / fig[1].cold_2);
+    printf("%-44s %14.2f %14.2f\n", "speed-up 2 threads, warm [x]", fig[0].warm_1 / fig[0].warm_2,
+           fig[1].warm_1 / fig[1].warm_2);
+    printf("%-44s %14.2f %14.2f\n", "cold / warm [x]", fig[0].cold_1 / fig[0].warm_1,
+           fig[1].cold_1 / fig[1].warm_1);
+    printf("%-44s %14.1f %14.1f\n", "state query (one waypoint) [us]", 1e6 * fig[0].state_query,
+           1e6 * fig[1].state_query);
+    for (int k = 0; k < 2; ++k)
+        fig[k].reported /= waypoints;
+    printf("%-44s %14.0f %14.0f\n", "part pairs possible per query", fig[0].pairs_possible,
+           fig[1].pairs_possible);
+    printf("%-44s %14.0f %14.0f\n", "candidates (boxes within reach)", fig[0].pairs_candidate,
+           fig[1].pairs_candidate);
+    printf("%-44s %14.0f %14.0f\n", "narrow-phase (GJK) pairs per query", fig[0].pairs_narrow,
+           fig[1].pairs_narrow);
+    printf("%-44s %14.0f %14.0f\n", "narrow-phase (GJK) pairs per query, warm", fig[0].warm_narrow,
+           fig[1].warm_narrow);
+    printf("%-44s %14.0f %14.0f\n", "pairs skipped on motion bounds, cold", fig[0].bounded,
+           fig[1].bounded);
+    printf("%-44s %14.0f %14.0f\n", "pairs skipped on motion bounds, warm", fig[0].warm_bounded,
+           fig[1].warm_bounded);
+    printf("%-44s %14.0f %14.0f\n", "overlapping pairs per query (EPA)", fig[0].overlapping,
+           fig[1].overlapping);
+    printf("%-44s %14.1f %14.1f\n", "EPA iterations per overlapping pair",
+           fig[0].epa_iterations / fig[0].overlapping, fig[1].epa_iterations / fig[1].overlapping);
+    printf("%-44s %14.1f %14.1f\n", "pairs reported per waypoint", fig[0].reported,
+           fig[1].reported);
+    printf("%-44s %14.1f %14.1f\n", "broad-phase pruning (possible / narrow) [x]",
+           fig[0].pairs_possible / fig[0].pairs_narrow,
+           fig[1].pairs_possible / fig[1].pairs_narrow);
+    printf("%-44s %14.2f %14.2f\n", "GJK iterations per pair, cold",
+           fig[0].iterations / fig[0].pairs_narrow, fig[1].iterations / fig[1].pairs_narrow);
+    printf("%-44s %14.2f %14.2f\n", "GJK iterations per pair, warm",
+           fig[0].warm_iterations / fig[0].warm_narrow,
+           fig[1].warm_iterations / fig[1].warm_narrow);
+    printf("%-44s %14.2f %14.2f\n", "warm-started pairs, cold / warm [%]",
+           100.0 * fig[0].warm_starts / fig[0].pairs_narrow,
+           100.0 * fig[0].warm_warm_starts / fig[0].warm_narrow);
+    printf("%-44s %14.2f %14.2f\n", "narrow-phase pairs/s, cold 1 thread [M/s]",
+           1e-6 * fig[0].pairs_narrow / fig[0].cold_1, 1e-6 * fig[1].pairs_narrow / fig[1].cold_1);
+    printf("%-44s %14.2f %14s\n", "2000 / 100 obstacles, cold 1 thread [x]",
+           fig[1].cold_1 / fig[0].cold_1, "");
+    printf("%-44s %14.2f %14s\n", "2000 / 100 obstacles, warm 1 thread [x]",
+           fig[1].warm_1 / fig[0].warm_1, "");
+    printf("targets: cold <= 2 ms, warm <= 0.7 ms, 2000/100 <= 4x, 2 threads >= 1.7x\n");
+
+    for (int i = 0; i < poly_count; ++i)
+        gjk_polytope_destroy(&polys[i]);
+    free(path);
+    return 0;
+}

@@ -1,0 +1,963 @@
+/* gjkd_client.c — libgjkd-client: requests over a ZeroMQ DEALER with per-attempt timeout and
+ * reconnect-and-resend retries (Lazy Pirate); replies turned into plain C structs.
+ *
+ * Result structs are the first member of a private box that also holds the unpacked
+ * Response their strings point into, so a result is one free of the box plus the response. */
+#define _POSIX_C_SOURCE 200809L
+#include "gjkd_client.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zmq.h>
+
+#define DEFAULT_ENDPOINT "tcp://127.0.0.1:7471"
+
+struct gjkd_client {
+    void *context;
+    bool own_context;
+    void *socket;
+    char *endpoint;
+    int timeout_ms;
+    int retries;
+    uint64_t next_id;
+    uint64_t revision;
+    bool expect;
+    uint64_t expected_revision;
+    char error[512];
+};
+
+const char *gjkd_status_name(int status)
+{
+    switch (status) {
+#define GJKD_X_NAME(name, value)                                                                   \
+    case value:                                                                                    \
+        return #name;
+        GJKD_STATUS_TABLE(GJKD_X_NAME)
+#undef GJKD_X_NAME
+    default:
+        return "UNKNOWN";
+    }
+}
+
+__attribute__((format(printf, 3, 4))) static gjkd_status fail(gjkd_client *c, gjkd_status status,
+                                                              const char *fmt, ...)
+{
+    int n = snprintf(c->error, sizeof c->error, "%s: ", gjkd_status_name((int)status));
+    if (n < 0 || (size_t)n >= sizeof c->error)
+        return status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->error + n, sizeof c->error - (size_t)n, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------ lifetime */
+
+gjkd_client_options gjkd_client_default_options(void)
+{
+    gjkd_client_options o = {DEFAULT_ENDPOINT, 5000, 2, NULL};
+    return o;
+}
+
+static gjkd_status open_socket(gjkd_client *c)
+{
+    c->socket = zmq_socket(c->context, ZMQ_DEALER);
+    if (c->socket == NULL)
+        return fail(c, GJKD_TRANSPORT, "zmq_socket: %s", zmq_strerror(zmq_errno()));
+    int linger = 0;
+    zmq_setsockopt(c->socket, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(c->socket, ZMQ_SNDTIMEO, &c->timeout_ms, sizeof c->timeout_ms);
+    if (zmq_connect(c->socket, c->endpoint) != 0) {
+        int e = zmq_errno();
+        zmq_close(c->socket);
+        c->socket = NULL;
+        return fail(c, GJKD_TRANSPORT, "cannot connect to \"%s\": %s", c->endpoint,
+                    zmq_strerror(e));
+    }
+    return GJKD_OK;
+}
+
+gjkd_status gjkd_client_create(const gjkd_client_options *options, gjkd_client **out)
+{
+    gjkd_client_options o = options ? *options : gjkd_client_default_options();
+    *out = NULL;
+    if (o.endpoint == NULL || o.endpoint[0] == '\0')
+        o.endpoint = DEFAULT_ENDPOINT;
+    if (o.timeout_ms <= 0 || o.retries < 0)
+        return GJKD_CLIENT_ERROR;
+    gjkd_client *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return GJKD_CLIENT_ERROR;
+    c->endpoint = strdup(o.endpoint);
+    c->timeout_ms = o.timeout_ms;
+    c->retries = o.retries;
+    /* Request ids start somewhere different for every client, which makes replies easy to
+     * tell apart in daemon logs. */
+    c->next_id = ((uint64_t)getpid() << 32) ^ (uint64_t)now_ms() ^ (uint64_t)(uintptr_t)c;
+    c->next_id &= 0x7fffffffffffffffull;
+    c->context = o.zmq_context;
+    if (c->context == NULL) {
+        c->context = zmq_ctx_new();
+        c->own_context = true;
+    }
+    if (c->endpoint == NULL || c->context == NULL || open_socket(c) != GJKD_OK) {
+        gjkd_client_destroy(&c);
+        return GJKD_TRANSPORT;
+    }
+    *out = c;
+    return GJKD_OK;
+}
+
+void gjkd_client_destroy(gjkd_client **client)
+{
+    if (client == NULL || *client == NULL)
+        return;
+    gjkd_client *c = *client;
+    if (c->socket)
+        zmq_close(c->socket);
+    if (c->own_context && c->context)
+        zmq_ctx_term(c->context);
+    free(c->endpoint);
+    free(c);
+    *client = NULL;
+}
+
+const char *gjkd_client_error(const gjkd_client *client)
+{
+    return client->error;
+}
+uint64_t gjkd_client_revision(const gjkd_client *client)
+{
+    return client->revision;
+}
+
+void gjkd_client_expect_revision(gjkd_client *client, uint64_t revision)
+{
+    client->expect = true;
+    client->expected_revision = revision;
+}
+
+/* ------------------------------------------------------------------ one round trip */
+
+/* Receives one multipart message; returns its last frame's content in *data (malloc'd), or
+ * false if the framing is not [payload] or [empty][payload]. */
+static bool receive_reply(void *socket, void **data, size_t *size)
+{
+    int frames = 0;
+    bool ok = true;
+    *data = NULL;
+    *size = 0;
+    for (;;) {
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        if (zmq_msg_recv(&msg, socket, 0) < 0) {
+            zmq_msg_close(&msg);
+            return false;
+        }
+        frames++;
+        bool more = zmq_msg_more(&msg);
+        size_t n = zmq_msg_size(&msg);
+        if (more && !(frames == 1 && n == 0))
+            ok = false; /* only an empty delimiter may precede the payload */
+        if (!more && ok) {
+            *data = malloc(n ? n : 1);
+            if (*data == NULL)
+                ok = false;
+            else
+                memcpy(*data, zmq_msg_data(&msg), n);
+            *size = n;
+        }
+        zmq_msg_close(&msg);
+        if (!more)
+            break;
+    }
+    if (!ok) {
+        free(*data);
+        *data = NULL;
+    }
+    return ok;
+}
+
+gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
+                             Gjkd__V1__Response **response)
+{
+    *response = NULL;
+    c->error[0] = '\0';
+    if (c->expect) {
+        request->precondition_case = GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION;
+        request->expected_revision = c->expected_revision;
+        c->expect = false;
+    }
+    for (int attempt = 0; attempt <= c->retries; attempt++) {
+        if (c->socket == NULL && open_socket(c) != GJKD_OK)
+            return GJKD_TRANSPORT;
+        request->request_id = ++c->next_id;
+        size_t len = gjkd__v1__request__get_packed_size(request);
+        uint8_t *buf = malloc(len ? len : 1);
+        if (buf == NULL)
+            return fail(c, GJKD_CLIENT_ERROR, "out of memory packing a request of %zu bytes", len);
+        gjkd__v1__request__pack(request, buf);
+        /* [empty delimiter][payload]: the framing a REQ socket would use. */
+        int rc = zmq_send(c->socket, "", 0, ZMQ_SNDMORE);
+        if (rc == 0)
+            rc = zmq_send(c->socket, buf, len, 0);
+        free(buf);
+        if (rc < 0 && zmq_errno() != EAGAIN)
+            return fail(c, GJKD_TRANSPORT, "send to \"%s\": %s", c->endpoint,
+                        zmq_strerror(zmq_errno()));
+
+        int64_t deadline = now_ms() + c->timeout_ms;
+        while (rc >= 0) {
+            int64_t left = deadline - now_ms();
+            if (left <= 0)
+                break;
+            zmq_pollitem_t item = {c->socket, 0, ZMQ_POLLIN, 0};
+            int n = zmq_poll(&item, 1, (long)left);
+            if (n < 0) {
+                if (zmq_errno() == EINTR)
+                    continue;
+                return fail(c, GJKD_TRANSPORT, "poll: %s", zmq_strerror(zmq_errno()));
+            }
+            if (n == 0)
+                break;
+            void *data;
+            size_t size;
+            if (!receive_reply(c->socket, &data, &size))
+                continue; /* not a reply of ours: ignore it */
+            Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, size, data);
+            free(data);
+            if (r == NULL)
+                return fail(c, GJKD_BAD_REPLY, "unparseable reply (%zu bytes) from \"%s\"", size,
+                            c->endpoint);
+            /* request_id 0: the daemon could not parse our request at all (MALFORMED). */
+            if (r->request_id != request->request_id && r->request_id != 0) {
+                gjkd__v1__response__free_unpacked(r, NULL);
+                continue; /* a stale reply */
+            }
+            c->revision = r->revision;
+            int code = r->status ? (int)r->status->code : GJKD_UNSPECIFIED;
+            if (code != GJKD_OK)
+                fail(c, (gjkd_status)code, "%s",
+                     r->status && r->status->message[0] ? r->status->message
+                                                        : "(no message from the daemon)");
+            *response = r;
+            return (gjkd_status)code;
+        }
+        /* Timed out: drop the socket (and anything queued on it) and try on a fresh one. */
+        zmq_close(c->socket);
+        c->socket = NULL;
+    }
+    return fail(c, GJKD_TIMEOUT, "no reply from \"%s\" after %d attempt%s of %d ms", c->endpoint,
+                c->retries + 1, c->retries ? "s" : "", c->timeout_ms);
+}
+
+/* Runs a request and checks that an OK reply carries the expected body (0 = none needed). */
+static gjkd_status transact(gjkd_client *c, Gjkd__V1__Request *req, int body_case,
+                            Gjkd__V1__Response **out)
+{
+    gjkd_status s = gjkd_client_call(c, req, out);
+    if (s != GJKD_OK) {
+        if (*out) {
+            gjkd__v1__response__free_unpacked(*out, NULL);
+            *out = NULL;
+        }
+        return s;
+    }
+    if (body_case != 0 && (int)(*out)->body_case != body_case) {
+        gjkd__v1__response__free_unpacked(*out, NULL);
+        *out = NULL;
+        return fail(c, GJKD_BAD_REPLY, "reply without the expected body (case %d)", body_case);
+    }
+    return GJKD_OK;
+}
+
+/* ------------------------------------------------------------------ conversions */
+
+static gjkd_vec3 vec3(const Gjkd__V1__Vec3 *v)
+{
+    gjkd_vec3 r = {0.0, 0.0, 0.0};
+    if (v) {
+        r.x = v->x;
+        r.y = v->y;
+        r.z = v->z;
+    }
+    return r;
+}
+
+static gjkd_pose pose_of(const Gjkd__V1__Pose *p)
+{
+    gjkd_pose r = {{1.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+    if (p && p->position)
+        r.p = vec3(p->position);
+    if (p && p->orientation) {
+        r.q.w = p->orientation->w;
+        r.q.x = p->orientation->x;
+        r.q.y = p->orientation->y;
+        r.q.z = p->orientation->z;
+    }
+    return r;
+}
+
+static const char *str(const char *s)
+{
+    return s ? s : "";
+}
+
+static void pair_of(const Gjkd__V1__PairResult *p, gjkd_pair *out)
+{
+    const Gjkd__V1__BodyRef *a = p->body_a, *b = p->body_b;
+    out->robot_a = str(a ? a->robot : NULL);
+    out->link_a = str(a ? a->link : NULL);
+    out->part_a = str(p->part_a);
+    out->robot_b = str(b ? b->robot : NULL);
+    out->link_b = str(b ? b->link : NULL);
+    out->obstacle_b = str(b ? b->obstacle : NULL);
+    out->part_b = str(p->part_b);
+    out->body_a_id = p->body_a_id;
+    out->part_a_index = p->part_a_index;
+    out->body_b_id = p->body_b_id;
+    out->part_b_index = p->part_b_index;
+    out->distance = p->distance;
+    out->point_a = vec3(p->point_a);
+    out->point_b = vec3(p->point_b);
+    out->local_point_a = vec3(p->local_point_a);
+    out->local_point_b = vec3(p->local_point_b);
+    out->normal = vec3(p->normal);
+    out->status = (int)p->status;
+    out->iterations = p->iterations;
+    out->epa_iterations = p->epa_iterations;
+    out->padding = p->padding;
+}
+
+static size_t state_pair_count(const Gjkd__V1__StateResult *s)
+{
+    return (s->closest ? 1 : 0) + s->n_pairs;
+}
+
+/* Fills *out from s, taking its pairs from pairs[0 ..) (closest first); returns pairs used. */
+static size_t state_of(const Gjkd__V1__StateResult *s, uint64_t revision, gjkd_pair *pairs,
+                       gjkd_state *out)
+{
+    size_t used = 0;
+    memset(out, 0, sizeof *out);
+    out->evaluated = s->evaluated;
+    out->has_min_distance =
+        s->min_distance_opt_case == GJKD__V1__STATE_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
+    out->min_distance = out->has_min_distance ? s->min_distance : 0.0;
+    if (s->closest) {
+        pair_of(s->closest, &pairs[used]);
+        out->closest = &pairs[used++];
+    }
+    out->pairs = &pairs[used];
+    for (size_t i = 0; i < s->n_pairs; i++)
+        pair_of(s->pairs[i], &pairs[used++]);
+    out->pair_count = s->n_pairs;
+    out->colliding = s->colliding;
+    out->truncated = s->truncated;
+    out->pairs_checked = s->pairs_checked;
+    out->pairs_candidate = s->pairs_candidate;
+    out->revision = revision;
+    return used;
+}
+
+/* ------------------------------------------------------------------ health */
+
+typedef struct health_box {
+    gjkd_health pub;
+    Gjkd__V1__Response *response;
+} health_box;
+
+gjkd_status gjkd_health_get(gjkd_client *c, gjkd_health **out)
+{
+    *out = NULL;
+    Gjkd__V1__HealthRequest body = GJKD__V1__HEALTH_REQUEST__INIT;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_HEALTH;
+    req.health = &body;
+    Gjkd__V1__Response *r;
+    gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_HEALTH, &r);
+    if (s != GJKD_OK)
+        return s;
+    health_box *box = calloc(1, sizeof *box);
+    if (box == NULL) {
+        gjkd__v1__response__free_unpacked(r, NULL);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    box->response = r;
+    box->pub.serving = r->health->state == GJKD__V1__SERVING_STATE__SERVING_STATE_SERVING;
+    box->pub.version = str(r->health->version);
+    box->pub.uptime_seconds = r->health->uptime_seconds;
+    box->pub.revision = r->health->revision;
+    box->pub.persistent = r->health->persistent;
+    *out = &box->pub;
+    return GJKD_OK;
+}
+
+void gjkd_health_destroy(gjkd_health **health)
+{
+    if (health == NULL || *health == NULL)
+        return;
+    health_box *box = (health_box *)*health;
+    gjkd__v1__response__free_unpacked(box->response, NULL);
+    free(box);
+    *health = NULL;
+}
+
+/* ------------------------------------------------------------------ stats */
+
+typedef struct stats_box {
+    gjkd_stats pub;
+    Gjkd__V1__Response *response;
+} stats_box;
+
+gjkd_status gjkd_stats_get(gjkd_client *c, gjkd_stats **out)
+{
+    *out = NULL;
+    Gjkd__V1__StatsRequest body = GJKD__V1__STATS_REQUEST__INIT;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_STATS;
+    req.stats = &body;
+    Gjkd__V1__Response *r;
+    gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_STATS, &r);
+    if (s != GJKD_OK)
+        return s;
+    const Gjkd__V1__StatsResponse *st = r->stats;
+    stats_box *box = calloc(1, sizeof *box);
+    gjkd_command_stats *cmds = calloc(st->n_commands + 1, sizeof *cmds);
+    gjkd_code_count *errs = calloc(st->n_errors + 1, sizeof *errs);
+    if (box == NULL || cmds == NULL || errs == NULL) {
+        free(box);
+        free(cmds);
+        free(errs);
+        gjkd__v1__response__free_unpacked(r, NULL);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    gjkd_stats *p = &box->pub;
+    box->response = r;
+    p->uptime_seconds = st->uptime_seconds;
+    p->revision = st->revision;
+    p->pose_revision = st->pose_revision;
+    p->requests = st->requests;
+    p->in_flight = st->in_flight;
+    p->threads = st->threads;
+    p->robots = st->robots;
+    p->obstacles = st->obstacles;
+    p->parts = st->parts;
+    p->pose_updates = st->pose_updates;
+    p->monitor_events = st->monitor_events;
+    p->trajectories_cached = st->trajectories_cached;
+    p->trajectory_cache_hits = st->trajectory_cache_hits;
+    p->trajectory_cache_misses = st->trajectory_cache_misses;
+    if (st->limits) {
+        const Gjkd__V1__Limits *l = st->limits;
+        p->limits.max_message_bytes = l->max_message_bytes;
+        p->limits.max_points_per_part = l->max_points_per_part;
+        p->limits.max_parts_per_body = l->max_parts_per_body;
+        p->limits.max_links_per_robot = l->max_links_per_robot;
+        p->limits.max_robots = l->max_robots;
+        p->limits.max_obstacles = l->max_obstacles;
+        p->limits.max_waypoints = l->max_waypoints;
+        p->limits.max_pairs_returned = l->max_pairs_returned;
+        p->limits.max_name_length = l->max_name_length;
+    }
+    for (size_t i = 0; i < st->n_commands; i++) {
+        const Gjkd__V1__CommandStats *cs = st->commands[i];
+        cmds[i].name = str(cs->name);
+        cmds[i].calls = cs->calls;
+        cmds[i].errors = cs->errors;
+        cmds[i].total_seconds = cs->total_seconds;
+        cmds[i].max_seconds = cs->max_seconds;
+    }
+    for (size_t i = 0; i < st->n_errors; i++) {
+        errs[i].code = (int)st->errors[i]->code;
+        errs[i].count = st->errors[i]->count;
+    }
+    p->commands = cmds;
+    p->command_count = st->n_commands;
+    p->errors = errs;
+    p->error_count = st->n_errors;
+    *out = p;
+    return GJKD_OK;
+}
+
+void gjkd_stats_destroy(gjkd_stats **stats)
+{
+    if (stats == NULL || *stats == NULL)
+        return;
+    stats_box *box = (stats_box *)*stats;
+    free(box->pub.commands);
+    free(box->pub.errors);
+    gjkd__v1__response__free_unpacked(box->response, NULL);
+    free(box);
+    *stats = NULL;
+}
+
+/* ------------------------------------------------------------------ scene summary */
+
+typedef struct summary_box {
+    gjkd_scene_summary pub;
+    Gjkd__V1__Response *response;
+} summary_box;
+
+gjkd_status gjkd_scene_summary_get(gjkd_client *c, gjkd_scene_summary **out)
+{
+    *out = NULL;
+    Gjkd__V1__SceneSummaryRequest body = GJKD__V1__SCENE_SUMMARY_REQUEST__INIT;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_SCENE_SUMMARY;
+    req.scene_summary = &body;
+    Gjkd__V1__Response *r;
+    gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_SCENE_SUMMARY, &r);
+    if (s != GJKD_OK)
+        return s;
+    const Gjkd__V1__SceneSummary *ss = r->scene_summary;
+    summary_box *box = calloc(1, sizeof *box);
+    gjkd_robot_summary *robots = calloc(ss->n_robots + 1, sizeof *robots);
+    gjkd_obstacle_summary *obstacles = calloc(ss->n_obstacles + 1, sizeof *obstacles);
+    if (box == NULL || robots == NULL || obstacles == NULL) {
+        free(box);
+        free(robots);
+        free(obstacles);
+        gjkd__v1__response__free_unpacked(r, NULL);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    box->response = r;
+    for (size_t i = 0; i < ss->n_robots; i++) {
+        const Gjkd__V1__RobotSummary *rs = ss->robots[i];
+        robots[i].name = str(rs->name);
+        robots[i].id = rs->id;
+        robots[i].links = (const char *const *)rs->links;
+        robots[i].link_count = rs->n_links;
+        robots[i].parts = rs->parts;
+        robots[i].self_collision = rs->self_collision;
+    }
+    for (size_t i = 0; i < ss->n_obstacles; i++) {
+        const Gjkd__V1__ObstacleSummary *os = ss->obstacles[i];
+        obstacles[i].name = str(os->name);
+        obstacles[i].id = os->id;
+        obstacles[i].parts = os->parts;
+        obstacles[i].pose = pose_of(os->pose);
+    }
+    box->pub.revision = r->revision;
+    box->pub.robots = robots;
+    box->pub.robot_count = ss->n_robots;
+    box->pub.obstacles = obstacles;
+    box->pub.obstacle_count = ss->n_obstacles;
+    box->pub.allowed_pairs = ss->allowed_pairs;
+    *out = &box->pub;
+    return GJKD_OK;
+}
+
+void gjkd_scene_summary_destroy(gjkd_scene_summary **summary)
+{
+    if (summary == NULL || *summary == NULL)
+        return;
+    summary_box *box = (summary_box *)*summary;
+    free(box->pub.robots);
+    free(box->pub.obstacles);
+    gjkd__v1__response__free_unpacked(box->response, NULL);
+    free(box);
+    *summary = NULL;
+}
+
+/* ------------------------------------------------------------------ scene changes */
+
+static gjkd_status change(gjkd_client *c, Gjkd__V1__Request *req, gjkd_change *out)
+{
+    Gjkd__V1__Response *r;
+    gjkd_status s = transact(c, req, 0, &r);
+    if (s != GJKD_OK)
+        return s;
+    if (out) {
+        memset(out, 0, sizeof *out);
+        out->revision = r->revision;
+        if (r->body_case == GJKD__V1__RESPONSE__BODY_CHANGE && r->change) {
+            out->id = r->change->id;
+            out->replaced = r->change->replaced;
+            out->hull_vertices = r->change->hull_vertices;
+        }
+    }
+    gjkd__v1__response__free_unpacked(r, NULL);
+    return GJKD_OK;
+}
+
+gjkd_status gjkd_put_robot(gjkd_client *c, const Gjkd__V1__Robot *robot, gjkd_change *out)
+{
+    if (robot == NULL)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_put_robot: robot is NULL");
+    Gjkd__V1__PutRobotRequest body = GJKD__V1__PUT_ROBOT_REQUEST__INIT;
+    body.robot = (Gjkd__V1__Robot *)robot; /* only packed, never changed */
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_PUT_ROBOT;
+    req.put_robot = &body;
+    return change(c, &req, out);
+}
+
+gjkd_status gjkd_remove_robot(gjkd_client *c, const char *name, gjkd_change *out)
+{
+    if (name == NULL)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_remove_robot: name is NULL");
+    Gjkd__V1__RemoveRobotRequest body = GJKD__V1__REMOVE_ROBOT_REQUEST__INIT;
+    body.name = (char *)name;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_REMOVE_ROBOT;
+    req.remove_robot = &body;
+    return change(c, &req, out);
+}
+
+gjkd_status gjkd_put_obstacle(gjkd_client *c, const Gjkd__V1__Obstacle *obstacle, gjkd_change *out)
+{
+    if (obstacle == NULL)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_put_obstacle: obstacle is NULL");
+    Gjkd__V1__PutObstacleRequest body = GJKD__V1__PUT_OBSTACLE_REQUEST__INIT;
+    body.obstacle = (Gjkd__V1__Obstacle *)obstacle;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_PUT_OBSTACLE;
+    req.put_obstacle = &body;
+    return change(c, &req, out);
+}
+
+gjkd_status gjkd_remove_obstacle(gjkd_client *c, const char *name, gjkd_change *out)
+{
+    if (name == NULL)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_remove_obstacle: name is NULL");
+    Gjkd__V1__RemoveObstacleRequest body = GJKD__V1__REMOVE_OBSTACLE_REQUEST__INIT;
+    body.name = (char *)name;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE;
+    req.remove_obstacle = &body;
+    return change(c, &req, out);
+}
+
+gjkd_status gjkd_set_allowed_pairs(gjkd_client *c, Gjkd__V1__AllowedPair *const *pairs,
+                                   size_t count, gjkd_change *out)
+{
+    if (pairs == NULL && count > 0)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_set_allowed_pairs: pairs is NULL");
+    Gjkd__V1__SetAllowedPairsRequest body = GJKD__V1__SET_ALLOWED_PAIRS_REQUEST__INIT;
+    body.n_pairs = count;
+    body.pairs = (Gjkd__V1__AllowedPair **)pairs;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS;
+    req.set_allowed_pairs = &body;
+    return change(c, &req, out);
+}
+
+/* Prefixes the failure message of a step of a multi-request call. */
+static gjkd_status prefix_error(gjkd_client *c, gjkd_status s, const char *what, const char *name)
+{
+    char head[128], tail[sizeof c->error];
+    const char *colon = strstr(c->error, ": ");
+    size_t n = strlen(colon ? colon + 2 : c->error);
+    memcpy(tail, colon ? colon + 2 : c->error, n + 1);
+    int h = snprintf(head, sizeof head, "%s: %s \"%.60s\": ", gjkd_status_name((int)s), what, name);
+    size_t hn = h < 0 ? 0 : (size_t)h >= sizeof head ? sizeof head - 1 : (size_t)h;
+    if (hn + n >= sizeof c->error)
+        n = sizeof c->error - hn - 1;
+    memcpy(c->error, head, hn);
+    memcpy(c->error + hn, tail, n);
+    c->error[hn + n] = '\0';
+    return s;
+}
+
+gjkd_status gjkd_load_scene(gjkd_client *c, const Gjkd__V1__Scene *scene, gjkd_change *out)
+{
+    gjkd_change ch;
+    memset(&ch, 0, sizeof ch);
+    gjkd_status s = GJKD_OK;
+    for (size_t i = 0; s == GJKD_OK && i < scene->n_robots; i++) {
+        s = gjkd_put_robot(c, scene->robots[i], &ch);
+        if (s != GJKD_OK)
+            return prefix_error(c, s, "robot", str(scene->robots[i]->name));
+    }
+    for (size_t i = 0; s == GJKD_OK && i < scene->n_obstacles; i++) {
+        s = gjkd_put_obstacle(c, scene->obstacles[i], &ch);
+        if (s != GJKD_OK)
+            return prefix_error(c, s, "obstacle", str(scene->obstacles[i]->name));
+    }
+    if (scene->n_allowed_pairs > 0) {
+        s = gjkd_set_allowed_pairs(c, scene->allowed_pairs, scene->n_allowed_pairs, &ch);
+        if (s != GJKD_OK)
+            return prefix_error(c, s, "allowed pairs", "allowed_pairs");
+    }
+    if (out)
+        *out = ch;
+    return s;
+}
+
+/* ------------------------------------------------------------------ link poses */
+
+/* Wire poses for `count` gjkd_poses, in caller-provided storage. */
+typedef struct wire_poses {
+    Gjkd__V1__Pose *poses;
+    Gjkd__V1__Pose **ptrs;
+    Gjkd__V1__Vec3 *positions;
+    Gjkd__V1__Quaternion *orientations;
+} wire_poses;
+
+static bool wire_poses_make(wire_poses *w, const gjkd_pose *poses, size_t count)
+{
+    size_t n = count ? count : 1;
+    w->poses = malloc(n * sizeof *w->poses);
+    w->ptrs = malloc(n * sizeof *w->ptrs);
+    w->positions = malloc(n * sizeof *w->positions);
+    w->orientations = malloc(n * sizeof *w->orientations);
+    if (!w->poses || !w->ptrs || !w->positions || !w->orientations)
+        return false;
+    for (size_t i = 0; i < count; i++) {
+        gjkd__v1__pose__init(&w->poses[i]);
+        gjkd__v1__vec3__init(&w->positions[i]);
+        gjkd__v1__quaternion__init(&w->orientations[i]);
+        w->positions[i].x = poses[i].p.x;
+        w->positions[i].y = poses[i].p.y;
+        w->positions[i].z = poses[i].p.z;
+        w->orientations[i].w = poses[i].q.w;
+        w->orientations[i].x = poses[i].q.x;
+        w->orientations[i].y = poses[i].q.y;
+        w->orientations[i].z = poses[i].q.z;
+        w->poses[i].position = &w->positions[i];
+        w->poses[i].orientation = &w->orientations[i];
+        w->ptrs[i] = &w->poses[i];
+    }
+    return true;
+}
+
+static void wire_poses_free(wire_poses *w)
+{
+    free(w->poses);
+    free(w->ptrs);
+    free(w->positions);
+    free(w->orientations);
+}
+
+gjkd_status gjkd_set_link_poses_request(gjkd_client *c,
+                                        const Gjkd__V1__SetLinkPosesRequest *request)
+{
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_SET_LINK_POSES;
+    req.set_link_poses = (Gjkd__V1__SetLinkPosesRequest *)request;
+    Gjkd__V1__Response *r;
+    gjkd_status s = transact(c, &req, 0, &r);
+    if (s == GJKD_OK)
+        gjkd__v1__response__free_unpacked(r, NULL);
+    return s;
+}
+
+gjkd_status gjkd_set_link_poses(gjkd_client *c, const char *robot, const gjkd_pose *poses,
+                                size_t count)
+{
+    if (robot == NULL || (poses == NULL && count > 0))
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_set_link_poses: NULL robot or poses");
+    wire_poses w;
+    if (!wire_poses_make(&w, poses, count)) {
+        wire_poses_free(&w);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    Gjkd__V1__LinkPoses lp = GJKD__V1__LINK_POSES__INIT;
+    lp.n_poses = count;
+    lp.poses = w.ptrs;
+    Gjkd__V1__RobotState rs = GJKD__V1__ROBOT_STATE__INIT;
+    rs.robot = (char *)robot;
+    rs.state_case = GJKD__V1__ROBOT_STATE__STATE_LINK_POSES;
+    rs.link_poses = &lp;
+    Gjkd__V1__RobotState *rsp = &rs;
+    Gjkd__V1__SetLinkPosesRequest body = GJKD__V1__SET_LINK_POSES_REQUEST__INIT;
+    body.n_robots = 1;
+    body.robots = &rsp;
+    gjkd_status s = gjkd_set_link_poses_request(c, &body);
+    wire_poses_free(&w);
+    return s;
+}
+
+/* ------------------------------------------------------------------ queries */
+
+static void options_to_wire(const gjkd_query_options *o, Gjkd__V1__QueryOptions *w)
+{
+    gjkd__v1__query_options__init(w);
+    if (o == NULL)
+        return;
+    if (o->has_max_distance) {
+        w->max_distance_opt_case = GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
+        w->max_distance = o->max_distance;
+    }
+    w->mode = (Gjkd__V1__QueryMode)o->mode;
+    w->pair_kinds = o->pair_kinds;
+    w->no_penetration_depth = o->no_penetration_depth;
+    w->max_pairs = o->max_pairs;
+    if (o->robot)
+        w->robot = (char *)o->robot;
+}
+
+typedef struct state_box {
+    gjkd_state pub;
+    Gjkd__V1__Response *response;
+    gjkd_pair *pairs;
+} state_box;
+
+gjkd_status gjkd_query_state(gjkd_client *c, const gjkd_query_options *options, gjkd_state **out)
+{
+    *out = NULL;
+    Gjkd__V1__QueryOptions wo;
+    options_to_wire(options, &wo);
+    Gjkd__V1__StateQueryRequest body = GJKD__V1__STATE_QUERY_REQUEST__INIT;
+    body.options = &wo;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_STATE_QUERY;
+    req.state_query = &body;
+    Gjkd__V1__Response *r;
+    gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_STATE, &r);
+    if (s != GJKD_OK)
+        return s;
+    state_box *box = calloc(1, sizeof *box);
+    gjkd_pair *pairs = calloc(state_pair_count(r->state) + 1, sizeof *pairs);
+    if (box == NULL || pairs == NULL) {
+        free(box);
+        free(pairs);
+        gjkd__v1__response__free_unpacked(r, NULL);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    box->response = r;
+    box->pairs = pairs;
+    state_of(r->state, r->revision, pairs, &box->pub);
+    *out = &box->pub;
+    return GJKD_OK;
+}
+
+void gjkd_state_destroy(gjkd_state **state)
+{
+    if (state == NULL || *state == NULL)
+        return;
+    state_box *box = (state_box *)*state;
+    free(box->pairs);
+    gjkd__v1__response__free_unpacked(box->response, NULL);
+    free(box);
+    *state = NULL;
+}
+
+typedef struct trajectory_box {
+    gjkd_trajectory pub;
+    Gjkd__V1__Response *response;
+    gjkd_state *states;
+    gjkd_pair *pairs;
+} trajectory_box;
+
+gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_options *options,
+                                          Gjkd__V1__TrajectoryQueryRequest *request,
+                                          gjkd_trajectory **out)
+{
+    *out = NULL;
+    Gjkd__V1__QueryOptions wo;
+    Gjkd__V1__QueryOptions *saved = request->options;
+    if (options) {
+        options_to_wire(options, &wo);
+        request->options = &wo;
+    }
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    req.trajectory_query = request;
+    Gjkd__V1__Response *r;
+    gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_TRAJECTORY, &r);
+    request->options = saved;
+    if (s != GJKD_OK)
+        return s;
+    const Gjkd__V1__TrajectoryResult *t = r->trajectory;
+    size_t n_pairs = 0;
+    for (size_t i = 0; i < t->n_waypoints; i++)
+        n_pairs += state_pair_count(t->waypoints[i]);
+    trajectory_box *box = calloc(1, sizeof *box);
+    gjkd_state *states = calloc(t->n_waypoints + 1, sizeof *states);
+    gjkd_pair *pairs = calloc(n_pairs + 1, sizeof *pairs);
+    if (box == NULL || states == NULL || pairs == NULL) {
+        free(box);
+        free(states);
+        free(pairs);
+        gjkd__v1__response__free_unpacked(r, NULL);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    box->response = r;
+    box->states = states;
+    box->pairs = pairs;
+    size_t used = 0;
+    for (size_t i = 0; i < t->n_waypoints; i++)
+        used += state_of(t->waypoints[i], r->revision, pairs + used, &states[i]);
+    gjkd_trajectory *p = &box->pub;
+    p->waypoints = states;
+    p->waypoint_count = t->n_waypoints;
+    p->has_min_distance =
+        t->min_distance_opt_case == GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
+    p->min_distance = p->has_min_distance ? t->min_distance : 0.0;
+    p->min_waypoint = t->min_waypoint;
+    p->first_collision = t->first_collision;
+    p->colliding_waypoints = t->colliding_waypoints;
+    p->cache_hit = t->trajectory_cache_hit;
+    p->revision = r->revision;
+    *out = p;
+    return GJKD_OK;
+}
+
+gjkd_status gjkd_query_trajectory(gjkd_client *c, const gjkd_query_options *options,
+                                  const char *robot, const char *name, const gjkd_pose *poses,
+                                  size_t waypoint_count, size_t link_count, gjkd_trajectory **out)
+{
+    *out = NULL;
+    if (robot == NULL || (poses == NULL && waypoint_count * link_count > 0))
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory: NULL robot or poses");
+    wire_poses w;
+    size_t n = waypoint_count * link_count;
+    Gjkd__V1__Waypoint *wps = malloc((waypoint_count + 1) * sizeof *wps);
+    Gjkd__V1__Waypoint **wpp = malloc((waypoint_count + 1) * sizeof *wpp);
+    Gjkd__V1__LinkPoses *lps = malloc((waypoint_count + 1) * sizeof *lps);
+    bool ok = wire_poses_make(&w, poses, n) && wps && wpp && lps;
+    gjkd_status s = GJKD_CLIENT_ERROR;
+    if (ok) {
+        for (size_t i = 0; i < waypoint_count; i++) {
+            gjkd__v1__link_poses__init(&lps[i]);
+            lps[i].n_poses = link_count;
+            lps[i].poses = w.ptrs + i * link_count;
+            gjkd__v1__waypoint__init(&wps[i]);
+            wps[i].state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
+            wps[i].link_poses = &lps[i];
+            wpp[i] = &wps[i];
+        }
+        Gjkd__V1__TrajectoryQueryRequest body = GJKD__V1__TRAJECTORY_QUERY_REQUEST__INIT;
+        body.robot = (char *)robot;
+        if (name)
+            body.name = (char *)name;
+        body.n_waypoints = waypoint_count;
+        body.waypoints = wpp;
+        s = gjkd_query_trajectory_request(c, options ? options : NULL, &body, out);
+    } else {
+        fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    wire_poses_free(&w);
+    free(wps);
+    free(wpp);
+    free(lps);
+    return s;
+}
+
+void gjkd_trajectory_destroy(gjkd_trajectory **trajectory)
+{
+    if (trajectory == NULL || *trajectory == NULL)
+        return;
+    trajectory_box *box = (trajectory_box *)*trajectory;
+    free(box->states);
+    free(box->pairs);
+    gjkd__v1__response__free_unpacked(box->response, NULL);
+    free(box);
+    *trajectory = NULL;
+}

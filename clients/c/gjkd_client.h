@@ -1,0 +1,318 @@
+/* gjkd_client.h — C client library for gjkd (libgjkd-client).
+ *
+ * One client = one ZeroMQ DEALER socket to the daemon's ROUTER, used from one thread at a
+ * time (like a ZeroMQ socket; make one client per thread). Every call sends one Request and
+ * waits for the Response with the same request_id:
+ *   - each attempt waits at most options.timeout_ms;
+ *   - on a timeout the socket is closed (linger 0) and reopened, and the request is sent again
+ *     with a new request_id, at most options.retries more times (the "Lazy Pirate" pattern),
+ *     then the call fails with GJKD_TIMEOUT. Replies to abandoned attempts are discarded.
+ *   Retrying a scene change is safe for puts (they replace by name) and for set_allowed_pairs;
+ *   a retried remove whose first attempt did arrive reports NOT_FOUND.
+ *
+ * Status: every call returns a gjkd_status. GJKD_OK (the wire's OK, 16) is success. Wire codes
+ * (gjkd.proto StatusCode) keep their numbers; client-side failures are 100 and up. The message
+ * of the last failure is gjkd_client_error(); gjkd_status_name() gives "NOT_FOUND" etc.
+ *
+ * Results are plain C structs owned by the caller and released with the matching destroy
+ * function, which takes T ** and sets it to NULL (safe on NULL). Strings in a result live as
+ * long as the result. Units: metres, radians; quaternions (w, x, y, z); world frame unless
+ * a field says otherwise; normals are unit vectors from body A (always a robot link) towards
+ * body B, and point_b - point_a = distance * normal. */
+#ifndef GJKD_CLIENT_H
+#define GJKD_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gjkd/v1/gjkd.pb-c.h"
+
+/* ------------------------------------------------------------------ status */
+
+/* X(NAME, value). Values below 100 are the wire's StatusCode (gjkd.proto) unchanged. */
+#define GJKD_STATUS_TABLE(X)                                                                       \
+    X(UNSPECIFIED, 0)                                                                              \
+    X(SEPARATED, 1)                                                                                \
+    X(TOUCHING, 2)                                                                                 \
+    X(OVERLAPPING, 3)                                                                              \
+    X(BEYOND_CUTOFF, 4)                                                                            \
+    X(ITERATION_LIMIT, 5)                                                                          \
+    X(CAPACITY_LIMIT, 6)                                                                           \
+    X(INVALID_INPUT, 7)                                                                            \
+    X(NOT_FOUND, 8)                                                                                \
+    X(OUT_OF_MEMORY, 9)                                                                            \
+    X(OK, 16)                                                                                      \
+    X(INVALID_ARGUMENT, 17)                                                                        \
+    X(FAILED_PRECONDITION, 18)                                                                     \
+    X(RESOURCE_EXHAUSTED, 19)                                                                      \
+    X(MALFORMED, 20)                                                                               \
+    X(UNAUTHENTICATED, 21)                                                                         \
+    X(INTERNAL, 22)                                                                                \
+    X(STORAGE_FAILED, 23)                                                                          \
+    X(UNIMPLEMENTED, 24)                                                                           \
+    X(UNAVAILABLE, 25)                                                                             \
+    X(TIMEOUT, 100)      /* no reply within timeout_ms after every retry */                        \
+    X(TRANSPORT, 101)    /* ZeroMQ failed (bad endpoint, context terminated, ...) */               \
+    X(BAD_REPLY, 102)    /* the reply was not a valid Response, or had the wrong body */           \
+    X(CLIENT_ERROR, 103) /* bad arguments to this library, or out of memory in the client */
+
+typedef enum gjkd_status {
+#define GJKD_X_ENUM(name, value) GJKD_##name = value,
+    GJKD_STATUS_TABLE(GJKD_X_ENUM)
+#undef GJKD_X_ENUM
+} gjkd_status;
+
+/* "OK", "NOT_FOUND", "TIMEOUT", ...; "UNKNOWN" outside the table. */
+const char *gjkd_status_name(int status);
+
+/* ------------------------------------------------------------------ values */
+
+typedef struct gjkd_vec3 {
+    double x, y, z;
+} gjkd_vec3;
+
+/* Rotation quaternion, order (w, x, y, z), unit norm. */
+typedef struct gjkd_quat {
+    double w, x, y, z;
+} gjkd_quat;
+
+/* world = rotate(q, local) + p; metres. */
+typedef struct gjkd_pose {
+    gjkd_quat q;
+    gjkd_vec3 p;
+} gjkd_pose;
+
+/* ------------------------------------------------------------------ the client */
+
+typedef struct gjkd_client gjkd_client;
+
+typedef struct gjkd_client_options {
+    const char *endpoint; /* daemon ROUTER endpoint; default "tcp://127.0.0.1:7471" */
+    int timeout_ms;       /* per attempt, > 0; default 5000 */
+    int retries;          /* further attempts after a timeout, >= 0; default 2 */
+    void *zmq_context;    /* optional shared ZeroMQ context (not owned); NULL: the client
+                             creates and owns one */
+} gjkd_client_options;
+
+gjkd_client_options gjkd_client_default_options(void);
+
+/* Creates a client and connects (ZeroMQ connects lazily: a daemon that is not there yet shows
+ * up as GJKD_TIMEOUT on the first call). options may be NULL (defaults). *out NULL on failure.
+ * Returns GJKD_OK, GJKD_CLIENT_ERROR (bad options) or GJKD_TRANSPORT. */
+gjkd_status gjkd_client_create(const gjkd_client_options *options, gjkd_client **out);
+/* Closes the socket (linger 0) and frees the client; sets *client to NULL. */
+void gjkd_client_destroy(gjkd_client **client);
+
+/* One line describing the last failed call ("NOT_FOUND: robot \"x\" ..."); "" after success. */
+const char *gjkd_client_error(const gjkd_client *client);
+/* The scene revision reported by the last reply (0 before any). */
+uint64_t gjkd_client_revision(const gjkd_client *client);
+/* Makes the next call (only) carry expected_revision: the daemon refuses it with
+ * GJKD_FAILED_PRECONDITION unless the scene is at that revision. */
+void gjkd_client_expect_revision(gjkd_client *client, uint64_t revision);
+
+/* The raw call: sends *request (request_id and the expected revision are set by the client)
+ * and returns the reply in *response (free with gjkd__v1__response__free_unpacked(r, NULL)),
+ * whatever its status. Returns the reply's status code, or a client-side code with *response
+ * NULL. For requests the typed calls below do not cover. */
+gjkd_status gjkd_client_call(gjkd_client *client, Gjkd__V1__Request *request,
+                             Gjkd__V1__Response **response);
+
+/* ------------------------------------------------------------------ health, stats, scene */
+
+typedef struct gjkd_health {
+    bool serving;        /* false while the daemon drains for shutdown */
+    const char *version; /* "MAJOR.MINOR.PATCH" */
+    double uptime_seconds;
+    uint64_t revision; /* scene revision */
+    bool persistent;   /* a state directory is in use */
+} gjkd_health;
+
+gjkd_status gjkd_health_get(gjkd_client *client, gjkd_health **out);
+void gjkd_health_destroy(gjkd_health **health);
+
+typedef struct gjkd_command_stats {
+    const char *name; /* "state_query", ... */
+    uint64_t calls;
+    uint64_t errors; /* replies whose status was not OK */
+    double total_seconds;
+    double max_seconds;
+} gjkd_command_stats;
+
+typedef struct gjkd_code_count {
+    int code; /* a status code (gjkd_status_name) */
+    uint64_t count;
+} gjkd_code_count;
+
+typedef struct gjkd_daemon_limits {
+    uint64_t max_message_bytes;
+    uint32_t max_points_per_part, max_parts_per_body, max_links_per_robot, max_robots,
+        max_obstacles, max_waypoints, max_pairs_returned, max_name_length;
+} gjkd_daemon_limits;
+
+typedef struct gjkd_stats {
+    double uptime_seconds;
+    uint64_t revision;
+    uint64_t pose_revision;
+    uint64_t requests; /* received in total, malformed included */
+    uint32_t in_flight;
+    uint32_t threads;
+    uint32_t robots, obstacles, parts;
+    uint64_t pose_updates, monitor_events;
+    uint32_t trajectories_cached;
+    uint64_t trajectory_cache_hits, trajectory_cache_misses;
+    gjkd_daemon_limits limits;
+    gjkd_command_stats *commands;
+    size_t command_count;
+    gjkd_code_count *errors; /* replies per non-OK code */
+    size_t error_count;
+} gjkd_stats;
+
+gjkd_status gjkd_stats_get(gjkd_client *client, gjkd_stats **out);
+void gjkd_stats_destroy(gjkd_stats **stats);
+
+typedef struct gjkd_robot_summary {
+    const char *name;
+    uint32_t id;
+    const char *const *links; /* link names, in link-pose order */
+    size_t link_count;
+    uint32_t parts;
+    bool self_collision;
+} gjkd_robot_summary;
+
+typedef struct gjkd_obstacle_summary {
+    const char *name;
+    uint32_t id;
+    uint32_t parts;
+    gjkd_pose pose;
+} gjkd_obstacle_summary;
+
+typedef struct gjkd_scene_summary {
+    uint64_t revision;
+    gjkd_robot_summary *robots;
+    size_t robot_count;
+    gjkd_obstacle_summary *obstacles;
+    size_t obstacle_count;
+    uint32_t allowed_pairs;
+} gjkd_scene_summary;
+
+gjkd_status gjkd_scene_summary_get(gjkd_client *client, gjkd_scene_summary **out);
+void gjkd_scene_summary_destroy(gjkd_scene_summary **summary);
+
+/* ------------------------------------------------------------------ scene changes */
+
+typedef struct gjkd_change {
+    uint64_t revision;      /* the scene revision after the change */
+    uint32_t id;            /* id of the robot/obstacle put (0 for removals) */
+    bool replaced;          /* put: a body of that name existed and was replaced */
+    uint32_t hull_vertices; /* put: polytope vertices kept after hulling */
+} gjkd_change;
+
+/* Scene descriptions are the wire messages themselves (build them by hand or with gjkd_json).
+ * `out` may be NULL. */
+gjkd_status gjkd_put_robot(gjkd_client *client, const Gjkd__V1__Robot *robot, gjkd_change *out);
+gjkd_status gjkd_remove_robot(gjkd_client *client, const char *name, gjkd_change *out);
+gjkd_status gjkd_put_obstacle(gjkd_client *client, const Gjkd__V1__Obstacle *obstacle,
+                              gjkd_change *out);
+gjkd_status gjkd_remove_obstacle(gjkd_client *client, const char *name, gjkd_change *out);
+/* Replaces the scene's whole list of allowed pairs. */
+gjkd_status gjkd_set_allowed_pairs(gjkd_client *client, Gjkd__V1__AllowedPair *const *pairs,
+                                   size_t count, gjkd_change *out);
+/* Puts every robot and obstacle of `scene` (add or replace by name), then, if the scene has
+ * allowed pairs, replaces the daemon's list with them. Not atomic: it stops at the first
+ * failure, whose message names the body. *out (may be NULL) gets the last change. */
+gjkd_status gjkd_load_scene(gjkd_client *client, const Gjkd__V1__Scene *scene, gjkd_change *out);
+
+/* ------------------------------------------------------------------ state and queries */
+
+/* Link poses of one robot (one per link, in its link order, world frame). Transient state:
+ * not persisted, the scene revision does not move. */
+gjkd_status gjkd_set_link_poses(gjkd_client *client, const char *robot, const gjkd_pose *poses,
+                                size_t count);
+/* Several robots at once, atomically (e.g. from gjkd_json_parse_poses). */
+gjkd_status gjkd_set_link_poses_request(gjkd_client *client,
+                                        const Gjkd__V1__SetLinkPosesRequest *request);
+
+typedef enum gjkd_query_mode {
+    GJKD_QUERY_CLOSEST = 1,         /* the closest pair only */
+    GJKD_QUERY_ALL_WITHIN = 2,      /* every pair within max_distance (and the closest) */
+    GJKD_QUERY_FIRST_COLLISION = 3, /* stop at the first colliding pair */
+} gjkd_query_mode;
+
+enum {
+    GJKD_PAIRS_ROBOT_OBSTACLE = 1,
+    GJKD_PAIRS_SELF = 2,
+    GJKD_PAIRS_ROBOT_ROBOT = 4,
+};
+
+typedef struct gjkd_query_options {
+    bool has_max_distance;
+    double max_distance;       /* metres, >= 0; pairs farther are not reported */
+    gjkd_query_mode mode;      /* 0 = CLOSEST */
+    uint32_t pair_kinds;       /* OR of GJKD_PAIRS_*; 0 = all */
+    bool no_penetration_depth; /* on overlap skip EPA: distance = -padding, normal zero */
+    uint32_t max_pairs;        /* per state/waypoint; 0 = the daemon's limit */
+    const char *robot;         /* state query: only pairs with a link of this robot; NULL = all */
+} gjkd_query_options;
+
+/* A reported pair. Body A is a robot link; body B a link (robot_b set) or an obstacle. */
+typedef struct gjkd_pair {
+    const char *robot_a, *link_a, *part_a;
+    const char *robot_b, *link_b; /* "" when B is an obstacle */
+    const char *obstacle_b;       /* "" when B is a link */
+    const char *part_b;
+    uint32_t body_a_id, part_a_index, body_b_id, part_b_index;
+    double distance;         /* signed, metres, paddings included */
+    gjkd_vec3 point_a;       /* witness on A, world frame */
+    gjkd_vec3 point_b;       /* witness on B, world frame */
+    gjkd_vec3 local_point_a; /* witness on A in A's link frame */
+    gjkd_vec3 local_point_b; /* witness on B in B's body frame */
+    gjkd_vec3 normal;        /* unit, A towards B; zero when unknown */
+    int status;              /* pair status 1-7 (gjkd_status_name) */
+    int32_t iterations, epa_iterations;
+    double padding; /* applied to this pair (already in distance) */
+} gjkd_pair;
+
+typedef struct gjkd_state {
+    bool evaluated;           /* false for trajectory waypoints skipped after a first collision */
+    bool has_min_distance;    /* some pair was within max_distance */
+    double min_distance;      /* metres */
+    const gjkd_pair *closest; /* NULL if no pair is within max_distance */
+    const gjkd_pair *pairs;   /* ALL_WITHIN: every pair within max_distance, closest first */
+    size_t pair_count;
+    bool colliding; /* some pair has distance <= 0 */
+    bool truncated; /* more pairs qualified than max_pairs */
+    uint32_t pairs_checked, pairs_candidate;
+    uint64_t revision; /* scene revision the query saw */
+} gjkd_state;
+
+gjkd_status gjkd_query_state(gjkd_client *client, const gjkd_query_options *options,
+                             gjkd_state **out);
+void gjkd_state_destroy(gjkd_state **state);
+
+typedef struct gjkd_trajectory {
+    const gjkd_state *waypoints; /* one per waypoint, in order */
+    size_t waypoint_count;
+    bool has_min_distance;
+    double min_distance;     /* minimum over all waypoints, metres */
+    uint32_t min_waypoint;   /* where it is */
+    int32_t first_collision; /* first colliding waypoint, -1 if none */
+    uint32_t colliding_waypoints;
+    bool cache_hit; /* the named warm-start cache held this trajectory */
+    uint64_t revision;
+} gjkd_trajectory;
+
+/* waypoint_count waypoints of link_count poses each, waypoint-major: poses[w * link_count + l].
+ * name: warm-start cache name (NULL or "" = none). options may be NULL (defaults). */
+gjkd_status gjkd_query_trajectory(gjkd_client *client, const gjkd_query_options *options,
+                                  const char *robot, const char *name, const gjkd_pose *poses,
+                                  size_t waypoint_count, size_t link_count, gjkd_trajectory **out);
+/* The same from a request message (e.g. gjkd_json_parse_trajectory); its options are replaced
+ * by `options` when options is not NULL. */
+gjkd_status gjkd_query_trajectory_request(gjkd_client *client, const gjkd_query_options *options,
+                                          Gjkd__V1__TrajectoryQueryRequest *request,
+                                          gjkd_trajectory **out);
+void gjkd_trajectory_destroy(gjkd_trajectory **trajectory);
+
+#endif /* GJKD_CLIENT_H */

@@ -1,0 +1,951 @@
+/* gjkctl — command-line client of gjkd, on libgjkd-client and gjkd_json.
+ *
+ *   gjkctl [--endpoint E] [--timeout S] [--retries N] [--json] COMMAND [ARGS]
+ *
+ * Exit status: 0 success; 1 the daemon refused the request (its status and message are
+ * printed); 2 bad usage or a bad input file; 3 no reply (timeout) or a transport failure. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "gjkd_client.h"
+#include "gjkd_json.h"
+
+enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_REPLY = 3 };
+
+static const char usage_text[] =
+    "usage: gjkctl [GLOBAL OPTIONS] COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  health                          serving state, version, uptime, revision\n"
+    "  stats                           counters per command and per error code, limits\n"
+    "  scene [--export OUT.json]       robots and obstacles (or the whole scene as JSON)\n"
+    "  load SCENE.json                 put its robots and obstacles, set its allowed pairs\n"
+    "  remove robot|obstacle NAME      remove a robot or an obstacle\n"
+    "  poses POSES.json                set link poses (transient, not persisted)\n"
+    "  query [--max-distance D] [--all] [--robot R] [--first-collision] [--no-depth]\n"
+    "                                  distances at the current link poses\n"
+    "  trajectory TRAJ.json [--name N] [--max-distance D] [--all] [--plot OUT.svg]\n"
+    "                                  distances along a trajectory, per waypoint\n"
+    "\n"
+    "global options:\n"
+    "  --endpoint E     daemon endpoint (default tcp://127.0.0.1:7471, or $GJKD_ENDPOINT)\n"
+    "  --timeout S      seconds to wait for each attempt (default 5)\n"
+    "  --retries N      attempts after a timeout, reconnecting each time (default 2)\n"
+    "  --expect-revision R   refuse the request unless the scene is at revision R\n"
+    "  --json           machine-readable JSON on stdout instead of tables\n"
+    "\n"
+    "exit status: 0 ok, 1 refused by the daemon, 2 bad usage or input, 3 no reply\n";
+
+/* ------------------------------------------------------------------ options */
+
+typedef struct args {
+    const char *endpoint;
+    double timeout_s;
+    int retries;
+    bool json;
+    bool has_expected_revision;
+    uint64_t expected_revision;
+    const char *command;
+    const char *positional[3];
+    int n_positional;
+    /* command options */
+    bool has_max_distance;
+    double max_distance;
+    bool all;
+    bool first_collision;
+    bool no_depth;
+    const char *robot;
+    const char *name;
+    const char *plot;
+    const char *export_path;
+} args;
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gjkctl: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(gjkctl --help for usage)\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !isfinite(d))
+        return false;
+    *out = d;
+    return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (s[0] == '-')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0')
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+/* Returns 0 or an exit status. Options may come anywhere; "--opt=value" works too. */
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->endpoint = getenv("GJKD_ENDPOINT");
+    a->timeout_s = 5.0;
+    a->retries = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
+            if (a->command == NULL)
+                a->command = arg;
+            else if (a->n_positional < 3)
+                a->positional[a->n_positional++] = arg;
+            else
+                return usage_error("too many arguments (\"%s\")", arg);
+            continue;
+        }
+        char key[64];
+        const char *value = NULL;
+        const char *eq = strchr(arg, '=');
+        size_t klen = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (klen >= sizeof key)
+            return usage_error("unknown option \"%s\"", arg);
+        memcpy(key, arg, klen);
+        key[klen] = '\0';
+        if (eq)
+            value = eq + 1;
+        /* Flags without a value. */
+        bool *flag = NULL;
+        if (strcmp(key, "--json") == 0)
+            flag = &a->json;
+        else if (strcmp(key, "--all") == 0)
+            flag = &a->all;
+        else if (strcmp(key, "--first-collision") == 0)
+            flag = &a->first_collision;
+        else if (strcmp(key, "--no-depth") == 0)
+            flag = &a->no_depth;
+        else if (strcmp(key, "--help") == 0 || strcmp(key, "--h") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
+        if (flag) {
+            if (value)
+                return usage_error("%s takes no value", key);
+            *flag = true;
+            continue;
+        }
+        if (value == NULL) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", key);
+            value = argv[++i];
+        }
+        if (strcmp(key, "--endpoint") == 0) {
+            a->endpoint = value;
+        } else if (strcmp(key, "--timeout") == 0) {
+            if (!parse_double(value, &a->timeout_s) || a->timeout_s <= 0.0 ||
+                a->timeout_s > 86400.0)
+                return usage_error("--timeout: expected seconds > 0, got \"%s\"", value);
+        } else if (strcmp(key, "--retries") == 0) {
+            uint64_t r;
+            if (!parse_u64(value, &r) || r > 100)
+                return usage_error("--retries: expected 0..100, got \"%s\"", value);
+            a->retries = (int)r;
+        } else if (strcmp(key, "--expect-revision") == 0) {
+            if (!parse_u64(value, &a->expected_revision))
+                return usage_error("--expect-revision: expected an integer, got \"%s\"", value);
+            a->has_expected_revision = true;
+        } else if (strcmp(key, "--max-distance") == 0) {
+            if (!parse_double(value, &a->max_distance) || a->max_distance < 0.0)
+                return usage_error("--max-distance: expected metres >= 0, got \"%s\"", value);
+            a->has_max_distance = true;
+        } else if (strcmp(key, "--robot") == 0) {
+            a->robot = value;
+        } else if (strcmp(key, "--name") == 0) {
+            a->name = value;
+        } else if (strcmp(key, "--plot") == 0) {
+            a->plot = value;
+        } else if (strcmp(key, "--export") == 0) {
+            a->export_path = value;
+        } else {
+            return usage_error("unknown option \"%s\"", key);
+        }
+    }
+    if (a->command == NULL) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ output helpers */
+
+/* Prints a cJSON document to stdout and frees it. */
+static int print_json(cJSON *doc)
+{
+    char *text = doc ? cJSON_Print(doc) : NULL;
+    cJSON_Delete(doc);
+    if (text == NULL) {
+        fputs("gjkctl: out of memory formatting JSON\n", stderr);
+        return EXIT_USAGE;
+    }
+    puts(text);
+    free(text);
+    return 0;
+}
+
+/* cJSON has no NaN/Inf: non-finite numbers become null. */
+static void json_num(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void json_vec3(cJSON *o, const char *key, gjkd_vec3 v)
+{
+    if (!(isfinite(v.x) && isfinite(v.y) && isfinite(v.z))) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    double d[3] = {v.x, v.y, v.z};
+    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(d, 3));
+}
+
+/* "robot/link/part" or "obstacle/part" into buf. */
+static const char *body_a_name(const gjkd_pair *p, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s/%s", p->robot_a, p->link_a, p->part_a);
+    return buf;
+}
+
+static const char *body_b_name(const gjkd_pair *p, char *buf, size_t n)
+{
+    if (p->obstacle_b[0] != '\0')
+        snprintf(buf, n, "%s/%s", p->obstacle_b, p->part_b);
+    else
+        snprintf(buf, n, "%s/%s/%s", p->robot_b, p->link_b, p->part_b);
+    return buf;
+}
+
+static cJSON *pair_json(const gjkd_pair *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *a = cJSON_AddObjectToObject(o, "a");
+    cJSON_AddStringToObject(a, "robot", p->robot_a);
+    cJSON_AddStringToObject(a, "link", p->link_a);
+    cJSON_AddStringToObject(a, "part", p->part_a);
+    cJSON_AddNumberToObject(a, "id", p->body_a_id);
+    cJSON_AddNumberToObject(a, "part_index", p->part_a_index);
+    cJSON *b = cJSON_AddObjectToObject(o, "b");
+    if (p->obstacle_b[0] != '\0') {
+        cJSON_AddStringToObject(b, "obstacle", p->obstacle_b);
+    } else {
+        cJSON_AddStringToObject(b, "robot", p->robot_b);
+        cJSON_AddStringToObject(b, "link", p->link_b);
+    }
+    cJSON_AddStringToObject(b, "part", p->part_b);
+    cJSON_AddNumberToObject(b, "id", p->body_b_id);
+    cJSON_AddNumberToObject(b, "part_index", p->part_b_index);
+    json_num(o, "distance", p->distance);
+    cJSON_AddStringToObject(o, "status", gjkd_status_name(p->status));
+    json_vec3(o, "point_a", p->point_a);
+    json_vec3(o, "point_b", p->point_b);
+    json_vec3(o, "local_point_a", p->local_point_a);
+    json_vec3(o, "local_point_b", p->local_point_b);
+    json_vec3(o, "normal", p->normal);
+    cJSON_AddNumberToObject(o, "iterations", p->iterations);
+    cJSON_AddNumberToObject(o, "epa_iterations", p->epa_iterations);
+    json_num(o, "padding", p->padding);
+    return o;
+}
+
+static cJSON *state_json(const gjkd_state *s, bool with_pairs)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "evaluated", s->evaluated);
+    if (s->has_min_distance)
+        json_num(o, "min_distance", s->min_distance);
+    else
+        cJSON_AddNullToObject(o, "min_distance");
+    cJSON_AddBoolToObject(o, "colliding", s->colliding);
+    if (s->closest)
+        cJSON_AddItemToObject(o, "closest", pair_json(s->closest));
+    else
+        cJSON_AddNullToObject(o, "closest");
+    if (with_pairs) {
+        cJSON *arr = cJSON_AddArrayToObject(o, "pairs");
+        for (size_t i = 0; i < s->pair_count; i++)
+            cJSON_AddItemToArray(arr, pair_json(&s->pairs[i]));
+    }
+    cJSON_AddBoolToObject(o, "truncated", s->truncated);
+    cJSON_AddNumberToObject(o, "pairs_checked", s->pairs_checked);
+    cJSON_AddNumberToObject(o, "pairs_candidate", s->pairs_candidate);
+    return o;
+}
+
+static void print_pair_header(void)
+{
+    printf("  %-10s %-15s %-28s %-24s %-26s %s\n", "distance", "status", "A (robot/link/part)", "B",
+           "normal (A->B)", "witness on A");
+}
+
+static void print_pair_row(const gjkd_pair *p)
+{
+    char a[128], b[128], n[64];
+    snprintf(n, sizeof n, "(%+.3f %+.3f %+.3f)", p->normal.x, p->normal.y, p->normal.z);
+    printf("  %-10.6f %-15s %-28s %-24s %-26s (%.4f %.4f %.4f)\n", p->distance,
+           gjkd_status_name(p->status), body_a_name(p, a, sizeof a), body_b_name(p, b, sizeof b), n,
+           p->point_a.x, p->point_a.y, p->point_a.z);
+}
+
+/* Maps a client status to the exit status and prints its message. */
+static int report_failure(gjkd_client *c, gjkd_status s)
+{
+    fprintf(stderr, "gjkctl: %s\n", gjkd_client_error(c));
+    if (s == GJKD_TIMEOUT || s == GJKD_TRANSPORT)
+        return EXIT_NO_REPLY;
+    return EXIT_REFUSED;
+}
+
+/* ------------------------------------------------------------------ commands */
+
+static int cmd_health(gjkd_client *c, const args *a)
+{
+    gjkd_health *h;
+    gjkd_status s = gjkd_health_get(c, &h);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "state", h->serving ? "serving" : "draining");
+        cJSON_AddStringToObject(o, "version", h->version);
+        json_num(o, "uptime_seconds", h->uptime_seconds);
+        cJSON_AddNumberToObject(o, "revision", (double)h->revision);
+        cJSON_AddBoolToObject(o, "persistent", h->persistent);
+        gjkd_health_destroy(&h);
+        return print_json(o);
+    }
+    printf("state       %s\nversion     %s\nuptime      %.1f s\nrevision    %llu\n"
+           "persistent  %s\n",
+           h->serving ? "serving" : "draining", h->version, h->uptime_seconds,
+           (unsigned long long)h->revision, h->persistent ? "yes" : "no");
+    gjkd_health_destroy(&h);
+    return 0;
+}
+
+static int cmd_stats(gjkd_client *c, const args *a)
+{
+    gjkd_stats *st;
+    gjkd_status s = gjkd_stats_get(c, &st);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        json_num(o, "uptime_seconds", st->uptime_seconds);
+        cJSON_AddNumberToObject(o, "revision", (double)st->revision);
+        cJSON_AddNumberToObject(o, "pose_revision", (double)st->pose_revision);
+        cJSON_AddNumberToObject(o, "requests", (double)st->requests);
+        cJSON_AddNumberToObject(o, "in_flight", st->in_flight);
+        cJSON_AddNumberToObject(o, "threads", st->threads);
+        cJSON_AddNumberToObject(o, "robots", st->robots);
+        cJSON_AddNumberToObject(o, "obstacles", st->obstacles);
+        cJSON_AddNumberToObject(o, "parts", st->parts);
+        cJSON_AddNumberToObject(o, "pose_updates", (double)st->pose_updates);
+        cJSON_AddNumberToObject(o, "monitor_events", (double)st->monitor_events);
+        cJSON_AddNumberToObject(o, "trajectories_cached", st->trajectories_cached);
+        cJSON_AddNumberToObject(o, "trajectory_cache_hits", (double)st->trajectory_cache_hits);
+        cJSON_AddNumberToObject(o, "trajectory_cache_misses", (double)st->trajectory_cache_misses);
+        cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
+        for (size_t i = 0; i < st->command_count; i++) {
+            const gjkd_command_stats *cs = &st->commands[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", cs->name);
+            cJSON_AddNumberToObject(x, "calls", (double)cs->calls);
+            cJSON_AddNumberToObject(x, "errors", (double)cs->errors);
+            json_num(x, "total_seconds", cs->total_seconds);
+            json_num(x, "max_seconds", cs->max_seconds);
+            cJSON_AddItemToArray(cmds, x);
+        }
+        cJSON *errs = cJSON_AddObjectToObject(o, "errors");
+        for (size_t i = 0; i < st->error_count; i++)
+            cJSON_AddNumberToObject(errs, gjkd_status_name(st->errors[i].code),
+                                    (double)st->errors[i].count);
+        cJSON *l = cJSON_AddObjectToObject(o, "limits");
+        cJSON_AddNumberToObject(l, "max_message_bytes", (double)st->limits.max_message_bytes);
+        cJSON_AddNumberToObject(l, "max_points_per_part", st->limits.max_points_per_part);
+        cJSON_AddNumberToObject(l, "max_parts_per_body", st->limits.max_parts_per_body);
+        cJSON_AddNumberToObject(l, "max_links_per_robot", st->limits.max_links_per_robot);
+        cJSON_AddNumberToObject(l, "max_robots", st->limits.max_robots);
+        cJSON_AddNumberToObject(l, "max_obstacles", st->limits.max_obstacles);
+        cJSON_AddNumberToObject(l, "max_waypoints", st->limits.max_waypoints);
+        cJSON_AddNumberToObject(l, "max_pairs_returned", st->limits.max_pairs_returned);
+        cJSON_AddNumberToObject(l, "max_name_length", st->limits.max_name_length);
+        gjkd_stats_destroy(&st);
+        return print_json(o);
+    }
+    printf("uptime %.1f s   revision %llu   pose revision %llu   requests %llu   in flight %u   "
+           "threads %u\n",
+           st->uptime_seconds, (unsigned long long)st->revision,
+           (unsigned long long)st->pose_revision, (unsigned long long)st->requests, st->in_flight,
+           st->threads);
+    printf("scene: %u robots, %u obstacles, %u parts   trajectory cache: %u cached, %llu hits, "
+           "%llu misses\n",
+           st->robots, st->obstacles, st->parts, st->trajectories_cached,
+           (unsigned long long)st->trajectory_cache_hits,
+           (unsigned long long)st->trajectory_cache_misses);
+    printf("pose stream: %llu updates, %llu monitor events\n\n",
+           (unsigned long long)st->pose_updates, (unsigned long long)st->monitor_events);
+    printf("  %-20s %10s %8s %12s %12s\n", "command", "calls", "errors", "mean ms", "max ms");
+    for (size_t i = 0; i < st->command_count; i++) {
+        const gjkd_command_stats *cs = &st->commands[i];
+        double mean = cs->calls ? 1e3 * cs->total_seconds / (double)cs->calls : 0.0;
+        printf("  %-20s %10llu %8llu %12.3f %12.3f\n", cs->name, (unsigned long long)cs->calls,
+               (unsigned long long)cs->errors, mean, 1e3 * cs->max_seconds);
+    }
+    if (st->error_count > 0) {
+        printf("\n  %-20s %10s\n", "error code", "replies");
+        for (size_t i = 0; i < st->error_count; i++)
+            printf("  %-20s %10llu\n", gjkd_status_name(st->errors[i].code),
+                   (unsigned long long)st->errors[i].count);
+    }
+    const gjkd_daemon_limits *l = &st->limits;
+    printf("\nlimits: message %llu B, points/part %u, parts/body %u, links/robot %u, robots %u, "
+           "obstacles %u, waypoints %u, pairs returned %u, name %u B\n",
+           (unsigned long long)l->max_message_bytes, l->max_points_per_part, l->max_parts_per_body,
+           l->max_links_per_robot, l->max_robots, l->max_obstacles, l->max_waypoints,
+           l->max_pairs_returned, l->max_name_length);
+    gjkd_stats_destroy(&st);
+    return 0;
+}
+
+static int cmd_scene_export(gjkd_client *c, const args *a)
+{
+    Gjkd__V1__SceneSummaryRequest body = GJKD__V1__SCENE_SUMMARY_REQUEST__INIT;
+    body.include_scene = true;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_SCENE_SUMMARY;
+    req.scene_summary = &body;
+    Gjkd__V1__Response *r;
+    gjkd_status s = gjkd_client_call(c, &req, &r);
+    if (s != GJKD_OK) {
+        if (r)
+            gjkd__v1__response__free_unpacked(r, NULL);
+        return report_failure(c, s);
+    }
+    if (r->body_case != GJKD__V1__RESPONSE__BODY_SCENE_SUMMARY || r->scene_summary->scene == NULL) {
+        gjkd__v1__response__free_unpacked(r, NULL);
+        fputs("gjkctl: BAD_REPLY: the daemon returned no scene\n", stderr);
+        return EXIT_REFUSED;
+    }
+    char *text = gjkd_json_write_scene(r->scene_summary->scene);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    if (text == NULL) {
+        fputs("gjkctl: cannot write the scene as JSON (out of memory or non-finite numbers)\n",
+              stderr);
+        return EXIT_REFUSED;
+    }
+    int rc = 0;
+    if (strcmp(a->export_path, "-") == 0) {
+        puts(text);
+    } else {
+        FILE *f = fopen(a->export_path, "w");
+        if (f == NULL || fputs(text, f) < 0 || fputc('\n', f) == EOF) {
+            fprintf(stderr, "gjkctl: %s: %s\n", a->export_path, strerror(errno));
+            rc = EXIT_USAGE;
+        }
+        if (f && fclose(f) != 0 && rc == 0) {
+            fprintf(stderr, "gjkctl: %s: %s\n", a->export_path, strerror(errno));
+            rc = EXIT_USAGE;
+        }
+    }
+    free(text);
+    return rc;
+}
+
+static int cmd_scene(gjkd_client *c, const args *a)
+{
+    if (a->export_path)
+        return cmd_scene_export(c, a);
+    gjkd_scene_summary *ss;
+    gjkd_status s = gjkd_scene_summary_get(c, &ss);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "revision", (double)ss->revision);
+        cJSON *robots = cJSON_AddArrayToObject(o, "robots");
+        for (size_t i = 0; i < ss->robot_count; i++) {
+            const gjkd_robot_summary *r = &ss->robots[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", r->name);
+            cJSON_AddNumberToObject(x, "id", r->id);
+            cJSON_AddItemToObject(x, "links",
+                                  cJSON_CreateStringArray(r->links, (int)r->link_count));
+            cJSON_AddNumberToObject(x, "parts", r->parts);
+            cJSON_AddBoolToObject(x, "self_collision", r->self_collision);
+            cJSON_AddItemToArray(robots, x);
+        }
+        cJSON *obstacles = cJSON_AddArrayToObject(o, "obstacles");
+        for (size_t i = 0; i < ss->obstacle_count; i++) {
+            const gjkd_obstacle_summary *ob = &ss->obstacles[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", ob->name);
+            cJSON_AddNumberToObject(x, "id", ob->id);
+            cJSON_AddNumberToObject(x, "parts", ob->parts);
+            cJSON *pose = cJSON_AddObjectToObject(x, "pose");
+            json_vec3(pose, "position", ob->pose.p);
+            double q[4] = {ob->pose.q.w, ob->pose.q.x, ob->pose.q.y, ob->pose.q.z};
+            cJSON_AddItemToObject(pose, "quat_wxyz", cJSON_CreateDoubleArray(q, 4));
+            cJSON_AddItemToArray(obstacles, x);
+        }
+        cJSON_AddNumberToObject(o, "allowed_pairs", ss->allowed_pairs);
+        gjkd_scene_summary_destroy(&ss);
+        return print_json(o);
+    }
+    printf("revision %llu: %zu robots, %zu obstacles, %u allowed pairs\n",
+           (unsigned long long)ss->revision, ss->robot_count, ss->obstacle_count,
+           ss->allowed_pairs);
+    for (size_t i = 0; i < ss->robot_count; i++) {
+        const gjkd_robot_summary *r = &ss->robots[i];
+        printf("  robot %-16s id %-4u %zu links, %u parts, self collision %s\n    links:", r->name,
+               r->id, r->link_count, r->parts, r->self_collision ? "on" : "off");
+        for (size_t k = 0; k < r->link_count; k++)
+            printf(" %s", r->links[k]);
+        putchar('\n');
+    }
+    for (size_t i = 0; i < ss->obstacle_count; i++) {
+        const gjkd_obstacle_summary *ob = &ss->obstacles[i];
+        printf("  obstacle %-13s id %-4u %u parts at (%.3f %.3f %.3f)\n", ob->name, ob->id,
+               ob->parts, ob->pose.p.x, ob->pose.p.y, ob->pose.p.z);
+    }
+    gjkd_scene_summary_destroy(&ss);
+    return 0;
+}
+
+/* Reads a JSON file; prints the error and returns NULL on failure. */
+static char *read_input(const char *path, size_t *length)
+{
+    gjkd_json_error err;
+    char *text = gjkd_json_read_file(path, length, &err);
+    if (text == NULL)
+        fprintf(stderr, "gjkctl: %s\n", err.message);
+    return text;
+}
+
+static int cmd_load(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 1)
+        return usage_error("load needs one SCENE.json");
+    size_t len;
+    char *text = read_input(a->positional[0], &len);
+    if (text == NULL)
+        return EXIT_USAGE;
+    gjkd_json_error err;
+    Gjkd__V1__Scene *scene;
+    bool ok = gjkd_json_parse_scene(text, len, &scene, &err);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+        return EXIT_USAGE;
+    }
+    gjkd_change ch;
+    gjkd_status s = gjkd_load_scene(c, scene, &ch);
+    size_t robots = scene->n_robots, obstacles = scene->n_obstacles,
+           allowed = scene->n_allowed_pairs;
+    gjkd_json_scene_free(&scene);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "revision", (double)ch.revision);
+        cJSON_AddNumberToObject(o, "robots", (double)robots);
+        cJSON_AddNumberToObject(o, "obstacles", (double)obstacles);
+        cJSON_AddNumberToObject(o, "allowed_pairs", (double)allowed);
+        return print_json(o);
+    }
+    printf("loaded %zu robots, %zu obstacles, %zu allowed pairs: revision %llu\n", robots,
+           obstacles, allowed, (unsigned long long)ch.revision);
+    return 0;
+}
+
+static int cmd_remove(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 2 ||
+        (strcmp(a->positional[0], "robot") != 0 && strcmp(a->positional[0], "obstacle") != 0))
+        return usage_error("usage: remove robot|obstacle NAME");
+    gjkd_change ch;
+    bool robot = strcmp(a->positional[0], "robot") == 0;
+    gjkd_status s = robot ? gjkd_remove_robot(c, a->positional[1], &ch)
+                          : gjkd_remove_obstacle(c, a->positional[1], &ch);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "revision", (double)ch.revision);
+        return print_json(o);
+    }
+    printf("removed %s \"%s\": revision %llu\n", a->positional[0], a->positional[1],
+           (unsigned long long)ch.revision);
+    return 0;
+}
+
+static int cmd_poses(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 1)
+        return usage_error("poses needs one POSES.json");
+    size_t len;
+    char *text = read_input(a->positional[0], &len);
+    if (text == NULL)
+        return EXIT_USAGE;
+    gjkd_json_error err;
+    Gjkd__V1__SetLinkPosesRequest *req;
+    bool ok = gjkd_json_parse_poses(text, len, &req, &err);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+        return EXIT_USAGE;
+    }
+    gjkd_status s = gjkd_set_link_poses_request(c, req);
+    size_t robots = req->n_robots;
+    gjkd_json_poses_free(&req);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "robots", (double)robots);
+        cJSON_AddNumberToObject(o, "revision", (double)gjkd_client_revision(c));
+        return print_json(o);
+    }
+    printf("link poses set for %zu robot%s\n", robots, robots == 1 ? "" : "s");
+    return 0;
+}
+
+static gjkd_query_options query_options(const args *a)
+{
+    gjkd_query_options o;
+    memset(&o, 0, sizeof o);
+    o.has_max_distance = a->has_max_distance;
+    o.max_distance = a->max_distance;
+    o.mode = a->first_collision ? GJKD_QUERY_FIRST_COLLISION
+             : a->all           ? GJKD_QUERY_ALL_WITHIN
+                                : GJKD_QUERY_CLOSEST;
+    o.no_penetration_depth = a->no_depth;
+    o.robot = a->robot;
+    return o;
+}
+
+static int cmd_query(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 0)
+        return usage_error("query takes no file");
+    gjkd_query_options o = query_options(a);
+    gjkd_state *st;
+    gjkd_status s = gjkd_query_state(c, &o, &st);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *doc = state_json(st, true);
+        cJSON_AddNumberToObject(doc, "revision", (double)st->revision);
+        gjkd_state_destroy(&st);
+        return print_json(doc);
+    }
+    printf("revision %llu   pairs checked %u (broad-phase candidates %u)   colliding: %s\n",
+           (unsigned long long)st->revision, st->pairs_checked, st->pairs_candidate,
+           st->colliding ? "YES" : "no");
+    if (!st->has_min_distance) {
+        printf("no pair within max distance %.4f m\n", a->max_distance);
+    } else {
+        printf("min distance %.6f m\n", st->min_distance);
+        print_pair_header();
+        if (st->pair_count == 0 && st->closest)
+            print_pair_row(st->closest);
+        for (size_t i = 0; i < st->pair_count; i++)
+            print_pair_row(&st->pairs[i]);
+        if (st->truncated)
+            printf("  (more pairs qualified: the closest were kept)\n");
+    }
+    gjkd_state_destroy(&st);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ clearance plot */
+
+/* Writes the clearance profile: minimum distance per waypoint, the max-distance line, the
+ * zero line, colliding waypoints marked, axes with ticks and labels (after Fig. 6 of Gilbert,
+ * Johnson & Keerthi 1988). Waypoints with no pair within max distance are drawn on the
+ * max-distance line as hollow markers ("at least this far"). */
+static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max, double max_d,
+                       const char *title)
+{
+    const double W = 900, H = 420, L = 80, R = 30, T = 50, B = 60;
+    const double pw = W - L - R, ph = H - T - B;
+    size_t n = t->waypoint_count;
+    double lo = 0.0, hi = has_max ? max_d : 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const gjkd_state *s = &t->waypoints[i];
+        if (s->evaluated && s->has_min_distance) {
+            lo = fmin(lo, s->min_distance);
+            hi = fmax(hi, s->min_distance);
+        }
+    }
+    if (hi - lo < 1e-9)
+        hi = lo + 1.0;
+    double pad = 0.06 * (hi - lo);
+    lo -= pad;
+    hi += pad;
+    /* A tick step of 1, 2 or 5 times a power of ten, about 6 ticks. */
+    double raw = (hi - lo) / 6.0, mag = pow(10.0, floor(log10(raw))), step = mag;
+    if (raw / mag > 5.0)
+        step = 10.0 * mag;
+    else if (raw / mag > 2.0)
+        step = 5.0 * mag;
+    else if (raw / mag > 1.0)
+        step = 2.0 * mag;
+
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return false;
+#define X(i) (L + (n > 1 ? pw * (double)(i) / (double)(n - 1) : pw / 2.0))
+#define Y(d) (T + ph * (hi - (d)) / (hi - lo))
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            W, H, W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(f,
+            "<text x=\"%.1f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">Clearance "
+            "profile: %s (%zu waypoints, %u colliding)</text>\n",
+            W / 2, title, n, t->colliding_waypoints);
+    /* Grid and y ticks. */
+    for (double v = ceil(lo / step) * step; v <= hi + 1e-12; v += step) {
+        double y = Y(v);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e6e6e6\"/>\n",
+                L, y, L + pw, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>\n", L - 6, y + 4,
+                fabs(v) < step * 1e-6 ? 0.0 : v);
+    }
+    /* x ticks: about 10. */
+    size_t xstep = n > 10 ? (n + 9) / 10 : 1;
+    for (size_t i = 0; i < n; i += xstep) {
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+                X(i), T + ph, X(i), T + ph + 5);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%zu</text>\n", X(i),
+                T + ph + 18, i);
+    }
+    /* Axes and labels. */
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+            "stroke=\"black\"/>\n",
+            L, T, pw, ph);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">waypoint</text>\n", L + pw / 2,
+            H - 18);
+    fprintf(f,
+            "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 "
+            "%.1f)\">minimum distance (m)</text>\n",
+            T + ph / 2, T + ph / 2);
+    /* Zero line (contact) and max-distance line. */
+    if (lo < 0.0 && hi > 0.0)
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" "
+                "stroke-width=\"1\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#c00\" "
+                "text-anchor=\"end\">contact</text>\n",
+                L, Y(0.0), L + pw, Y(0.0), L + pw - 4, Y(0.0) - 4);
+    if (has_max)
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#2a7\" "
+                "stroke-dasharray=\"6 4\"/>\n<text x=\"%.1f\" y=\"%.1f\" fill=\"#2a7\" "
+                "text-anchor=\"end\">max distance %.3g m</text>\n",
+                L, Y(max_d), L + pw, Y(max_d), L + pw - 4, Y(max_d) - 4, max_d);
+    /* The profile: a polyline through evaluated waypoints with a distance. */
+    fprintf(f, "<polyline fill=\"none\" stroke=\"#246\" stroke-width=\"1.5\" points=\"");
+    for (size_t i = 0; i < n; i++) {
+        const gjkd_state *s = &t->waypoints[i];
+        if (s->evaluated && s->has_min_distance)
+            fprintf(f, "%.1f,%.1f ", X(i), Y(s->min_distance));
+        else if (s->evaluated && has_max)
+            fprintf(f, "%.1f,%.1f ", X(i), Y(max_d));
+    }
+    fprintf(f, "\"/>\n");
+    for (size_t i = 0; i < n; i++) {
+        const gjkd_state *s = &t->waypoints[i];
+        if (!s->evaluated)
+            continue;
+        if (!s->has_min_distance) {
+            if (has_max)
+                fprintf(f,
+                        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"white\" "
+                        "stroke=\"#246\"><title>waypoint %zu: beyond %.3g m</title></circle>\n",
+                        X(i), Y(max_d), i, max_d);
+            continue;
+        }
+        if (s->colliding)
+            fprintf(f,
+                    "<path d=\"M%.1f %.1fl5 5m-5 0l5 -5\" transform=\"translate(-2.5 -2.5)\" "
+                    "stroke=\"#c00\" stroke-width=\"2\"><title>waypoint %zu: %.4g m "
+                    "(colliding)</title></path>\n",
+                    X(i), Y(s->min_distance), i, s->min_distance);
+        else
+            fprintf(f,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#246\"><title>waypoint "
+                    "%zu: %.4g m</title></circle>\n",
+                    X(i), Y(s->min_distance), i, s->min_distance);
+    }
+    /* Legend, between the title and the plot. */
+    double lx = L, ly = T - 12;
+    fprintf(f,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#246\"/><text x=\"%.1f\" "
+            "y=\"%.1f\">minimum distance</text>\n",
+            lx, ly, lx + 8, ly + 4);
+    fprintf(f,
+            "<path d=\"M%.1f %.1fl5 5m-5 0l5 -5\" stroke=\"#c00\" stroke-width=\"2\"/><text "
+            "x=\"%.1f\" y=\"%.1f\">colliding waypoint</text>\n",
+            lx + 125, ly - 2.5, lx + 136, ly + 4);
+    if (has_max)
+        fprintf(f,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"white\" stroke=\"#246\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\">no pair within max distance</text>\n",
+                lx + 265, ly, lx + 273, ly + 4);
+#undef X
+#undef Y
+    fprintf(f, "</svg>\n");
+    return fclose(f) == 0;
+}
+
+static int cmd_trajectory(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 1)
+        return usage_error("trajectory needs one TRAJ.json");
+    size_t len;
+    char *text = read_input(a->positional[0], &len);
+    if (text == NULL)
+        return EXIT_USAGE;
+    gjkd_json_error err;
+    Gjkd__V1__TrajectoryQueryRequest *req;
+    bool ok = gjkd_json_parse_trajectory(text, len, &req, &err);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+        return EXIT_USAGE;
+    }
+    if (a->name) {
+        free(req->name);
+        req->name = strdup(a->name);
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s%s%s", req->robot, req->name[0] ? " / " : "", req->name);
+    gjkd_query_options o = query_options(a);
+    o.robot = NULL;
+    gjkd_trajectory *t;
+    gjkd_status s = gjkd_query_trajectory_request(c, &o, req, &t);
+    gjkd_json_trajectory_free(&req);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    int rc = 0;
+    if (a->plot && !write_plot(a->plot, t, a->has_max_distance, a->max_distance, title)) {
+        fprintf(stderr, "gjkctl: cannot write %s: %s\n", a->plot, strerror(errno));
+        rc = EXIT_USAGE;
+    }
+    if (a->json) {
+        cJSON *o2 = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o2, "revision", (double)t->revision);
+        if (t->has_min_distance)
+            json_num(o2, "min_distance", t->min_distance);
+        else
+            cJSON_AddNullToObject(o2, "min_distance");
+        cJSON_AddNumberToObject(o2, "min_waypoint", t->min_waypoint);
+        cJSON_AddNumberToObject(o2, "first_collision", t->first_collision);
+        cJSON_AddNumberToObject(o2, "colliding_waypoints", t->colliding_waypoints);
+        cJSON_AddBoolToObject(o2, "cache_hit", t->cache_hit);
+        cJSON *wps = cJSON_AddArrayToObject(o2, "waypoints");
+        for (size_t i = 0; i < t->waypoint_count; i++)
+            cJSON_AddItemToArray(wps, state_json(&t->waypoints[i], a->all));
+        gjkd_trajectory_destroy(&t);
+        int prc = print_json(o2);
+        return rc ? rc : prc;
+    }
+    printf("%-5s %-12s %-4s %-28s %s\n", "wp", "min dist (m)", "hit", "A (robot/link/part)", "B");
+    for (size_t i = 0; i < t->waypoint_count; i++) {
+        const gjkd_state *st = &t->waypoints[i];
+        char an[128], bn[128];
+        if (!st->evaluated)
+            printf("%-5zu %-12s\n", i, "skipped");
+        else if (!st->has_min_distance || st->closest == NULL)
+            printf("%-5zu %-12s\n", i, "beyond");
+        else
+            printf("%-5zu %-12.6f %-4s %-28s %s\n", i, st->min_distance, st->colliding ? "X" : "",
+                   body_a_name(st->closest, an, sizeof an),
+                   body_b_name(st->closest, bn, sizeof bn));
+    }
+    printf("\n%zu waypoints, revision %llu%s: ", t->waypoint_count, (unsigned long long)t->revision,
+           t->cache_hit ? ", warm (named cache hit)" : "");
+    if (t->has_min_distance)
+        printf("minimum %.6f m at waypoint %u; ", t->min_distance, t->min_waypoint);
+    else
+        printf("no pair within max distance; ");
+    if (t->first_collision >= 0)
+        printf("%u colliding, the first at waypoint %d\n", t->colliding_waypoints,
+               t->first_collision);
+    else
+        printf("no collision\n");
+    if (a->plot && rc == 0)
+        printf("clearance profile written to %s\n", a->plot);
+    gjkd_trajectory_destroy(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(int argc, char **argv)
+{
+    args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != 0)
+        return rc;
+    static const struct {
+        const char *name;
+        int (*run)(gjkd_client *, const args *);
+    } commands[] = {{"health", cmd_health}, {"stats", cmd_stats},          {"scene", cmd_scene},
+                    {"load", cmd_load},     {"remove", cmd_remove},        {"poses", cmd_poses},
+                    {"query", cmd_query},   {"trajectory", cmd_trajectory}};
+    int (*run)(gjkd_client *, const args *) = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(a.command, commands[i].name) == 0)
+            run = commands[i].run;
+    }
+    if (run == NULL)
+        return usage_error("unknown command \"%s\"", a.command);
+
+    gjkd_client_options o = gjkd_client_default_options();
+    if (a.endpoint && a.endpoint[0])
+        o.endpoint = a.endpoint;
+    o.timeout_ms = (int)ceil(a.timeout_s * 1000.0);
+    o.retries = a.retries;
+    gjkd_client *c;
+    gjkd_status s = gjkd_client_create(&o, &c);
+    if (s != GJKD_OK) {
+        fprintf(stderr, "gjkctl: %s: cannot connect to \"%s\"\n", gjkd_status_name(s), o.endpoint);
+        return EXIT_NO_REPLY;
+    }
+    if (a.has_expected_revision)
+        gjkd_client_expect_revision(c, a.expected_revision);
+    rc = run(c, &a);
+    gjkd_client_destroy(&c);
+    return rc;
+}

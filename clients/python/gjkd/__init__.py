@@ -1,0 +1,20 @@
+"""gjkd — Python client of the gjkd distance-query daemon.
+
+Runs on Debian's python3-zmq and python3-protobuf (/usr/bin/python3). The generated protobuf
+module gjkd_pb2 comes from the build tree: set GJKD_PYTHON_PROTO=BUILD/python (see _proto.py).
+
+    import gjkd
+    with gjkd.Client("tcp://127.0.0.1:7471") as c:
+        c.load_scene("examples/demo/scene.json")
+        c.set_link_poses("arm", poses)                       # poses: one per link
+        s = c.query_state(max_distance=0.1, mode="all")
+        print(s["min_distance"], s["closest"]["normal"])
+"""
+
+from ._proto import pb
+from .client import (DEFAULT_ENDPOINT, Client, GjkdError, Monitor, PoseStream, Timeout,
+                     status_name)
+from .documents import DocumentError
+
+__all__ = ["Client", "PoseStream", "Monitor", "GjkdError", "Timeout", "DocumentError",
+           "status_name", "DEFAULT_ENDPOINT", "pb"]

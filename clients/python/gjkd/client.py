@@ -1,0 +1,395 @@
+"""The gjkd Python client: the same calls as libgjkd-client, plain Python values in and out.
+
+Transport: one ZeroMQ DEALER socket per Client (not thread-safe: one Client per thread).
+Each call waits `timeout` seconds; on a timeout the socket is closed and reopened and the
+request sent again with a new request_id, `retries` more times (Lazy Pirate), then Timeout is
+raised. A reply with a status other than OK raises GjkdError (code, name, message).
+
+Values: metres, radians; a pose is {"position": [x, y, z], "quat_wxyz": [w, x, y, z]} or a
+pair ((x, y, z), (w, x, y, z)); vectors come back as (x, y, z) tuples. Normals are unit
+vectors from body A (a robot link) towards body B, and point_b - point_a = distance * normal."""
+
+import itertools
+import json
+import os
+import random
+import time
+
+import zmq
+
+from . import documents
+from ._proto import pb
+
+DEFAULT_ENDPOINT = "tcp://127.0.0.1:7471"
+OK = pb.STATUS_CODE_OK
+
+_MODES = {"closest": pb.QUERY_MODE_CLOSEST, "all": pb.QUERY_MODE_ALL_WITHIN,
+          "first_collision": pb.QUERY_MODE_FIRST_COLLISION}
+
+
+def status_name(code):
+    """"OK", "NOT_FOUND", ... for a StatusCode number."""
+    try:
+        return pb.StatusCode.Name(code)[len("STATUS_CODE_"):]
+    except ValueError:
+        return "UNKNOWN"
+
+
+class GjkdError(Exception):
+    """The daemon refused a request: .code (StatusCode number), .name, .message."""
+
+    def __init__(self, code, message, revision=0):
+        self.code, self.name, self.message, self.revision = code, status_name(code), message, revision
+        super().__init__("%s: %s" % (self.name, message))
+
+
+class Timeout(GjkdError):
+    """No reply after every retry."""
+
+    def __init__(self, message):
+        Exception.__init__(self, "TIMEOUT: " + message)
+        self.code, self.name, self.message, self.revision = 100, "TIMEOUT", message, 0
+
+
+def _vec(v):
+    return (v.x, v.y, v.z)
+
+
+def _body(b):
+    if b.obstacle:
+        return {"obstacle": b.obstacle}
+    return {"robot": b.robot, "link": b.link}
+
+
+def pair_to_dict(p):
+    a = _body(p.body_a)
+    a.update(part=p.part_a, id=p.body_a_id, part_index=p.part_a_index)
+    b = _body(p.body_b)
+    b.update(part=p.part_b, id=p.body_b_id, part_index=p.part_b_index)
+    return {"a": a, "b": b, "distance": p.distance, "status": status_name(p.status),
+            "point_a": _vec(p.point_a), "point_b": _vec(p.point_b),
+            "local_point_a": _vec(p.local_point_a), "local_point_b": _vec(p.local_point_b),
+            "normal": _vec(p.normal), "iterations": p.iterations,
+            "epa_iterations": p.epa_iterations, "padding": p.padding}
+
+
+def state_to_dict(s):
+    has_min = s.WhichOneof("min_distance_opt") == "min_distance"
+    return {"evaluated": s.evaluated,
+            "min_distance": s.min_distance if has_min else None,
+            "closest": pair_to_dict(s.closest) if s.HasField("closest") else None,
+            "pairs": [pair_to_dict(p) for p in s.pairs],
+            "colliding": s.colliding, "truncated": s.truncated,
+            "pairs_checked": s.pairs_checked, "pairs_candidate": s.pairs_candidate}
+
+
+def _options(o, max_distance=None, mode="closest", pair_kinds=0, no_penetration_depth=False,
+             max_pairs=0, robot=None):
+    if max_distance is not None:
+        o.max_distance = float(max_distance)
+    if mode not in _MODES:
+        raise ValueError("mode: one of %s" % ", ".join(_MODES))
+    o.mode = _MODES[mode]
+    o.pair_kinds = pair_kinds
+    o.no_penetration_depth = no_penetration_depth
+    o.max_pairs = max_pairs
+    if robot:
+        o.robot = robot
+
+
+class Client:
+    """A connection to gjkd. Use as a context manager or call close()."""
+
+    def __init__(self, endpoint=None, timeout=5.0, retries=2, context=None):
+        self.endpoint = endpoint or os.environ.get("GJKD_ENDPOINT") or DEFAULT_ENDPOINT
+        self.timeout = float(timeout)
+        self.retries = int(retries)
+        self._own_context = context is None
+        self._context = context or zmq.Context()
+        self._socket = None
+        self._ids = itertools.count(random.getrandbits(40) + 1)
+        self.revision = 0  # scene revision reported by the last reply
+        self._open()
+
+    def _open(self):
+        self._socket = self._context.socket(zmq.DEALER)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.connect(self.endpoint)
+
+    def close(self):
+        if self._socket is not None:
+            self._socket.close(0)
+            self._socket = None
+        if self._own_context:
+            self._context.term()
+            self._own_context = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---------------------------------------------------------------- transport
+
+    def call(self, request, expected_revision=None):
+        """Sends a gjkd_pb2.Request; returns the gjkd_pb2.Response (any status)."""
+        if expected_revision is not None:
+            request.expected_revision = expected_revision
+        for _ in range(self.retries + 1):
+            if self._socket is None:
+                self._open()
+            request.request_id = next(self._ids)
+            self._socket.send_multipart([b"", request.SerializeToString()])
+            deadline = time.monotonic() + self.timeout
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._socket.poll(int(left * 1000) + 1, zmq.POLLIN):
+                    break
+                frames = self._socket.recv_multipart()
+                if len(frames) > 2 or (len(frames) == 2 and frames[0]):
+                    continue  # not a reply of ours
+                response = pb.Response()
+                try:
+                    response.ParseFromString(frames[-1])
+                except Exception as e:  # DecodeError
+                    raise GjkdError(102, "unparseable reply: %s" % e)
+                if response.request_id not in (request.request_id, 0):
+                    continue  # stale
+                self.revision = response.revision
+                return response
+            self._socket.close(0)
+            self._socket = None
+        raise Timeout("no reply from %r after %d attempt(s) of %g s"
+                      % (self.endpoint, self.retries + 1, self.timeout))
+
+    def _ok(self, request, expected_revision=None, body=None):
+        r = self.call(request, expected_revision)
+        if r.status.code != OK:
+            raise GjkdError(r.status.code, r.status.message, r.revision)
+        if body is not None and r.WhichOneof("body") != body:
+            raise GjkdError(102, "reply without a %s body" % body)
+        return r
+
+    def _change(self, request, expected_revision):
+        r = self._ok(request, expected_revision)
+        return {"revision": r.revision, "id": r.change.id, "replaced": r.change.replaced,
+                "hull_vertices": r.change.hull_vertices}
+
+    # ---------------------------------------------------------------- health, stats, scene
+
+    def health(self):
+        req = pb.Request()
+        req.health.SetInParent()
+        h = self._ok(req, body="health").health
+        return {"state": "serving" if h.state == pb.SERVING_STATE_SERVING else "draining",
+                "version": h.version, "uptime_seconds": h.uptime_seconds,
+                "revision": h.revision, "persistent": h.persistent}
+
+    def stats(self):
+        req = pb.Request()
+        req.stats.SetInParent()
+        s = self._ok(req, body="stats").stats
+        out = {f.name: v for f, v in s.ListFields() if f.name not in ("commands", "errors", "limits")}
+        for k in ("uptime_seconds", "revision", "in_flight", "threads", "requests", "robots",
+                  "obstacles", "parts", "pose_updates", "monitor_events", "trajectories_cached",
+                  "trajectory_cache_hits", "trajectory_cache_misses", "pose_revision"):
+            out[k] = getattr(s, k)
+        out["commands"] = {c.name: {"calls": c.calls, "errors": c.errors,
+                                    "total_seconds": c.total_seconds, "max_seconds": c.max_seconds}
+                           for c in s.commands}
+        out["errors"] = {status_name(e.code): e.count for e in s.errors}
+        out["limits"] = {f.name: getattr(s.limits, f.name) for f in s.limits.DESCRIPTOR.fields}
+        return out
+
+    def scene_summary(self, include_scene=False):
+        """Robots and obstacles; with include_scene also "scene", the stored gjkd_pb2.Scene."""
+        req = pb.Request()
+        req.scene_summary.include_scene = include_scene
+        r = self._ok(req, body="scene_summary")
+        s = r.scene_summary
+        out = {"revision": r.revision, "allowed_pairs": s.allowed_pairs,
+               "robots": [{"name": x.name, "id": x.id, "links": list(x.links), "parts": x.parts,
+                           "self_collision": x.self_collision} for x in s.robots],
+               "obstacles": [{"name": x.name, "id": x.id, "parts": x.parts,
+                              "pose": {"position": _vec(x.pose.position),
+                                       "quat_wxyz": (x.pose.orientation.w, x.pose.orientation.x,
+                                                     x.pose.orientation.y, x.pose.orientation.z)
+                                       if x.pose.HasField("orientation") else (1.0, 0.0, 0.0, 0.0)}}
+                             for x in s.obstacles]}
+        if include_scene:
+            out["scene"] = s.scene
+        return out
+
+    # ---------------------------------------------------------------- scene changes
+
+    def put_robot(self, robot, expected_revision=None):
+        """robot: a dict in the scene format, or a gjkd_pb2.Robot."""
+        req = pb.Request()
+        if isinstance(robot, dict):
+            documents.robot_to_pb(robot, req.put_robot.robot)
+        else:
+            req.put_robot.robot.CopyFrom(robot)
+        return self._change(req, expected_revision)
+
+    def put_obstacle(self, obstacle, expected_revision=None):
+        req = pb.Request()
+        if isinstance(obstacle, dict):
+            documents.obstacle_to_pb(obstacle, req.put_obstacle.obstacle)
+        else:
+            req.put_obstacle.obstacle.CopyFrom(obstacle)
+        return self._change(req, expected_revision)
+
+    def remove_robot(self, name, expected_revision=None):
+        req = pb.Request()
+        req.remove_robot.name = name
+        return self._change(req, expected_revision)
+
+    def remove_obstacle(self, name, expected_revision=None):
+        req = pb.Request()
+        req.remove_obstacle.name = name
+        return self._change(req, expected_revision)
+
+    def set_allowed_pairs(self, pairs, expected_revision=None):
+        """pairs: [[A, B], ...] with bodies as in the scene format."""
+        req = pb.Request()
+        req.set_allowed_pairs.SetInParent()
+        documents.allowed_pairs_to_pb(pairs, req.set_allowed_pairs.pairs)
+        return self._change(req, expected_revision)
+
+    def load_scene(self, scene):
+        """Puts every robot and obstacle of a scene (a dict, a path to a JSON file, or a
+        gjkd_pb2.Scene), then its allowed pairs if it has any. Returns the last change."""
+        if isinstance(scene, str):
+            with open(scene) as f:
+                scene = json.load(f)
+        if isinstance(scene, dict):
+            scene = documents.scene_to_pb(scene)
+        change = {"revision": self.revision}
+        for r in scene.robots:
+            change = self.put_robot(r)
+        for o in scene.obstacles:
+            change = self.put_obstacle(o)
+        if len(scene.allowed_pairs):
+            req = pb.Request()
+            req.set_allowed_pairs.pairs.extend(scene.allowed_pairs)
+            change = self._change(req, None)
+        return change
+
+    # ---------------------------------------------------------------- state and queries
+
+    def set_link_poses(self, robot, poses, expected_revision=None):
+        """One robot's link poses (one per link, world frame). Transient, not persisted."""
+        return self.set_link_poses_many([(robot, poses)], expected_revision)
+
+    def set_link_poses_many(self, robots, expected_revision=None):
+        """[(robot, [pose...]), ...] set atomically."""
+        req = pb.Request()
+        req.set_link_poses.SetInParent()
+        for robot, poses in robots:
+            rs = req.set_link_poses.robots.add()
+            rs.robot = robot
+            rs.link_poses.SetInParent()
+            for i, p in enumerate(poses):
+                documents.pose_to_pb(p, rs.link_poses.poses.add(), "link_poses[%d]" % i)
+        self._ok(req, expected_revision)
+        return {"revision": self.revision}
+
+    def query_state(self, max_distance=None, mode="closest", pair_kinds=0,
+                    no_penetration_depth=False, max_pairs=0, robot=None, expected_revision=None):
+        """Distances at the current link poses. mode: "closest", "all" (every pair within
+        max_distance) or "first_collision"."""
+        req = pb.Request()
+        req.state_query.SetInParent()
+        _options(req.state_query.options, max_distance, mode, pair_kinds, no_penetration_depth,
+                 max_pairs, robot)
+        r = self._ok(req, expected_revision, body="state")
+        out = state_to_dict(r.state)
+        out["revision"] = r.revision
+        return out
+
+    def query_trajectory(self, robot, waypoints, name=None, max_distance=None, mode="closest",
+                         pair_kinds=0, no_penetration_depth=False, max_pairs=0,
+                         expected_revision=None):
+        """waypoints: a list of waypoints, each a list of link poses. name: warm-start cache
+        name (the next query with this name starts from this one's answers)."""
+        req = pb.Request()
+        t = req.trajectory_query
+        t.robot = robot
+        if name:
+            t.name = name
+        _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs)
+        for i, wp in enumerate(waypoints):
+            w = t.waypoints.add()
+            w.link_poses.SetInParent()
+            for k, p in enumerate(wp):
+                documents.pose_to_pb(p, w.link_poses.poses.add(), "waypoints[%d][%d]" % (i, k))
+        r = self._ok(req, expected_revision, body="trajectory")
+        tr = r.trajectory
+        has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
+        return {"revision": r.revision,
+                "min_distance": tr.min_distance if has_min else None,
+                "min_waypoint": tr.min_waypoint, "first_collision": tr.first_collision,
+                "colliding_waypoints": tr.colliding_waypoints,
+                "cache_hit": tr.trajectory_cache_hit,
+                "waypoints": [state_to_dict(s) for s in tr.waypoints]}
+
+
+class PoseStream:
+    """Publishes link poses to the daemon's pose endpoint (gjkd --pose-endpoint), at any rate;
+    the daemon applies them in order, latest wins. Fire and forget: no reply."""
+
+    def __init__(self, endpoint, context=None):
+        self._own_context = context is None
+        self._context = context or zmq.Context()
+        self._socket = self._context.socket(zmq.PUB)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.connect(endpoint)
+        self.sequence = 0
+
+    def send(self, robot, poses):
+        """Sends one robot's link poses; returns the update's sequence number."""
+        self.sequence += 1
+        u = pb.PoseUpdate(sequence=self.sequence)
+        rs = u.robots.add()
+        rs.robot = robot
+        rs.link_poses.SetInParent()
+        for i, p in enumerate(poses):
+            documents.pose_to_pb(p, rs.link_poses.poses.add(), "link_poses[%d]" % i)
+        self._socket.send(u.SerializeToString())
+        return self.sequence
+
+    def close(self):
+        self._socket.close(0)
+        if self._own_context:
+            self._context.term()
+            self._own_context = False
+
+
+class Monitor:
+    """Subscribes to the daemon's monitor endpoint (gjkd --monitor-endpoint): after each
+    applied batch of pose updates, the closest pair and minimum distance."""
+
+    def __init__(self, endpoint, context=None):
+        self._own_context = context is None
+        self._context = context or zmq.Context()
+        self._socket = self._context.socket(zmq.SUB)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.SUBSCRIBE, b"state")
+        self._socket.connect(endpoint)
+
+    def receive(self, timeout=1.0):
+        """The next event as a dict (sequence, revision, timestamp, state), None on timeout."""
+        if not self._socket.poll(int(timeout * 1000), zmq.POLLIN):
+            return None
+        frames = self._socket.recv_multipart()
+        e = pb.MonitorEvent()
+        e.ParseFromString(frames[-1])
+        return {"sequence": e.sequence, "revision": e.revision, "timestamp": e.timestamp,
+                "state": state_to_dict(e.state)}
+
+    def close(self):
+        self._socket.close(0)
+        if self._own_context:
+            self._context.term()
+            self._own_context = False

@@ -1,0 +1,1417 @@
+/* world_query.c — state and trajectory queries over a world (see gjk/world.h).
+ *
+ * Work is done in blocks of GJK_WORLD_BLOCK_WAYPOINTS consecutive waypoints (a state query is
+ * one block of one waypoint). For a block:
+ *  1. Placement. Every part of the moving robot is placed at every waypoint (link pose * part
+ *     pose) with a world box (its part-frame box, rotated), and two motion bounds: `travel`,
+ *     how far any point of the part can have moved since the block's first waypoint, and
+ *     `moved`, since the same waypoint of the named trajectory's previous query. Both use
+ *     |dp| + 2 sin(angle / 2) * radius for a pose change (dp, angle) of a part of that radius.
+ *  2. Broad phase. One query of the obstacle tree per link part with the part's box swept
+ *     over the block and the reach padding(link) + limit + largest per-pair padding (leaves
+ *     are grown by their obstacle's padding) gives each part its candidate obstacle parts.
+ *     (CLOSEST mode without max_distance instead queries the tree per waypoint with a reach
+ *     that shrinks to the best distance found: branch and bound.) Self and robot-robot pairs
+ *     are few (links x links) and are enumerated directly.
+ *  3. Per waypoint and candidate: allowed pairs are dropped, the pair's own padded box
+ *     distance is tested, then the pair may be skipped on temporal coherence: GJK certified
+ *     distance >= lower earlier in this block (or in the named trajectory's previous query at
+ *     this waypoint), and lower minus the parts' motion since is still beyond reach. Otherwise
+ *     GJK runs with cutoff = limit + padding, warm-started from the named trajectory's
+ *     previous query at this waypoint, else from the previous waypoint of the block, else cold.
+ * `limit` is max_distance; in CLOSEST mode the smaller of max_distance and the best distance
+ * found so far in the waypoint; in FIRST_COLLISION mode the touch tolerance (touching counts
+ * as a collision) and EPA does not run.
+ *
+ * Blocks are independent units of work handed to threads in any order, and nothing carries
+ * from one block to the next, which is why results do not depend on the thread count
+ * (world.h, Determinism). Skipping on bounds and warm starts change only the work done. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "world_internal.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ types */
+
+/* A qualifying pair before it becomes a gjk_world_pair (world pointers, not copies). */
+typedef struct qhit {
+    uint64_t k0, k1;
+    const wrobot *ra;
+    const wrobot *rb;    /* NULL for an obstacle */
+    const wobstacle *ob; /* NULL for a link */
+    int32_t la, pa, lb, pb;
+    gjk_transform frame_a; /* body frames: link pose / obstacle pose */
+    gjk_transform frame_b;
+    gjk_result r;
+    double pad, pad_a, pad_b;
+    double distance;
+    gjk_status status;
+    bool collision;
+} qhit;
+
+/* A part placed in the world. */
+typedef struct qpart {
+    gjk_transform pose;
+    gjk_aabb box;
+    double travel; /* bound on how far any point of the part has moved since the block's
+                      first waypoint (0 for static parts) */
+    double moved;  /* bound on how far it moved since the same waypoint of the named
+                      trajectory's previous query (INFINITY when unknown, 0 when static) */
+} qpart;
+
+/* A robot placed in the world for one waypoint. */
+typedef struct qrobot {
+    const wrobot *r;
+    gjk_transform *link_poses; /* link_count, normalised */
+    qpart *parts;              /* part_count, link-major */
+    int32_t *part_start;       /* link_count + 1 offsets into parts */
+} qrobot;
+
+/* Output of one waypoint. */
+typedef struct qwp {
+    qhit *hits;
+    int32_t count;
+    bool evaluated, collision, truncated;
+    double min_distance;
+    gjk_world_counters counters;
+    wcache_entry *named;
+    int32_t named_count;
+} qwp;
+
+/* Warm-start map of one block: open addressing keyed by (k0, k1); a slot is live when its
+ * stamp is the map's current stamp, so clearing is one increment. */
+typedef struct wslot {
+    uint64_t k0, k1;
+    gjk_cache cache;
+    double lower;  /* certified lower bound on the pair's (unpadded) distance when computed */
+    double travel; /* travel(A) + travel(B) at that time */
+    uint32_t stamp;
+} wslot;
+
+typedef struct wmap {
+    wslot *slots;
+    uint32_t mask;
+    uint32_t stamp;
+    uint32_t used;
+} wmap;
+
+struct qjob;
+
+/* An obstacle part near a link part over a block of waypoints. */
+typedef struct qcand {
+    const wobstacle *o;
+    int32_t sub;
+} qcand;
+
+typedef struct qworker {
+    struct qjob *job;
+    qrobot *active; /* the job's active robots, placed by this worker (state query) */
+    qrobot *place;  /* trajectory: the robot placed at each waypoint of the block */
+    /* Obstacle candidates of each active link part for the current block: one tree query per
+     * link part and block (its box swept over the block) instead of one per waypoint. */
+    int32_t *part_base;  /* first slot of active robot i */
+    int32_t *cand_start; /* slot -> offset into cand (slots + 1 entries) */
+    qcand *cand;
+    int32_t cand_count, cand_capacity;
+    bool use_cand;
+    qhit *hits;
+    int32_t hit_count, hit_capacity;
+    wcache_entry *named;
+    int32_t named_count, named_capacity;
+    wmap map;
+    /* the waypoint in progress */
+    int32_t w;
+    double best;
+    bool stop;
+    gjk_world_counters counters;
+    bool failed;
+} qworker;
+
+typedef struct qjob {
+    const gjk_world *world;
+    gjk_world_mode mode;
+    uint32_t pairs;
+    double max_distance;
+    int32_t max_pairs;
+    bool penetration;
+    gjk_options gjk;
+    double touch_tolerance;
+    int32_t waypoint_count;
+    /* robots */
+    int32_t active_count;
+    const wrobot **active;
+    const gjk_transform *traj_poses; /* trajectory: waypoint-major poses of active[0] */
+    int32_t passive_count;
+    qrobot *passive; /* other robots, placed once at their current poses */
+    /* warm starts */
+    const wtraj *prev;
+    bool prev_bounds; /* prev's lower bounds still hold for the static side of each pair */
+    bool record_named;
+    /* output and scheduling */
+    qwp *wp;
+    int32_t block_count;
+    atomic_int next_block;
+    atomic_int first_collision;
+    atomic_bool failed;
+} qjob;
+
+/* ------------------------------------------------------------------ growable buffers */
+
+static bool grow(void **data, int32_t *capacity, int32_t need, size_t item)
+{
+    if (need <= *capacity)
+        return true;
+    int32_t c = *capacity > 0 ? *capacity : 16;
+    while (c < need)
+        c *= 2;
+    void *p = realloc(*data, (size_t)c * item);
+    if (!p)
+        return false;
+    *data = p;
+    *capacity = c;
+    return true;
+}
+
+/* ------------------------------------------------------------------ warm-start map */
+
+static uint32_t hash_keys(uint64_t k0, uint64_t k1)
+{
+    uint64_t h = k0 * 0x9E3779B97F4A7C15ull ^ (k1 + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 31;
+    h *= 0x94D049BB133111EBull;
+    return (uint32_t)(h >> 32);
+}
+
+static void wmap_clear(wmap *m)
+{
+    m->used = 0;
+    if (++m->stamp == 0) { /* wrapped: really clear */
+        if (m->slots)
+            memset(m->slots, 0, (size_t)(m->mask + 1) * sizeof *m->slots);
+        m->stamp = 1;
+    }
+}
+
+static const wslot *wmap_get(const wmap *m, uint64_t k0, uint64_t k1)
+{
+    if (!m->slots)
+        return NULL;
+    for (uint32_t i = hash_keys(k0, k1) & m->mask;; i = (i + 1) & m->mask) {
+        const wslot *s = &m->slots[i];
+        if (s->stamp != m->stamp)
+            return NULL;
+        if (s->k0 == k0 && s->k1 == k1)
+            return s;
+    }
+}
+
+static void wmap_insert(wmap *m, const wslot *v)
+{
+    for (uint32_t i = hash_keys(v->k0, v->k1) & m->mask;; i = (i + 1) & m->mask) {
+        wslot *s = &m->slots[i];
+        bool empty = s->stamp != m->stamp;
+        if (empty || (s->k0 == v->k0 && s->k1 == v->k1)) {
+            *s = *v;
+            s->stamp = m->stamp;
+            m->used += empty;
+            return;
+        }
+    }
+}
+
+/* Stores a pair's state; false on allocation failure (the map is then unchanged). */
+static bool wmap_put(wmap *m, const wslot *v)
+{
+    if (!m->slots || 2 * (m->used + 1) > m->mask + 1) {
+        uint32_t size = m->slots ? 2 * (m->mask + 1) : 256;
+        wslot *slots = calloc(size, sizeof *slots);
+        if (!slots)
+            return false;
+        wmap old = *m;
+        m->slots = slots;
+        m->mask = size - 1;
+        m->stamp = 1;
+        m->used = 0;
+        if (old.slots) {
+            for (uint32_t i = 0; i <= old.mask; ++i)
+                if (old.slots[i].stamp == old.stamp)
+                    wmap_insert(m, &old.slots[i]);
+            free(old.slots);
+        }
+    }
+    wmap_insert(m, v);
+    return true;
+}
+
+/* ------------------------------------------------------------------ placement */
+
+/* World box of a part placed at `pose` from its part-frame box. */
+static gjk_aabb place_box(const wpart *part, gjk_transform pose)
+{
+    gjk_mat3 r = gjk_mat3_from_quat(pose.q);
+    gjk_vec3 c = gjk_transform_point(pose, part->box_center);
+    gjk_vec3 h = part->box_half;
+    gjk_vec3 e = gjk_v3(fabs(r.m[0][0]) * h.x + fabs(r.m[0][1]) * h.y + fabs(r.m[0][2]) * h.z,
+                        fabs(r.m[1][0]) * h.x + fabs(r.m[1][1]) * h.y + fabs(r.m[1][2]) * h.z,
+                        fabs(r.m[2][0]) * h.x + fabs(r.m[2][1]) * h.y + fabs(r.m[2][2]) * h.z);
+    gjk_aabb box = {gjk_sub(c, e), gjk_add(c, e)};
+    return box;
+}
+
+static bool qrobot_alloc(qrobot *q, const wrobot *r)
+{
+    memset(q, 0, sizeof *q);
+    q->r = r;
+    q->link_poses = malloc((size_t)r->link_count * sizeof *q->link_poses);
+    q->parts = malloc((size_t)(r->part_count > 0 ? r->part_count : 1) * sizeof *q->parts);
+    q->part_start = malloc((size_t)(r->link_count + 1) * sizeof *q->part_start);
+    if (!q->link_poses || !q->parts || !q->part_start)
+        return false;
+    q->part_start[0] = 0;
+    for (int32_t l = 0; l < r->link_count; ++l)
+        q->part_start[l + 1] = q->part_start[l] + r->links[l].part_count;
+    return true;
+}
+
+static void qrobot_free(qrobot *q)
+{
+    free(q->link_poses);
+    free(q->parts);
+    free(q->part_start);
+}
+
+/* Places the robot at the given link poses (valid; normalised here). `prev` (or NULL) is
+ * the same robot at the previous waypoint of the block: each part's travel grows by a bound
+ * on the motion of its points, |dp| + 2 sin(angle / 2) * radius (rotation about the part's
+ * origin by the relative rotation's angle, translation of that origin). */
+/* Bound on the motion of any point within `radius` of a part's origin between two poses of
+ * the part. */
+static double motion_bound(gjk_transform from, gjk_transform to, double radius)
+{
+    gjk_quat rel = gjk_quat_mul(to.q, gjk_quat_conj(from.q));
+    double turn = 2.0 * sqrt(rel.x * rel.x + rel.y * rel.y + rel.z * rel.z);
+    return gjk_distance_between(to.p, from.p) + turn * radius;
+}
+
+static void qrobot_place(qrobot *q, const gjk_transform *link_poses, const qrobot *prev)
+{
+    const wrobot *r = q->r;
+    for (int32_t l = 0; l < r->link_count; ++l) {
+        gjk_transform lp = gjk_transform_make(gjk_quat_normalize(link_poses[l].q), link_poses[l].p);
+        q->link_poses[l] = lp;
+        const wbody *link = &r->links[l];
+        for (int32_t p = 0; p < link->part_count; ++p) {
+            qpart *qp = &q->parts[q->part_start[l] + p];
+            qp->pose = gjk_transform_mul(lp, link->parts[p].pose);
+            qp->box = place_box(&link->parts[p], qp->pose);
+            qp->travel = 0.0;
+            qp->moved = 0.0;
+            if (prev) {
+                const qpart *pp = &prev->parts[q->part_start[l] + p];
+                qp->travel = pp->travel + motion_bound(pp->pose, qp->pose, link->parts[p].radius);
+            }
+        }
+    }
+}
+
+static void qrobot_place_current(qrobot *q, gjk_transform *scratch)
+{
+    for (int32_t l = 0; l < q->r->link_count; ++l)
+        scratch[l] = q->r->links[l].pose;
+    qrobot_place(q, scratch, NULL);
+}
+
+/* ------------------------------------------------------------------ pairs */
+
+/* One side of a pair being checked. */
+typedef struct qside {
+    const wrobot *r;    /* link side */
+    const wobstacle *o; /* obstacle side */
+    int32_t link, part;
+    const wpart *wp;
+    const qpart *placed; /* world pose and box */
+    gjk_aabb box;
+    gjk_transform frame; /* link or obstacle frame */
+    double padding;      /* the body's own padding */
+} qside;
+
+static uint64_t key_a(const qside *a)
+{
+    return ((uint64_t)(uint32_t)a->r->id << 22) | ((uint64_t)(uint32_t)a->link << 12) |
+           (uint64_t)(uint32_t)a->part;
+}
+
+static uint64_t key_b(const qside *b)
+{
+    if (b->o)
+        return ((uint64_t)GJK_BODY_OBSTACLE << 62) | ((uint64_t)(uint32_t)b->o->id << 23) |
+               (uint64_t)(uint32_t)b->part;
+    return ((uint64_t)GJK_BODY_LINK << 62) | ((uint64_t)(uint32_t)b->r->id << 23) |
+           ((uint64_t)(uint32_t)(b->link + 1) << 12) | (uint64_t)(uint32_t)b->part;
+}
+
+/* Rules between two bodies: *allowed, and the per-pair padding (NaN if none). Probes the
+ * exact keys first, then robot-wide ones. */
+static void rules_for(const gjk_world *world, uint64_t exact_a, uint64_t wild_a, uint64_t exact_b,
+                      uint64_t wild_b, bool *allowed, double *padding)
+{
+    *allowed = false;
+    *padding = NAN;
+    if (world->rule_count == 0)
+        return;
+    uint64_t as[2] = {exact_a, wild_a}, bs[2] = {exact_b, wild_b};
+    for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 2; ++j) {
+            if (as[i] == 0 || bs[j] == 0 || as[i] == bs[j])
+                continue;
+            const wrule *r = gjk_world_rule_find(world, as[i], bs[j]);
+            if (!r)
+                continue;
+            *allowed = *allowed || r->allowed;
+            if (isnan(*padding) && !isnan(r->padding))
+                *padding = r->padding;
+        }
+    }
+}
+
+static double current_limit(const qworker *wk)
+{
+    const qjob *job = wk->job;
+    switch (job->mode) {
+    case GJK_WORLD_MODE_CLOSEST:
+        return fmin(job->max_distance, wk->best);
+    case GJK_WORLD_MODE_FIRST_COLLISION:
+        return job->touch_tolerance; /* touching counts */
+    default:
+        return job->max_distance;
+    }
+}
+
+/* True when two parts in these boxes are certainly farther than `limit` once padded: the
+ * box distance bounds the distance of separated parts from below, and says nothing (the
+ * depth may be anything) when the boxes overlap. */
+static bool beyond_reach(gjk_aabb a, gjk_aabb b, double pad, double limit)
+{
+    double d = gjk_aabb_distance(a, b);
+    return d > 0.0 && d - pad > limit;
+}
+
+/* Skipping a pair on a motion bound needs the bound to clear the limit by this much: it
+ * absorbs the rounding of the bound's arithmetic (metres). */
+#define BOUND_SLACK 1e-9
+
+/* Status of a pair once padding is subtracted. */
+static gjk_status padded_status(const gjk_result *r, double distance, bool depth_known,
+                                double touch)
+{
+    if (r->status == GJK_STATUS_ITERATION_LIMIT || r->status == GJK_STATUS_CAPACITY_LIMIT)
+        return r->status;
+    if (r->status == GJK_STATUS_OVERLAPPING && !depth_known)
+        return GJK_STATUS_OVERLAPPING;
+    if (fabs(distance) <= touch)
+        return GJK_STATUS_TOUCHING;
+    return distance < 0.0 ? GJK_STATUS_OVERLAPPING : GJK_STATUS_SEPARATED;
+}
+
+/* Keeps a pair's state for the named trajectory's next query. */
+static void record_named(qworker *wk, const wslot *state)
+{
+    if (!grow((void **)&wk->named, &wk->named_capacity, wk->named_count + 1, sizeof *wk->named)) {
+        wk->failed = true;
+        return;
+    }
+    wcache_entry *e = &wk->named[wk->named_count++];
+    e->k0 = state->k0;
+    e->k1 = state->k1;
+    e->cache = state->cache;
+    e->lower = state->lower;
+}
+
+/* Runs the narrow phase on one part pair (allowed pairs already excluded). pad_rule is the
+ * per-pair padding or NaN. */
+static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_rule)
+{
+    qjob *job = wk->job;
+    double pad, pad_a, pad_b;
+    if (isnan(pad_rule)) {
+        pad_a = a->padding;
+        pad_b = b->padding;
+        pad = pad_a + pad_b;
+    } else {
+        pad = pad_rule;
+        pad_a = pad_b = 0.5 * pad_rule;
+    }
+    double limit = current_limit(wk);
+    if (beyond_reach(a->box, b->box, pad, limit))
+        return;
+
+    uint64_t k0 = key_a(a), k1 = key_b(b);
+    double travel = a->placed->travel + b->placed->travel;
+    const wslot *chain = wmap_get(&wk->map, k0, k1);
+    const wcache_entry *named = job->prev ? wtraj_find(job->prev, wk->w, k0, k1) : NULL;
+    /* Temporal coherence: GJK certified distance >= lower at an earlier waypoint of this
+     * block, or at this waypoint in the previous query of the named trajectory, and since then
+     * no point of either part moved farther than the motion bound: if lower minus that motion
+     * is still beyond reach, so is the pair, without running GJK. */
+    double bound = -INFINITY;
+    if (chain)
+        bound = chain->lower - (travel - chain->travel);
+    if (named && job->prev_bounds)
+        bound = fmax(bound, named->lower - a->placed->moved - b->placed->moved);
+    if (bound - pad > limit + BOUND_SLACK) {
+        ++wk->counters.pairs_bounded;
+        const gjk_cache *keep = named ? &named->cache : &chain->cache;
+        wslot state;
+        state.k0 = k0;
+        state.k1 = k1;
+        state.cache = *keep;
+        state.lower = bound;
+        state.travel = travel;
+        if (!chain && !wmap_put(&wk->map, &state))
+            wk->failed = true;
+        if (job->record_named)
+            record_named(wk, &state);
+        return;
+    }
+    gjk_cache cache;
+    const gjk_cache *warm = named ? &named->cache : NULL;
+    if (!warm && chain)
+        warm = &chain->cache;
+    if (warm) {
+        cache = *warm;
+        ++wk->counters.warm_starts;
+    } else {
+        memset(&cache, 0, sizeof cache);
+    }
+
+    bool first = job->mode == GJK_WORLD_MODE_FIRST_COLLISION;
+    gjk_query q;
+    memset(&q, 0, sizeof q);
+    q.shape_a = &a->wp->shape;
+    q.pose_a = a->placed->pose;
+    q.shape_b = &b->wp->shape;
+    q.pose_b = b->placed->pose;
+    /* A cutoff below 0 could end GJK on overlapping cores before it knows the depth. In
+     * FIRST_COLLISION mode the cutoff is the touch tolerance, so that GJK stops as soon as it
+     * certifies "no collision" and touching counts as in the other modes. */
+    q.cutoff = isfinite(limit) ? fmax(0.0, limit + pad) : (double)INFINITY;
+    if (first)
+        q.cutoff = pad + limit;
+    q.penetration = job->penetration && !first;
+    gjk_result r = gjk_query_run(&q, &cache, &job->gjk);
+    ++wk->counters.pairs_narrow;
+    wk->counters.gjk_iterations += r.iterations;
+
+    wslot state;
+    state.k0 = k0;
+    state.k1 = k1;
+    state.cache = cache;
+    /* GJK's lower bound is certified (a supporting plane); EPA's depth is only an estimate,
+     * so overlapping answers give no bound. */
+    state.lower = -(double)INFINITY;
+    if ((r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_BEYOND_CUTOFF) &&
+        isfinite(r.lower_bound))
+        state.lower = r.lower_bound;
+    state.travel = travel;
+    if (!wmap_put(&wk->map, &state))
+        wk->failed = true;
+    if (job->record_named)
+        record_named(wk, &state);
+
+    if (r.status == GJK_STATUS_BEYOND_CUTOFF || r.status == GJK_STATUS_INVALID_INPUT)
+        return; /* inputs were validated: INVALID_INPUT cannot occur */
+    bool depth_known = q.penetration || r.status != GJK_STATUS_OVERLAPPING;
+    double distance = (r.status == GJK_STATUS_OVERLAPPING && !depth_known ? 0.0 : r.distance) - pad;
+    gjk_status status = padded_status(&r, distance, depth_known, job->touch_tolerance);
+    bool collision =
+        distance <= 0.0 || status == GJK_STATUS_OVERLAPPING || status == GJK_STATUS_TOUCHING;
+    if (first ? !collision : distance > limit)
+        return;
+
+    if (!grow((void **)&wk->hits, &wk->hit_capacity, wk->hit_count + 1, sizeof *wk->hits)) {
+        wk->failed = true;
+        return;
+    }
+    qhit *h = &wk->hits[wk->hit_count++];
+    h->k0 = k0;
+    h->k1 = k1;
+    h->ra = a->r;
+    h->la = a->link;
+    h->pa = a->part;
+    h->rb = b->o ? NULL : b->r;
+    h->ob = b->o;
+    h->lb = b->o ? -1 : b->link;
+    h->pb = b->part;
+    h->frame_a = a->frame;
+    h->frame_b = b->frame;
+    h->r = r;
+    h->pad = pad;
+    h->pad_a = pad_a;
+    h->pad_b = pad_b;
+    h->distance = distance;
+    h->status = status;
+    h->collision = collision;
+    if (job->mode == GJK_WORLD_MODE_CLOSEST)
+        wk->best = fmin(wk->best, distance);
+    if (first)
+        wk->stop = true;
+}
+
+static void side_link(qside *s, const qrobot *q, int32_t link, int32_t part)
+{
+    s->r = q->r;
+    s->o = NULL;
+    s->link = link;
+    s->part = part;
+    s->wp = &q->r->links[link].parts[part];
+    s->placed = &q->parts[q->part_start[link] + part];
+    s->box = s->placed->box;
+    s->frame = q->link_poses[link];
+    s->padding = q->r->links[link].padding;
+}
+
+/* Tree callback context: one link part against the obstacles. */
+typedef struct qtree_ctx {
+    qworker *wk;
+    const qside *a;
+    uint64_t exact_a, wild_a;
+    double reach_extra;  /* padding(link) + largest per-pair padding */
+    qpart obstacle_part; /* scratch: obstacles are static; pose computed per candidate */
+} qtree_ctx;
+
+static double tree_visit(void *context, void *data, int32_t sub, double margin)
+{
+    (void)margin;
+    qtree_ctx *ctx = context;
+    qworker *wk = ctx->wk;
+    const wobstacle *o = data;
+    ++wk->counters.pairs_candidate;
+    bool allowed;
+    double pad_rule;
+    rules_for(wk->job->world, ctx->exact_a, ctx->wild_a, wkey(GJK_BODY_OBSTACLE, o->id, -1), 0,
+              &allowed, &pad_rule);
+    if (!allowed) {
+        const wpart *part = &o->body.parts[sub];
+        ctx->obstacle_part.pose = gjk_transform_mul(o->body.pose, part->pose);
+        ctx->obstacle_part.box = o->boxes[sub];
+        ctx->obstacle_part.travel = 0.0; /* obstacles do not move during a query */
+        ctx->obstacle_part.moved = 0.0;  /* nor between queries while prev_bounds holds */
+        qside b;
+        b.r = NULL;
+        b.o = o;
+        b.link = -1;
+        b.part = sub;
+        b.wp = part;
+        b.placed = &ctx->obstacle_part;
+        b.box = o->boxes[sub];
+        b.frame = o->body.pose;
+        b.padding = o->body.padding;
+        check_pair(wk, ctx->a, &b, pad_rule);
+    }
+    if (wk->stop || wk->failed)
+        return -1.0;
+    return fmax(0.0, ctx->reach_extra + current_limit(wk));
+}
+
+static void robot_vs_obstacles(qworker *wk, const qrobot *q, int32_t slot0)
+{
+    const gjk_world *world = wk->job->world;
+    const wrobot *r = q->r;
+    for (int32_t l = 0; l < r->link_count && !wk->stop; ++l) {
+        const wbody *link = &r->links[l];
+        wk->counters.pairs_possible += link->part_count * world->obstacle_part_count;
+        if (world->obstacle_count == 0)
+            continue;
+        for (int32_t p = 0; p < link->part_count && !wk->stop && !wk->failed; ++p) {
+            qside a;
+            side_link(&a, q, l, p);
+            qtree_ctx ctx;
+            ctx.wk = wk;
+            ctx.a = &a;
+            ctx.exact_a = wkey(GJK_BODY_LINK, r->id, l);
+            ctx.wild_a = wkey(GJK_BODY_LINK, r->id, -1);
+            ctx.reach_extra = link->padding + world->max_pair_padding;
+            /* Overlapping boxes are always visited: a negative limit only asks for depth. */
+            double reach = fmax(0.0, ctx.reach_extra + current_limit(wk));
+            if (!wk->use_cand) {
+                gjk_bp_query(&world->tree, a.box, reach, tree_visit, &ctx);
+                continue;
+            }
+            int32_t slot = slot0 + q->part_start[l] + p;
+            for (int32_t c = wk->cand_start[slot]; c < wk->cand_start[slot + 1]; ++c) {
+                const qcand *k = &wk->cand[c];
+                gjk_aabb leaf = gjk_aabb_grow(k->o->boxes[k->sub], k->o->body.padding);
+                if (gjk_aabb_distance_sq(a.box, leaf) > reach * reach)
+                    continue;
+                reach = tree_visit(&ctx, (void *)k->o, k->sub, reach);
+                if (reach < 0.0)
+                    break;
+            }
+        }
+    }
+}
+
+/* All part pairs of link la of robot qa and link lb of robot qb. */
+static void link_vs_link(qworker *wk, const qrobot *qa, int32_t la, const qrobot *qb, int32_t lb)
+{
+    const wbody *A = &qa->r->links[la], *B = &qb->r->links[lb];
+    int32_t pairs = A->part_count * B->part_count;
+    wk->counters.pairs_possible += pairs;
+    if (pairs == 0)
+        return;
+    bool allowed;
+    double pad_rule;
+    rules_for(wk->job->world, wkey(GJK_BODY_LINK, qa->r->id, la),
+              wkey(GJK_BODY_LINK, qa->r->id, -1), wkey(GJK_BODY_LINK, qb->r->id, lb),
+              wkey(GJK_BODY_LINK, qb->r->id, -1), &allowed, &pad_rule);
+    if (allowed)
+        return;
+    for (int32_t i = 0; i < A->part_count && !wk->stop; ++i) {
+        qside a;
+        side_link(&a, qa, la, i);
+        for (int32_t j = 0; j < B->part_count && !wk->stop; ++j) {
+            qside b;
+            side_link(&b, qb, lb, j);
+            double pad = isnan(pad_rule) ? a.padding + b.padding : pad_rule;
+            if (beyond_reach(a.box, b.box, pad, current_limit(wk)))
+                continue;
+            ++wk->counters.pairs_candidate;
+            check_pair(wk, &a, &b, pad_rule);
+        }
+    }
+}
+
+static void robot_self(qworker *wk, const qrobot *q)
+{
+    const wrobot *r = q->r;
+    if (!r->self_collision)
+        return;
+    size_t n = (size_t)r->link_count;
+    for (int32_t i = 0; i < r->link_count && !wk->stop; ++i)
+        for (int32_t j = i + 1; j < r->link_count && !wk->stop; ++j) {
+            if (r->disabled[(size_t)i * n + (size_t)j]) {
+                wk->counters.pairs_possible += r->links[i].part_count * r->links[j].part_count;
+                continue;
+            }
+            link_vs_link(wk, q, i, q, j);
+        }
+}
+
+static void robot_vs_robot(qworker *wk, const qrobot *qa, const qrobot *qb)
+{
+    for (int32_t i = 0; i < qa->r->link_count && !wk->stop; ++i)
+        for (int32_t j = 0; j < qb->r->link_count && !wk->stop; ++j)
+            link_vs_link(wk, qa, i, qb, j);
+}
+
+/* ------------------------------------------------------------------ one waypoint */
+
+static int hit_cmp(const void *x, const void *y)
+{
+    const qhit *a = x, *b = y;
+    if (a->distance != b->distance)
+        return a->distance < b->distance ? -1 : 1;
+    if (a->k0 != b->k0)
+        return a->k0 < b->k0 ? -1 : 1;
+    if (a->k1 != b->k1)
+        return a->k1 < b->k1 ? -1 : 1;
+    return 0;
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+    const wcache_entry *a = x, *b = y;
+    if (a->k0 != b->k0)
+        return a->k0 < b->k0 ? -1 : 1;
+    if (a->k1 != b->k1)
+        return a->k1 < b->k1 ? -1 : 1;
+    return 0;
+}
+
+/* Evaluates waypoint w with the active robots placed at `active` (job->active_count). */
+static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active)
+{
+    qjob *job = wk->job;
+    wk->w = w;
+    wk->hit_count = 0;
+    wk->named_count = 0;
+    wk->best = INFINITY;
+    wk->stop = false;
+    memset(&wk->counters, 0, sizeof wk->counters);
+
+    for (int32_t i = 0; i < job->active_count && !wk->stop; ++i) {
+        const qrobot *q = &active[i];
+        if (job->pairs & GJK_WORLD_PAIRS_ROBOT_OBSTACLE)
+            robot_vs_obstacles(wk, q, wk->part_base[i]);
+        if ((job->pairs & GJK_WORLD_PAIRS_SELF) && !wk->stop)
+            robot_self(wk, q);
+        if (job->pairs & GJK_WORLD_PAIRS_ROBOT_ROBOT) {
+            for (int32_t j = i + 1; j < job->active_count && !wk->stop; ++j)
+                robot_vs_robot(wk, q, &active[j]);
+            for (int32_t j = 0; j < job->passive_count && !wk->stop; ++j)
+                robot_vs_robot(wk, q, &job->passive[j]);
+        }
+    }
+    if (wk->failed)
+        return;
+
+    qwp *out = &job->wp[w];
+    out->evaluated = true;
+    out->counters = wk->counters;
+    if (wk->hit_count > 1)
+        qsort(wk->hits, (size_t)wk->hit_count, sizeof *wk->hits, hit_cmp);
+    for (int32_t i = 0; i < wk->hit_count; ++i)
+        out->collision = out->collision || wk->hits[i].collision;
+    int32_t keep = wk->hit_count;
+    if (job->mode == GJK_WORLD_MODE_CLOSEST && keep > 1)
+        keep = 1;
+    if (keep > job->max_pairs) {
+        keep = job->max_pairs;
+        out->truncated = true;
+    }
+    out->min_distance = wk->hit_count > 0 ? wk->hits[0].distance : (double)INFINITY;
+    if (keep > 0) {
+        out->hits = malloc((size_t)keep * sizeof *out->hits);
+        if (!out->hits) {
+            wk->failed = true;
+            return;
+        }
+        memcpy(out->hits, wk->hits, (size_t)keep * sizeof *out->hits);
+        out->count = keep;
+    }
+    if (job->record_named && wk->named_count > 0) {
+        if (wk->named_count > 1)
+            qsort(wk->named, (size_t)wk->named_count, sizeof *wk->named, entry_cmp);
+        out->named = malloc((size_t)wk->named_count * sizeof *out->named);
+        if (!out->named) {
+            wk->failed = true;
+            return;
+        }
+        memcpy(out->named, wk->named, (size_t)wk->named_count * sizeof *out->named);
+        out->named_count = wk->named_count;
+    }
+}
+
+/* ------------------------------------------------------------------ workers */
+
+static void atomic_min_int(atomic_int *a, int v)
+{
+    int cur = atomic_load(a);
+    while (v < cur && !atomic_compare_exchange_weak(a, &cur, v)) {
+    }
+}
+
+/* Motion bounds of the trajectory robot's parts since waypoint w of the previous query. */
+static void set_moved(qrobot *q, const wtraj *prev, int32_t w)
+{
+    const wrobot *r = q->r;
+    for (int32_t l = 0; l < r->link_count; ++l) {
+        const wbody *link = &r->links[l];
+        gjk_transform before = {{1, 0, 0, 0}, {0, 0, 0}};
+        bool known = w < prev->waypoint_count;
+        if (known) {
+            before = prev->link_poses[(size_t)w * (size_t)prev->link_count + (size_t)l];
+            before.q = gjk_quat_normalize(before.q);
+        }
+        for (int32_t p = 0; p < link->part_count; ++p) {
+            qpart *qp = &q->parts[q->part_start[l] + p];
+            qp->moved = INFINITY;
+            if (known)
+                qp->moved = motion_bound(gjk_transform_mul(before, link->parts[p].pose), qp->pose,
+                                         link->parts[p].radius);
+        }
+    }
+}
+
+static double collect_candidate(void *context, void *data, int32_t sub, double margin)
+{
+    qworker *wk = context;
+    if (!grow((void **)&wk->cand, &wk->cand_capacity, wk->cand_count + 1, sizeof *wk->cand)) {
+        wk->failed = true;
+        return -1.0;
+    }
+    wk->cand[wk->cand_count].o = data;
+    wk->cand[wk->cand_count].sub = sub;
+    ++wk->cand_count;
+    return margin;
+}
+
+/* Gathers the obstacle candidates of every active link part over `n` placements: place[k *
+ * active_count + i] is active robot i at the block's k-th waypoint. */
+static void gather_candidates(qworker *wk, const qrobot *place, int32_t n)
+{
+    const qjob *job = wk->job;
+    const gjk_world *world = job->world;
+    double limit =
+        job->mode == GJK_WORLD_MODE_FIRST_COLLISION ? job->touch_tolerance : job->max_distance;
+    wk->cand_count = 0;
+    for (int32_t i = 0; i < job->active_count; ++i) {
+        const wrobot *r = place[i].r;
+        for (int32_t l = 0; l < r->link_count; ++l) {
+            double reach = fmax(0.0, r->links[l].padding + world->max_pair_padding + limit);
+            for (int32_t p = 0; p < r->links[l].part_count; ++p) {
+                int32_t j = place[i].part_start[l] + p;
+                int32_t slot = wk->part_base[i] + j;
+                wk->cand_start[slot] = wk->cand_count;
+                gjk_aabb box = place[i].parts[j].box;
+                for (int32_t k = 1; k < n; ++k)
+                    box = gjk_aabb_union(box, place[k * job->active_count + i].parts[j].box);
+                if (world->obstacle_count > 0)
+                    gjk_bp_query(&world->tree, box, reach, collect_candidate, wk);
+                wk->cand_start[slot + 1] = wk->cand_count;
+            }
+        }
+    }
+}
+
+static void run_blocks(qworker *wk)
+{
+    qjob *job = wk->job;
+    bool first = job->mode == GJK_WORLD_MODE_FIRST_COLLISION;
+    for (;;) {
+        int b = atomic_fetch_add(&job->next_block, 1);
+        if (b >= job->block_count || atomic_load(&job->failed))
+            return;
+        int32_t start = b * GJK_WORLD_BLOCK_WAYPOINTS;
+        int32_t end = start + GJK_WORLD_BLOCK_WAYPOINTS;
+        if (end > job->waypoint_count)
+            end = job->waypoint_count;
+        wmap_clear(&wk->map);
+        const qrobot *place = wk->active;
+        if (job->traj_poses) {
+            int32_t links = job->active[0]->link_count;
+            for (int32_t w = start; w < end; ++w)
+                qrobot_place(&wk->place[w - start], job->traj_poses + (size_t)w * (size_t)links,
+                             w > start ? &wk->place[w - start - 1] : NULL);
+            if (job->prev_bounds)
+                for (int32_t w = start; w < end; ++w)
+                    set_moved(&wk->place[w - start], job->prev, w);
+            place = wk->place;
+        }
+        if (wk->use_cand)
+            gather_candidates(wk, place, end - start);
+        for (int32_t w = start; w < end; ++w) {
+            if (first && w > atomic_load(&job->first_collision))
+                break; /* masked at assembly anyway */
+            eval_waypoint(wk, w, job->traj_poses ? &place[w - start] : place);
+            if (wk->failed) {
+                atomic_store(&job->failed, true);
+                return;
+            }
+            if (first && job->wp[w].collision) {
+                atomic_min_int(&job->first_collision, w);
+                break;
+            }
+        }
+    }
+}
+
+static bool worker_init(qworker *wk, qjob *job)
+{
+    memset(wk, 0, sizeof *wk);
+    wk->job = job;
+    wk->active = calloc((size_t)job->active_count, sizeof *wk->active);
+    if (!wk->active)
+        return false;
+    int32_t slots = 0;
+    wk->part_base = malloc((size_t)job->active_count * sizeof *wk->part_base);
+    if (!wk->part_base)
+        return false;
+    for (int32_t i = 0; i < job->active_count; ++i) {
+        if (!qrobot_alloc(&wk->active[i], job->active[i]))
+            return false;
+        if (!job->traj_poses)
+            qrobot_place_current(&wk->active[i], wk->active[i].link_poses);
+        wk->part_base[i] = slots;
+        slots += job->active[i]->part_count;
+    }
+    wk->cand_start = malloc((size_t)(slots + 1) * sizeof *wk->cand_start);
+    if (!wk->cand_start)
+        return false;
+    /* A fixed reach allows the per-block candidates; CLOSEST without max_distance keeps the
+     * per-waypoint branch and bound. */
+    wk->use_cand = job->mode != GJK_WORLD_MODE_CLOSEST || isfinite(job->max_distance);
+    if (job->traj_poses) {
+        wk->place = calloc(GJK_WORLD_BLOCK_WAYPOINTS, sizeof *wk->place);
+        if (!wk->place)
+            return false;
+        for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+            if (!qrobot_alloc(&wk->place[k], job->active[0]))
+                return false;
+    }
+    return true;
+}
+
+static void worker_free(qworker *wk)
+{
+    if (wk->active)
+        for (int32_t i = 0; i < wk->job->active_count; ++i)
+            qrobot_free(&wk->active[i]);
+    free(wk->active);
+    if (wk->place)
+        for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+            qrobot_free(&wk->place[k]);
+    free(wk->place);
+    free(wk->part_base);
+    free(wk->cand_start);
+    free(wk->cand);
+    free(wk->hits);
+    free(wk->named);
+    free(wk->map.slots);
+}
+
+static void *worker_main(void *arg)
+{
+    qworker *wk = arg;
+    run_blocks(wk);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ results */
+
+/* The result object: the public struct first, then everything it owns in one block. */
+typedef struct result_block {
+    gjk_world_result pub;
+} result_block;
+
+void gjk_world_result_destroy(gjk_world_result **result)
+{
+    if (!result || !*result)
+        return;
+    free(*result); /* one allocation holds the struct, waypoints, pairs and names */
+    *result = NULL;
+}
+
+/* Interned name strings: distinct world pointers -> offsets in the result's arena. */
+typedef struct name_table {
+    const char **keys;
+    size_t *offsets;
+    uint32_t mask;
+    size_t bytes;
+} name_table;
+
+static uint32_t hash_ptr(const char *p)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static size_t *name_slot(name_table *t, const char *s)
+{
+    for (uint32_t i = hash_ptr(s) & t->mask;; i = (i + 1) & t->mask) {
+        if (t->keys[i] == s)
+            return &t->offsets[i];
+        if (t->keys[i] == NULL) {
+            t->keys[i] = s;
+            t->offsets[i] = t->bytes;
+            t->bytes += strlen(s) + 1;
+            return &t->offsets[i];
+        }
+    }
+}
+
+static void side_names(const qhit *h, bool b, const char **object, const char **body,
+                       const char **part)
+{
+    if (!b) {
+        *object = h->ra->name;
+        *body = h->ra->links[h->la].name;
+        *part = h->ra->links[h->la].parts[h->pa].name;
+    } else if (h->ob) {
+        *object = h->ob->body.name;
+        *body = h->ob->body.name;
+        *part = h->ob->body.parts[h->pb].name;
+    } else {
+        *object = h->rb->name;
+        *body = h->rb->links[h->lb].name;
+        *part = h->rb->links[h->lb].parts[h->pb].name;
+    }
+}
+
+static void fill_pair(gjk_world_pair *out, const qhit *h, const char *arena, name_table *names)
+{
+    memset(out, 0, sizeof *out);
+    const gjk_result *r = &h->r;
+    gjk_vec3 n = r->normal;
+    gjk_vec3 pa = gjk_madd(r->point_a, h->pad_a, n);
+    gjk_vec3 pb = gjk_madd(r->point_b, -h->pad_b, n);
+    for (int s = 0; s < 2; ++s) {
+        gjk_world_side *side = s == 0 ? &out->a : &out->b;
+        const char *object, *body, *part;
+        side_names(h, s == 1, &object, &body, &part);
+        side->object_name = arena + *name_slot(names, object);
+        side->body_name = arena + *name_slot(names, body);
+        side->part_name = arena + *name_slot(names, part);
+    }
+    out->a.body = gjk_link_body(h->ra->id, h->la);
+    out->a.part = h->pa;
+    out->a.point = pa;
+    out->a.local_point = gjk_inv_transform_point(h->frame_a, pa);
+    out->b.body = h->ob ? gjk_obstacle_body(h->ob->id) : gjk_link_body(h->rb->id, h->lb);
+    out->b.part = h->pb;
+    out->b.point = pb;
+    out->b.local_point = gjk_inv_transform_point(h->frame_b, pb);
+    out->distance = h->distance;
+    out->normal = n;
+    out->padding = h->pad;
+    out->status = h->status;
+    out->iterations = r->iterations;
+    out->epa_iterations = r->epa_iterations;
+}
+
+static size_t align_up(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+static gjk_status assemble(qjob *job, gjk_world_result **out, bool cache_hit)
+{
+    int32_t n = job->waypoint_count;
+    int32_t first = -1;
+    for (int32_t w = 0; w < n && first < 0; ++w)
+        if (job->wp[w].evaluated && job->wp[w].collision)
+            first = w;
+    if (job->mode == GJK_WORLD_MODE_FIRST_COLLISION && first >= 0) {
+        /* Which waypoints after the first collision got evaluated depends on scheduling:
+         * drop them all so the result does not. */
+        for (int32_t w = first + 1; w < n; ++w) {
+            qwp *p = &job->wp[w];
+            free(p->hits);
+            free(p->named);
+            memset(p, 0, sizeof *p);
+        }
+    }
+    size_t total_pairs = 0;
+    for (int32_t w = 0; w < n; ++w)
+        total_pairs += (size_t)job->wp[w].count;
+
+    /* Intern names (a pass over the pairs), then lay out one block. */
+    name_table names;
+    memset(&names, 0, sizeof names);
+    size_t slots = 64;
+    while (slots < 6 * total_pairs + 16)
+        slots *= 2;
+    names.keys = calloc(slots, sizeof *names.keys);
+    names.offsets = calloc(slots, sizeof *names.offsets);
+    if (!names.keys || !names.offsets) {
+        free(names.keys);
+        free(names.offsets);
+        return GJK_STATUS_OUT_OF_MEMORY;
+    }
+    names.mask = (uint32_t)(slots - 1);
+    for (int32_t w = 0; w < n; ++w)
+        for (int32_t i = 0; i < job->wp[w].count; ++i)
+            for (int s = 0; s < 2; ++s) {
+                const char *object, *body, *part;
+                side_names(&job->wp[w].hits[i], s == 1, &object, &body, &part);
+                name_slot(&names, object);
+                name_slot(&names, body);
+                name_slot(&names, part);
+            }
+
+    size_t off_wp = align_up(sizeof(result_block));
+    size_t off_pairs = off_wp + align_up((size_t)n * sizeof(gjk_world_waypoint));
+    size_t off_names = off_pairs + align_up(total_pairs * sizeof(gjk_world_pair));
+    unsigned char *block = malloc(off_names + names.bytes + 1);
+    if (!block) {
+        free(names.keys);
+        free(names.offsets);
+        return GJK_STATUS_OUT_OF_MEMORY;
+    }
+    result_block *rb = (result_block *)block;
+    gjk_world_waypoint *wps = (gjk_world_waypoint *)(block + off_wp);
+    gjk_world_pair *pairs = (gjk_world_pair *)(block + off_pairs);
+    char *arena = (char *)(block + off_names);
+    for (uint32_t i = 0; i <= names.mask; ++i)
+        if (names.keys[i])
+            memcpy(arena + names.offsets[i], names.keys[i], strlen(names.keys[i]) + 1);
+
+    gjk_world_result *res = &rb->pub;
+    memset(res, 0, sizeof *res);
+    res->revision = job->world->revision;
+    res->pose_revision = job->world->pose_revision;
+    res->waypoint_count = n;
+    res->waypoints = wps;
+    res->min_distance = INFINITY;
+    res->min_waypoint = -1;
+    res->first_collision = first;
+    res->trajectory_cache_hit = cache_hit;
+    size_t k = 0;
+    for (int32_t w = 0; w < n; ++w) {
+        const qwp *p = &job->wp[w];
+        gjk_world_waypoint *o = &wps[w];
+        memset(o, 0, sizeof *o);
+        o->evaluated = p->evaluated;
+        o->collision = p->collision;
+        o->truncated = p->truncated;
+        o->min_distance = p->evaluated ? p->min_distance : (double)INFINITY;
+        o->counters = p->counters;
+        o->pairs = &pairs[k];
+        o->pair_count = p->count;
+        for (int32_t i = 0; i < p->count; ++i)
+            fill_pair(&pairs[k++], &p->hits[i], arena, &names);
+        if (p->evaluated && o->min_distance < res->min_distance) {
+            res->min_distance = o->min_distance;
+            res->min_waypoint = w;
+        }
+    }
+    free(names.keys);
+    free(names.offsets);
+    *out = res;
+    return GJK_WORLD_OK;
+}
+
+/* Builds the named-trajectory record from the waypoints' caches; NULL on failure (the cache
+ * only speeds things up, so a failure here is not an error). */
+static wtraj *build_named(const qjob *job, const char *name, int32_t robot)
+{
+    int32_t n = job->waypoint_count;
+    size_t total = 0;
+    for (int32_t w = 0; w < n; ++w)
+        total += (size_t)job->wp[w].named_count;
+    wtraj *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    size_t name_len = strlen(name) + 1;
+    t->name = malloc(name_len);
+    t->offsets = malloc((size_t)(n + 1) * sizeof *t->offsets);
+    t->entries = malloc((total > 0 ? total : 1) * sizeof *t->entries);
+    if (!t->name || !t->offsets || !t->entries) {
+        wtraj_free(t);
+        return NULL;
+    }
+    memcpy(t->name, name, name_len);
+    t->robot = robot;
+    t->waypoint_count = n;
+    t->link_count = job->active[0]->link_count;
+    t->revision = job->world->revision;
+    t->pose_revision = job->world->pose_revision;
+    size_t poses = (size_t)n * (size_t)t->link_count;
+    t->link_poses = malloc(poses * sizeof *t->link_poses);
+    if (!t->link_poses) {
+        wtraj_free(t);
+        return NULL;
+    }
+    memcpy(t->link_poses, job->traj_poses, poses * sizeof *t->link_poses);
+    int32_t k = 0;
+    for (int32_t w = 0; w < n; ++w) {
+        t->offsets[w] = k;
+        const qwp *p = &job->wp[w];
+        if (p->named_count > 0)
+            memcpy(&t->entries[k], p->named, (size_t)p->named_count * sizeof *t->entries);
+        k += p->named_count;
+    }
+    t->offsets[n] = k;
+    t->bytes = sizeof *t + name_len + (size_t)(n + 1) * sizeof *t->offsets +
+               total * sizeof *t->entries + poses * sizeof *t->link_poses;
+    return t;
+}
+
+/* ------------------------------------------------------------------ entry points */
+
+gjk_world_query_options gjk_world_default_query_options(void)
+{
+    gjk_world_query_options o;
+    memset(&o, 0, sizeof o);
+    o.max_distance = INFINITY;
+    o.mode = GJK_WORLD_MODE_CLOSEST;
+    o.pairs = GJK_WORLD_PAIRS_ROBOT_OBSTACLE | GJK_WORLD_PAIRS_SELF;
+    o.signed_distance = true;
+    o.robot = 0;
+    o.max_pairs = 1024;
+    o.threads = 1;
+    o.gjk = gjk_default_options();
+    return o;
+}
+
+static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
+{
+    gjk_world_query_options o = options ? *options : gjk_world_default_query_options();
+    if (isnan(o.max_distance) || (isinf(o.max_distance) && o.max_distance < 0.0) ||
+        (unsigned)o.mode > GJK_WORLD_MODE_FIRST_COLLISION ||
+        (o.pairs & ~GJK_WORLD_PAIRS_ALL) != 0 || o.max_pairs < 0 ||
+        o.max_pairs > GJK_WORLD_MAX_PAIRS || o.threads < 0 || o.threads > GJK_WORLD_MAX_THREADS)
+        return GJK_STATUS_INVALID_INPUT;
+    job->mode = o.mode == GJK_WORLD_MODE_UNSPECIFIED ? GJK_WORLD_MODE_ALL_WITHIN : o.mode;
+    job->pairs = o.pairs ? o.pairs : GJK_WORLD_PAIRS_ROBOT_OBSTACLE | GJK_WORLD_PAIRS_SELF;
+    job->max_distance = o.max_distance;
+    job->max_pairs = o.max_pairs ? o.max_pairs : 1024;
+    job->penetration = o.signed_distance;
+    job->gjk = o.gjk;
+    gjk_options d = gjk_default_options();
+    job->touch_tolerance = o.gjk.touch_tolerance > 0.0 ? o.gjk.touch_tolerance : d.touch_tolerance;
+    return GJK_WORLD_OK;
+}
+
+static void job_free(qjob *job)
+{
+    if (job->wp)
+        for (int32_t w = 0; w < job->waypoint_count; ++w) {
+            free(job->wp[w].hits);
+            free(job->wp[w].named);
+        }
+    free(job->wp);
+    for (int32_t i = 0; i < job->passive_count; ++i)
+        qrobot_free(&job->passive[i]);
+    free(job->passive);
+    free((void *)job->active);
+}
+
+/* Sets up active and passive robots: `robot` 0 = every robot active. */
+static gjk_status job_robots(qjob *job, int32_t robot)
+{
+    const gjk_world *world = job->world;
+    job->active =
+        calloc((size_t)(world->robot_count > 0 ? world->robot_count : 1), sizeof *job->active);
+    if (!job->active)
+        return GJK_STATUS_OUT_OF_MEMORY;
+    int32_t passive = 0;
+    for (int32_t i = 0; i < world->robot_count; ++i) {
+        if (robot == 0 || world->robots[i]->id == robot)
+            job->active[job->active_count++] = world->robots[i];
+        else
+            ++passive;
+    }
+    if (passive > 0 && (job->pairs & GJK_WORLD_PAIRS_ROBOT_ROBOT)) {
+        job->passive = calloc((size_t)passive, sizeof *job->passive);
+        if (!job->passive)
+            return GJK_STATUS_OUT_OF_MEMORY;
+        for (int32_t i = 0; i < world->robot_count; ++i) {
+            const wrobot *r = world->robots[i];
+            if (robot == 0 || r->id == robot)
+                continue;
+            qrobot *q = &job->passive[job->passive_count++];
+            if (!qrobot_alloc(q, r))
+                return GJK_STATUS_OUT_OF_MEMORY;
+            qrobot_place_current(q, q->link_poses);
+        }
+    }
+    return GJK_WORLD_OK;
+}
+
+/* Runs the job's waypoints on `threads` threads (the caller's included). */
+static gjk_status job_run(qjob *job, int32_t threads)
+{
+    job->wp = calloc((size_t)job->waypoint_count, sizeof *job->wp);
+    if (!job->wp)
+        return GJK_STATUS_OUT_OF_MEMORY;
+    job->block_count =
+        (job->waypoint_count + GJK_WORLD_BLOCK_WAYPOINTS - 1) / GJK_WORLD_BLOCK_WAYPOINTS;
+    atomic_init(&job->next_block, 0);
+    atomic_init(&job->first_collision, INT32_MAX);
+    atomic_init(&job->failed, false);
+    if (threads < 1)
+        threads = 1;
+    if (threads > job->block_count)
+        threads = job->block_count;
+
+    qworker workers[GJK_WORLD_MAX_THREADS];
+    pthread_t ids[GJK_WORLD_MAX_THREADS];
+    bool started[GJK_WORLD_MAX_THREADS];
+    int32_t ready = 0;
+    bool ok = true;
+    for (int32_t t = 0; t < threads; ++t) {
+        ++ready;
+        if (!worker_init(&workers[t], job)) {
+            ok = false;
+            break;
+        }
+    }
+    for (int32_t t = 1; t < threads && ok; ++t)
+        started[t] = pthread_create(&ids[t], NULL, worker_main, &workers[t]) == 0;
+    if (ok)
+        run_blocks(&workers[0]); /* a thread that failed to start leaves more for the others */
+    for (int32_t t = 1; t < threads && ok; ++t)
+        if (started[t])
+            pthread_join(ids[t], NULL);
+    for (int32_t t = 0; t < ready; ++t)
+        worker_free(&workers[t]);
+    if (!ok || atomic_load(&job->failed))
+        return GJK_STATUS_OUT_OF_MEMORY;
+    return GJK_WORLD_OK;
+}
+
+gjk_status gjk_world_query_state(const gjk_world *world, const gjk_world_query_options *options,
+                                 gjk_world_result **out)
+{
+    if (out)
+        *out = NULL;
+    if (!world || !out)
+        return GJK_STATUS_INVALID_INPUT;
+    qjob job;
+    memset(&job, 0, sizeof job);
+    job.world = world;
+    gjk_status s = job_options(&job, options);
+    if (s != GJK_WORLD_OK)
+        return s;
+    int32_t robot = options ? options->robot : 0;
+    if (robot != 0 && !gjk_world_robot_by_id(world, robot))
+        return GJK_STATUS_NOT_FOUND;
+    job.waypoint_count = 1;
+    s = job_robots(&job, robot);
+    if (s == GJK_WORLD_OK)
+        s = job_run(&job, 1);
+    if (s == GJK_WORLD_OK)
+        s = assemble(&job, out, false);
+    job_free(&job);
+    return s;
+}
+
+gjk_status gjk_world_query_trajectory(const gjk_world *world,
+                                      const gjk_world_trajectory *trajectory,
+                                      const gjk_world_query_options *options,
+                                      gjk_world_result **out)
+{
+    if (out)
+        *out = NULL;
+    if (!world || !trajectory || !out)
+        return GJK_STATUS_INVALID_INPUT;
+    qjob job;
+    memset(&job, 0, sizeof job);
+    job.world = world;
+    gjk_status s = job_options(&job, options);
+    if (s != GJK_WORLD_OK)
+        return s;
+    const gjk_world_trajectory *t = trajectory;
+    const wrobot *r = gjk_world_robot_by_id(world, t->robot);
+    if (!r)
+        return GJK_STATUS_NOT_FOUND;
+    if (t->waypoint_count < 1 || t->link_count != r->link_count || !t->link_poses ||
+        (int64_t)t->waypoint_count * t->link_count > INT32_MAX ||
+        (t->name && strnlen(t->name, GJK_WORLD_NAME_MAX + 1) > GJK_WORLD_NAME_MAX))
+        return GJK_STATUS_INVALID_INPUT;
+    int64_t poses = (int64_t)t->waypoint_count * t->link_count;
+    for (int64_t i = 0; i < poses; ++i)
+        if (!gjk_transform_is_valid(t->link_poses[i]))
+            return GJK_STATUS_INVALID_INPUT;
+
+    job.waypoint_count = t->waypoint_count;
+    job.traj_poses = t->link_poses;
+    s = job_robots(&job, t->robot);
+    if (s != GJK_WORLD_OK) {
+        job_free(&job);
+        return s;
+    }
+    bool named = t->name && t->name[0] != '\0' && world->def.trajectory_cache_bytes > 0;
+    wtraj *prev = named ? wcache_acquire(world->cache, t->name, t->robot) : NULL;
+    job.prev = prev;
+    job.prev_bounds = prev && prev->revision == world->revision &&
+                      prev->pose_revision == world->pose_revision &&
+                      prev->link_count == r->link_count;
+    job.record_named = named;
+    int32_t threads = options ? options->threads : 1;
+    s = job_run(&job, threads);
+    if (s == GJK_WORLD_OK)
+        s = assemble(&job, out, prev != NULL);
+    wcache_release(world->cache, prev);
+    if (s == GJK_WORLD_OK && named) {
+        wtraj *fresh = build_named(&job, t->name, t->robot);
+        if (fresh)
+            wcache_store(world->cache, fresh);
+    }
+    job_free(&job);
+    return s;
+}

@@ -1,0 +1,78 @@
+/* gjkd_json.h — the JSON documents of gjkd (scene, link poses, trajectory) <-> gjkd.v1 protobuf.
+ *
+ * Used by gjkctl (load, poses, trajectory) and by gjkd --demo (the embedded demo scene). The
+ * formats are documented with examples in examples/demo/README.md; in short:
+ *
+ *   pose        {"position": [x, y, z], "quat_wxyz": [w, x, y, z]}     both keys optional
+ *   part        {"name": "...", "type": "box", "half_extents": [hx, hy, hz],
+ *                "margin": 0.0, "pose": POSE}                           name/margin/pose optional
+ *               type: point | sphere (radius) | capsule, cylinder, cone (radius, half_height)
+ *                     | box (half_extents) | hull (points: [[x, y, z], ...], hulled by gjkd)
+ *                     | convex (points, optional adjacency_start, adjacency: used as given)
+ *   scene       {"robots": [ROBOT...], "obstacles": [OBSTACLE...], "allowed_pairs": [[A, B]...]}
+ *   robot       {"name", "links": [{"name", "parts": [PART...], "padding"}...],
+ *                "self_collision": bool, "disabled_pairs": [["link", "link"]...], "padding",
+ *                "initial_link_poses": [POSE...]}
+ *   obstacle    {"name", "pose": POSE, "parts": [PART...], "padding"}
+ *   body (A, B) "robot/link", "obstacle", "robot/" followed by a star (every link), or an object
+ *               {"robot": "r", "link": "l"} / {"obstacle": "o"} for names containing '/'
+ *   poses       {"robot": "arm", "link_poses": [POSE...]}  or  {"robots": [{...}, ...]}
+ *   trajectory  {"robot": "arm", "name": "optional cache name",
+ *                "waypoints": [{"link_poses": [POSE...]}, ...]}
+ *
+ * Every document may carry "format" ("gjkd-scene/1", "gjkd-poses/1", "gjkd-trajectory/1";
+ * checked when present) and "comment" (ignored). Any other unknown key is an error (typos like
+ * "quat_xyzw" must not pass silently). Units are metres and radians; quaternions are (w, x, y, z).
+ *
+ * Validation: syntax (with line and column), types, required keys, array lengths, finite
+ * numbers, sizes/margins/paddings >= 0, quaternions of unit norm (within 1e-6), non-empty
+ * names. Messages name the JSON path, e.g.
+ *   "$.robots[0].links[2].parts[1].points[17][2]: expected a finite number".
+ * Semantic checks that need the scene (unknown names, link counts, limits) are the daemon's.
+ *
+ * Memory: every message returned is built with malloc (strings, arrays, submessages) exactly
+ * as protobuf-c's unpack would build it, so it is freed by the matching gjkd_json_*_free, which
+ * calls the generated *__free_unpacked. Thread-safe: no global state (cJSON hooks untouched). */
+#ifndef GJKD_JSON_H
+#define GJKD_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gjkd/v1/gjkd.pb-c.h"
+
+/* Largest document accepted (bytes); bigger input is refused before parsing. */
+#define GJKD_JSON_MAX_BYTES (256u * 1024u * 1024u)
+
+typedef struct gjkd_json_error {
+    char message[512]; /* one line, names the JSON path ("$.obstacles[3].pose: ...") */
+    int line;          /* 1-based position of a syntax error; 0 for other errors */
+    int column;
+} gjkd_json_error;
+
+/* Each parser takes `length` bytes of UTF-8 JSON text (no terminating NUL needed) and returns
+ * true with *out set, or false with *out NULL and *err filled (err may be NULL). */
+bool gjkd_json_parse_scene(const char *text, size_t length, Gjkd__V1__Scene **out,
+                           gjkd_json_error *err);
+bool gjkd_json_parse_poses(const char *text, size_t length, Gjkd__V1__SetLinkPosesRequest **out,
+                           gjkd_json_error *err);
+/* The request's options are left at their defaults: the caller sets them. */
+bool gjkd_json_parse_trajectory(const char *text, size_t length,
+                                Gjkd__V1__TrajectoryQueryRequest **out, gjkd_json_error *err);
+
+/* Frees a message returned above (or any message built the same way); sets *msg to NULL.
+ * Safe on NULL and on *msg NULL. */
+void gjkd_json_scene_free(Gjkd__V1__Scene **msg);
+void gjkd_json_poses_free(Gjkd__V1__SetLinkPosesRequest **msg);
+void gjkd_json_trajectory_free(Gjkd__V1__TrajectoryQueryRequest **msg);
+
+/* Writes a scene as a JSON document in the format above (the inverse of the parser for valid
+ * scenes: parse(write(s)) == s field by field). Returns a malloc'd NUL-terminated string, NULL
+ * if out of memory or the scene holds a non-finite number; release with free(). */
+char *gjkd_json_write_scene(const Gjkd__V1__Scene *scene);
+
+/* Reads a whole file into a malloc'd NUL-terminated buffer (*length excludes the NUL); NULL
+ * with err filled on I/O failure or if it exceeds GJKD_JSON_MAX_BYTES. */
+char *gjkd_json_read_file(const char *path, size_t *length, gjkd_json_error *err);
+
+#endif /* GJKD_JSON_H */

@@ -1,0 +1,671 @@
+/* codec.c — see codec.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "codec.h"
+
+#include "gjk/hull.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The wire's status codes 1-9 are the core's status values. */
+#define GJKD_CHECK_CODE(name, value, msg)                                                          \
+    _Static_assert((int)GJKD_CODE(name) == (int)GJK_STATUS_##name, "wire code " #name);
+GJK_STATUS_TABLE(GJKD_CHECK_CODE)
+#undef GJKD_CHECK_CODE
+
+gjkd_code gjkd_code_from_status(gjk_status status)
+{
+    if (status == GJK_WORLD_OK)
+        return GJKD_CODE(OK);
+    if (status > GJK_STATUS_UNSPECIFIED && status < GJK_STATUS_COUNT)
+        return (gjkd_code)status;
+    return GJKD_CODE(INTERNAL);
+}
+
+const char *gjkd_code_name(gjkd_code code)
+{
+    const ProtobufCEnumValue *v =
+        protobuf_c_enum_descriptor_get_value(&gjkd__v1__status_code__descriptor, (int)code);
+    /* Enum value names are "STATUS_CODE_OK": skip the prefix. */
+    return v != NULL ? v->name + strlen("STATUS_CODE_") : "UNKNOWN";
+}
+
+bool gjkd_fail(gjkd_error *error, gjkd_code code, const char *format, ...)
+{
+    error->code = code;
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(error->message, sizeof error->message, format, ap);
+    va_end(ap);
+    return false;
+}
+
+/* ---------------------------------------------------------------- arena */
+
+struct gjkd_arena_chunk {
+    gjkd_arena_chunk *next;
+    size_t used, capacity;
+    _Alignas(16) unsigned char data[];
+};
+
+void *gjkd_arena_alloc(gjkd_arena *arena, size_t size)
+{
+    size = (size + 15u) & ~(size_t)15u;
+    gjkd_arena_chunk *c = arena->head;
+    if (c == NULL || c->capacity - c->used < size) {
+        size_t capacity = size > 16384 ? size : 16384;
+        c = malloc(sizeof *c + capacity);
+        if (c == NULL)
+            abort();
+        c->next = arena->head;
+        c->used = 0;
+        c->capacity = capacity;
+        arena->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+char *gjkd_arena_strdup(gjkd_arena *arena, const char *text)
+{
+    size_t n = strlen(text) + 1;
+    char *p = gjkd_arena_alloc(arena, n);
+    memcpy(p, text, n);
+    return p;
+}
+
+void gjkd_arena_free(gjkd_arena *arena)
+{
+    gjkd_arena_chunk *c = arena->head;
+    while (c != NULL) {
+        gjkd_arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    arena->head = NULL;
+}
+
+/* ---------------------------------------------------------------- decoding */
+
+bool gjkd_check_name(const char *name, const char *where, const gjkd_limits *limits,
+                     gjkd_error *error)
+{
+    size_t n = name != NULL ? strlen(name) : 0;
+    if (n == 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: name is empty", where);
+    if (n > limits->max_name_length || n > GJK_WORLD_NAME_MAX)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "%s: name is %zu bytes, the limit is %u", where, n,
+                         limits->max_name_length);
+    for (size_t i = 0; i < n; ++i)
+        if ((unsigned char)name[i] < 0x20)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s: name contains a control character", where);
+    return true;
+}
+
+static bool check_length(double v, const char *where, const char *field, gjkd_error *error)
+{
+    if (!isfinite(v) || v < 0.0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.%s: %g is not a finite length >= 0",
+                         where, field, v);
+    return true;
+}
+
+bool gjkd_decode_pose(const Gjkd__V1__Pose *pose, const char *where, gjk_transform *out,
+                      gjkd_error *error)
+{
+    *out = gjk_transform_identity();
+    if (pose == NULL)
+        return true;
+    if (pose->position != NULL) {
+        gjk_vec3 p = gjk_v3(pose->position->x, pose->position->y, pose->position->z);
+        if (!gjk_vec3_is_finite(p))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.position: not finite", where);
+        out->p = p;
+    }
+    if (pose->orientation != NULL) {
+        const Gjkd__V1__Quaternion *q = pose->orientation;
+        gjk_quat r = gjk_quat_make(q->w, q->x, q->y, q->z);
+        double n = gjk_quat_norm(r);
+        if (!isfinite(n))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.orientation: not finite", where);
+        if (fabs(n - 1.0) > GJK_QUAT_NORM_TOLERANCE)
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s.orientation: norm %.9g is not 1 (quaternion order w, x, y, z)",
+                             where, n);
+        out->q = gjk_quat_normalize(r);
+    }
+    return true;
+}
+
+/* A zeroed polytope with a stable address (shapes point at it), listed for release. */
+static gjk_polytope *new_polytope(gjkd_body_build *b)
+{
+    if (b->polytope_count == b->polytope_capacity) {
+        int32_t cap = b->polytope_capacity > 0 ? 2 * b->polytope_capacity : 8;
+        gjk_polytope **list = realloc(b->polytopes, (size_t)cap * sizeof *list);
+        if (list == NULL)
+            return NULL;
+        b->polytopes = list;
+        b->polytope_capacity = cap;
+    }
+    gjk_polytope *p = gjkd_arena_alloc(&b->arena, sizeof *p);
+    b->polytopes[b->polytope_count] = p;
+    return p;
+}
+
+/* xyz triples -> points, checking count, limit and finiteness. */
+static bool decode_points(const double *xyz, size_t n_xyz, const char *where,
+                          const gjkd_limits *limits, gjkd_arena *arena, gjk_vec3 **out,
+                          int32_t *count, gjkd_error *error)
+{
+    if (n_xyz == 0 || n_xyz % 3 != 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s.xyz: %zu values, expected a positive multiple of 3", where, n_xyz);
+    size_t n = n_xyz / 3;
+    if (n > limits->max_points_per_part)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "%s: %zu points, the limit is %u per part", where, n,
+                         limits->max_points_per_part);
+    gjk_vec3 *pts = gjkd_arena_alloc(arena, n * sizeof *pts);
+    for (size_t i = 0; i < n; ++i) {
+        pts[i] = gjk_v3(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+        if (!gjk_vec3_is_finite(pts[i]))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.xyz: point %zu is not finite",
+                             where, i);
+    }
+    *out = pts;
+    *count = (int32_t)n;
+    return true;
+}
+
+static bool decode_shape(const Gjkd__V1__Shape *m, const char *where, const gjkd_limits *limits,
+                         gjkd_body_build *b, gjk_shape *out, gjkd_error *error)
+{
+    if (m == NULL)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: missing", where);
+    if (!check_length(m->margin, where, "margin", error))
+        return false;
+    char sub[256];
+    switch (m->kind_case) {
+    case GJKD__V1__SHAPE__KIND_POINT:
+        *out = gjk_make_point();
+        break;
+    case GJKD__V1__SHAPE__KIND_SPHERE:
+        if (!check_length(m->sphere->radius, where, "sphere.radius", error))
+            return false;
+        *out = gjk_make_sphere(m->sphere->radius);
+        break;
+    case GJKD__V1__SHAPE__KIND_CAPSULE:
+        if (!check_length(m->capsule->radius, where, "capsule.radius", error) ||
+            !check_length(m->capsule->half_height, where, "capsule.half_height", error))
+            return false;
+        *out = gjk_make_capsule(m->capsule->radius, m->capsule->half_height);
+        break;
+    case GJKD__V1__SHAPE__KIND_BOX: {
+        const Gjkd__V1__Vec3 *h = m->box->half_extents;
+        if (h == NULL)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.box.half_extents: missing",
+                             where);
+        if (!check_length(h->x, where, "box.half_extents.x", error) ||
+            !check_length(h->y, where, "box.half_extents.y", error) ||
+            !check_length(h->z, where, "box.half_extents.z", error))
+            return false;
+        *out = gjk_make_box(gjk_v3(h->x, h->y, h->z));
+        break;
+    }
+    case GJKD__V1__SHAPE__KIND_CYLINDER:
+        if (!check_length(m->cylinder->radius, where, "cylinder.radius", error) ||
+            !check_length(m->cylinder->half_height, where, "cylinder.half_height", error))
+            return false;
+        *out = gjk_make_cylinder(m->cylinder->radius, m->cylinder->half_height);
+        break;
+    case GJKD__V1__SHAPE__KIND_CONE:
+        if (!check_length(m->cone->radius, where, "cone.radius", error) ||
+            !check_length(m->cone->half_height, where, "cone.half_height", error))
+            return false;
+        *out = gjk_make_cone(m->cone->radius, m->cone->half_height);
+        break;
+    case GJKD__V1__SHAPE__KIND_HULL: {
+        snprintf(sub, sizeof sub, "%s.hull", where);
+        gjk_vec3 *pts;
+        int32_t n;
+        if (!decode_points(m->hull->xyz, m->hull->n_xyz, sub, limits, &b->arena, &pts, &n, error))
+            return false;
+        gjk_polytope *p = new_polytope(b);
+        if (p == NULL)
+            return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "%s: out of memory", sub);
+        gjk_status s = gjk_hull_build(p, pts, n, NULL);
+        if (s != GJK_STATUS_SEPARATED)
+            return gjkd_fail(error, gjkd_code_from_status(s), "%s: hull of %d points failed: %s",
+                             sub, n, gjk_status_message(s));
+        b->polytope_count++;
+        b->hull_vertices += (uint32_t)p->count;
+        *out = gjk_make_polytope(p);
+        break;
+    }
+    case GJKD__V1__SHAPE__KIND_CONVEX: {
+        snprintf(sub, sizeof sub, "%s.convex", where);
+        const Gjkd__V1__ConvexVertices *c = m->convex;
+        gjk_vec3 *pts;
+        int32_t n;
+        if (!decode_points(c->xyz, c->n_xyz, sub, limits, &b->arena, &pts, &n, error))
+            return false;
+        const int32_t *start = NULL, *adj = NULL;
+        if (c->n_adjacency_start != 0 || c->n_adjacency != 0) {
+            if (c->n_adjacency_start != (size_t)n + 1)
+                return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                 "%s.adjacency_start: %zu offsets, expected %d", sub,
+                                 c->n_adjacency_start, n + 1);
+            if (c->adjacency_start[0] != 0 || (size_t)c->adjacency_start[n] != c->n_adjacency)
+                return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                 "%s.adjacency_start: must run from 0 to %zu", sub, c->n_adjacency);
+            for (int32_t i = 0; i < n; ++i)
+                if (c->adjacency_start[i + 1] < c->adjacency_start[i])
+                    return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                     "%s.adjacency_start: decreasing at %d", sub, i);
+            for (size_t i = 0; i < c->n_adjacency; ++i)
+                if (c->adjacency[i] < 0 || c->adjacency[i] >= n)
+                    return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                     "%s.adjacency[%zu]: %d is not a vertex index", sub, i,
+                                     c->adjacency[i]);
+            start = c->adjacency_start;
+            adj = c->adjacency;
+        }
+        gjk_polytope *p = new_polytope(b);
+        if (p == NULL)
+            return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "%s: out of memory", sub);
+        gjk_status s = gjk_polytope_create(p, pts, n, start, adj);
+        if (s != GJK_STATUS_SEPARATED)
+            return gjkd_fail(error, gjkd_code_from_status(s), "%s: %s", sub, gjk_status_message(s));
+        b->polytope_count++;
+        b->hull_vertices += (uint32_t)p->count;
+        *out = gjk_make_polytope(p);
+        break;
+    }
+    case GJKD__V1__SHAPE__KIND__NOT_SET:
+    default:
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no shape kind set", where);
+    }
+    out->margin = m->margin;
+    gjk_status s = gjk_shape_validate(out);
+    if (s != GJK_STATUS_SEPARATED)
+        return gjkd_fail(error, gjkd_code_from_status(s), "%s: %s", where, gjk_status_message(s));
+    return true;
+}
+
+static bool decode_parts(Gjkd__V1__Part *const *parts, size_t n_parts, const char *where,
+                         const gjkd_limits *limits, gjkd_body_build *b, gjk_part_def **out,
+                         int32_t *count, gjkd_error *error)
+{
+    if (n_parts > limits->max_parts_per_body || n_parts > GJK_WORLD_MAX_PARTS)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "%s.parts: %zu parts, the limit is %u", where, n_parts,
+                         limits->max_parts_per_body);
+    gjk_part_def *defs = gjkd_arena_alloc(&b->arena, (n_parts > 0 ? n_parts : 1) * sizeof *defs);
+    char sub[200];
+    for (size_t i = 0; i < n_parts; ++i) {
+        const Gjkd__V1__Part *p = parts[i];
+        snprintf(sub, sizeof sub, "%s.parts[%zu]", where, i);
+        if (p->name[0] != '\0') {
+            char sub_name[220];
+            snprintf(sub_name, sizeof sub_name, "%s.name", sub);
+            if (!gjkd_check_name(p->name, sub_name, limits, error))
+                return false;
+            for (size_t j = 0; j < i; ++j)
+                if (strcmp(parts[j]->name, p->name) == 0)
+                    return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                     "%s.name: duplicate part name '%s'", sub, p->name);
+            defs[i].name = p->name;
+        } else {
+            char generated[24];
+            snprintf(generated, sizeof generated, "#%zu", i);
+            defs[i].name = gjkd_arena_strdup(&b->arena, generated);
+        }
+        char sub_shape[220], sub_pose[220];
+        snprintf(sub_shape, sizeof sub_shape, "%s.shape", sub);
+        snprintf(sub_pose, sizeof sub_pose, "%s.pose", sub);
+        if (!decode_shape(p->shape, sub_shape, limits, b, &defs[i].shape, error) ||
+            !gjkd_decode_pose(p->pose, sub_pose, &defs[i].pose, error))
+            return false;
+    }
+    *out = defs;
+    *count = (int32_t)n_parts;
+    return true;
+}
+
+void gjkd_body_build_release(gjkd_body_build *build)
+{
+    for (int32_t i = 0; i < build->polytope_count; ++i)
+        gjk_polytope_destroy(build->polytopes[i]);
+    free(build->polytopes);
+    gjkd_arena_free(&build->arena);
+    memset(build, 0, sizeof *build);
+}
+
+static int32_t find_link(Gjkd__V1__Link *const *links, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (strcmp(links[i]->name, name) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+bool gjkd_decode_robot(const Gjkd__V1__Robot *m, const gjkd_limits *limits, gjkd_body_build *out,
+                       gjkd_error *error)
+{
+    memset(out, 0, sizeof *out);
+    bool ok = false;
+    if (m == NULL) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot: missing");
+        goto done;
+    }
+    if (!gjkd_check_name(m->name, "robot.name", limits, error) ||
+        !check_length(m->padding, "robot", "padding", error))
+        goto done;
+    if (m->n_links == 0) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot.links: a robot needs a link");
+        goto done;
+    }
+    if (m->n_links > limits->max_links_per_robot || m->n_links > GJK_WORLD_MAX_LINKS) {
+        gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "robot.links: %zu links, the limit is %u",
+                  m->n_links, limits->max_links_per_robot);
+        goto done;
+    }
+    gjk_link_def *links = gjkd_arena_alloc(&out->arena, m->n_links * sizeof *links);
+    char where[96];
+    for (size_t i = 0; i < m->n_links; ++i) {
+        const Gjkd__V1__Link *l = m->links[i];
+        snprintf(where, sizeof where, "robot.links[%zu]", i);
+        char sub[120];
+        snprintf(sub, sizeof sub, "%s.name", where);
+        if (!gjkd_check_name(l->name, sub, limits, error) ||
+            !check_length(l->padding, where, "padding", error))
+            goto done;
+        if (find_link(m->links, i, l->name) >= 0) {
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: duplicate link name '%s'", sub,
+                      l->name);
+            goto done;
+        }
+        gjk_part_def *parts;
+        int32_t count;
+        if (!decode_parts(l->parts, l->n_parts, where, limits, out, &parts, &count, error))
+            goto done;
+        links[i].name = l->name;
+        links[i].parts = parts;
+        links[i].part_count = count;
+        links[i].padding = l->padding + m->padding;
+    }
+    gjk_link_name_pair *pairs =
+        gjkd_arena_alloc(&out->arena, (m->n_disabled_pairs + 1) * sizeof *pairs);
+    for (size_t i = 0; i < m->n_disabled_pairs; ++i) {
+        const Gjkd__V1__LinkPair *p = m->disabled_pairs[i];
+        if (find_link(m->links, m->n_links, p->a) < 0 ||
+            find_link(m->links, m->n_links, p->b) < 0) {
+            gjkd_fail(error, GJKD_CODE(NOT_FOUND),
+                      "robot.disabled_pairs[%zu]: no link named '%s' in this robot", i,
+                      find_link(m->links, m->n_links, p->a) < 0 ? p->a : p->b);
+            goto done;
+        }
+        if (strcmp(p->a, p->b) == 0) {
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                      "robot.disabled_pairs[%zu]: a link paired with itself", i);
+            goto done;
+        }
+        pairs[i].a = p->a;
+        pairs[i].b = p->b;
+    }
+    gjk_transform *poses = NULL;
+    if (m->n_initial_link_poses != 0) {
+        if (m->n_initial_link_poses != m->n_links) {
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                      "robot.initial_link_poses: %zu poses for %zu links", m->n_initial_link_poses,
+                      m->n_links);
+            goto done;
+        }
+        poses = gjkd_arena_alloc(&out->arena, m->n_links * sizeof *poses);
+        for (size_t i = 0; i < m->n_links; ++i) {
+            snprintf(where, sizeof where, "robot.initial_link_poses[%zu]", i);
+            if (!gjkd_decode_pose(m->initial_link_poses[i], where, &poses[i], error))
+                goto done;
+        }
+    }
+    out->robot.name = m->name;
+    out->robot.links = links;
+    out->robot.link_count = (int32_t)m->n_links;
+    out->robot.self_collision = m->self_collision;
+    out->robot.disabled_pairs = pairs;
+    out->robot.disabled_pair_count = (int32_t)m->n_disabled_pairs;
+    out->robot.link_poses = poses;
+    ok = true;
+done:
+    if (!ok)
+        gjkd_body_build_release(out);
+    return ok;
+}
+
+bool gjkd_decode_obstacle(const Gjkd__V1__Obstacle *m, const gjkd_limits *limits,
+                          gjkd_body_build *out, gjkd_error *error)
+{
+    memset(out, 0, sizeof *out);
+    bool ok = false;
+    gjk_part_def *parts;
+    int32_t count;
+    if (m == NULL) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "obstacle: missing");
+        goto done;
+    }
+    if (!gjkd_check_name(m->name, "obstacle.name", limits, error) ||
+        !check_length(m->padding, "obstacle", "padding", error))
+        goto done;
+    if (m->n_parts == 0) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "obstacle.parts: an obstacle needs a part");
+        goto done;
+    }
+    if (!decode_parts(m->parts, m->n_parts, "obstacle", limits, out, &parts, &count, error) ||
+        !gjkd_decode_pose(m->pose, "obstacle.pose", &out->obstacle.pose, error))
+        goto done;
+    out->obstacle.name = m->name;
+    out->obstacle.parts = parts;
+    out->obstacle.part_count = count;
+    out->obstacle.padding = m->padding;
+    ok = true;
+done:
+    if (!ok)
+        gjkd_body_build_release(out);
+    return ok;
+}
+
+bool gjkd_decode_link_poses(const Gjkd__V1__LinkPoses *poses, int32_t link_count, const char *where,
+                            gjk_transform *out, gjkd_error *error)
+{
+    if (poses == NULL)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.link_poses: missing", where);
+    if (poses->n_poses != (size_t)link_count)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s.link_poses: %zu poses for a robot of %d links", where, poses->n_poses,
+                         link_count);
+    char sub[200];
+    for (int32_t i = 0; i < link_count; ++i) {
+        snprintf(sub, sizeof sub, "%s.link_poses[%d]", where, i);
+        if (!gjkd_decode_pose(poses->poses[i], sub, &out[i], error))
+            return false;
+    }
+    return true;
+}
+
+bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *m, const gjkd_limits *limits,
+                               int32_t query_threads, gjk_world_query_options *out,
+                               gjkd_error *error)
+{
+    *out = gjk_world_default_query_options();
+    out->max_distance = INFINITY;
+    out->mode = GJK_WORLD_MODE_CLOSEST;
+    out->pairs = GJK_WORLD_PAIRS_ALL;
+    out->signed_distance = true;
+    out->max_pairs = (int32_t)limits->max_pairs_returned;
+    out->threads = query_threads;
+    if (m == NULL)
+        return true;
+    if (m->max_distance_opt_case == GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE) {
+        if (isnan(m->max_distance) || m->max_distance < 0.0)
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "options.max_distance: %g is not a distance >= 0", m->max_distance);
+        out->max_distance = m->max_distance;
+    }
+    switch (m->mode) {
+    case GJKD__V1__QUERY_MODE__QUERY_MODE_UNSPECIFIED:
+    case GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST:
+        out->mode = GJK_WORLD_MODE_CLOSEST;
+        break;
+    case GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN:
+        out->mode = GJK_WORLD_MODE_ALL_WITHIN;
+        break;
+    case GJKD__V1__QUERY_MODE__QUERY_MODE_FIRST_COLLISION:
+        out->mode = GJK_WORLD_MODE_FIRST_COLLISION;
+        break;
+    default:
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "options.mode: unknown value %d",
+                         (int)m->mode);
+    }
+    if ((m->pair_kinds & ~7u) != 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "options.pair_kinds: unknown bits 0x%x", m->pair_kinds & ~7u);
+    /* The PairKind bits are the world's GJK_WORLD_PAIRS_* bits. */
+    _Static_assert(GJKD__V1__PAIR_KIND__PAIR_KIND_ROBOT_OBSTACLE ==
+                           GJK_WORLD_PAIRS_ROBOT_OBSTACLE &&
+                       GJKD__V1__PAIR_KIND__PAIR_KIND_SELF == GJK_WORLD_PAIRS_SELF &&
+                       GJKD__V1__PAIR_KIND__PAIR_KIND_ROBOT_ROBOT == GJK_WORLD_PAIRS_ROBOT_ROBOT,
+                   "pair kind bits");
+    out->pairs = m->pair_kinds != 0 ? m->pair_kinds : GJK_WORLD_PAIRS_ALL;
+    out->signed_distance = !m->no_penetration_depth;
+    if (m->max_pairs > limits->max_pairs_returned)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "options.max_pairs: %u, the limit is %u", m->max_pairs,
+                         limits->max_pairs_returned);
+    if (m->max_pairs != 0)
+        out->max_pairs = (int32_t)m->max_pairs;
+    return true;
+}
+
+/* ---------------------------------------------------------------- encoding */
+
+Gjkd__V1__Vec3 *gjkd_encode_vec3(gjkd_arena *arena, gjk_vec3 v)
+{
+    Gjkd__V1__Vec3 *m = gjkd_arena_alloc(arena, sizeof *m);
+    gjkd__v1__vec3__init(m);
+    m->x = v.x;
+    m->y = v.y;
+    m->z = v.z;
+    return m;
+}
+
+Gjkd__V1__Pose *gjkd_encode_pose(gjkd_arena *arena, gjk_transform t)
+{
+    Gjkd__V1__Pose *m = gjkd_arena_alloc(arena, sizeof *m);
+    gjkd__v1__pose__init(m);
+    m->position = gjkd_encode_vec3(arena, t.p);
+    Gjkd__V1__Quaternion *q = gjkd_arena_alloc(arena, sizeof *q);
+    gjkd__v1__quaternion__init(q);
+    q->w = t.q.w;
+    q->x = t.q.x;
+    q->y = t.q.y;
+    q->z = t.q.z;
+    m->orientation = q;
+    return m;
+}
+
+static Gjkd__V1__BodyRef *encode_body(gjkd_arena *arena, const gjk_world_side *side)
+{
+    Gjkd__V1__BodyRef *m = gjkd_arena_alloc(arena, sizeof *m);
+    gjkd__v1__body_ref__init(m);
+    if (side->body.kind == GJK_BODY_LINK) {
+        m->robot = gjkd_arena_strdup(arena, side->object_name);
+        m->link = gjkd_arena_strdup(arena, side->body_name);
+    } else {
+        m->obstacle = gjkd_arena_strdup(arena, side->body_name);
+    }
+    return m;
+}
+
+Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *pair)
+{
+    Gjkd__V1__PairResult *m = gjkd_arena_alloc(arena, sizeof *m);
+    gjkd__v1__pair_result__init(m);
+    m->body_a = encode_body(arena, &pair->a);
+    m->part_a = gjkd_arena_strdup(arena, pair->a.part_name);
+    m->body_a_id = (uint32_t)pair->a.body.object;
+    m->part_a_index = (uint32_t)pair->a.part;
+    m->link_a_index = pair->a.body.link;
+    m->body_b = encode_body(arena, &pair->b);
+    m->part_b = gjkd_arena_strdup(arena, pair->b.part_name);
+    m->body_b_id = (uint32_t)pair->b.body.object;
+    m->part_b_index = (uint32_t)pair->b.part;
+    m->link_b_index = pair->b.body.kind == GJK_BODY_LINK ? pair->b.body.link : -1;
+    m->distance = pair->distance;
+    m->point_a = gjkd_encode_vec3(arena, pair->a.point);
+    m->point_b = gjkd_encode_vec3(arena, pair->b.point);
+    m->local_point_a = gjkd_encode_vec3(arena, pair->a.local_point);
+    m->local_point_b = gjkd_encode_vec3(arena, pair->b.local_point);
+    m->normal = gjkd_encode_vec3(arena, pair->normal);
+    m->status = (gjkd_code)pair->status; /* a pair result, not a call status */
+    m->iterations = pair->iterations;
+    m->epa_iterations = pair->epa_iterations;
+    m->padding = pair->padding;
+    return m;
+}
+
+void gjkd_encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool all_pairs,
+                       Gjkd__V1__StateResult *out)
+{
+    gjkd__v1__state_result__init(out);
+    out->evaluated = w->evaluated;
+    if (!w->evaluated)
+        return;
+    if (isfinite(w->min_distance)) {
+        out->min_distance_opt_case = GJKD__V1__STATE_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
+        out->min_distance = w->min_distance;
+    }
+    if (w->pair_count > 0)
+        out->closest = gjkd_encode_pair(arena, &w->pairs[0]);
+    if (all_pairs && w->pair_count > 0) {
+        out->n_pairs = (size_t)w->pair_count;
+        out->pairs = gjkd_arena_alloc(arena, out->n_pairs * sizeof *out->pairs);
+        out->pairs[0] = out->closest;
+        for (int32_t i = 1; i < w->pair_count; ++i)
+            out->pairs[i] = gjkd_encode_pair(arena, &w->pairs[i]);
+    }
+    out->colliding = w->collision;
+    out->pairs_checked = (uint32_t)w->counters.pairs_narrow;
+    out->pairs_candidate = (uint32_t)w->counters.pairs_candidate;
+    out->truncated = w->truncated;
+}
+
+void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
+                            Gjkd__V1__TrajectoryResult *out)
+{
+    gjkd__v1__trajectory_result__init(out);
+    out->n_waypoints = (size_t)r->waypoint_count;
+    out->waypoints = gjkd_arena_alloc(arena, (out->n_waypoints + 1) * sizeof *out->waypoints);
+    uint32_t colliding = 0;
+    for (int32_t i = 0; i < r->waypoint_count; ++i) {
+        Gjkd__V1__StateResult *s = gjkd_arena_alloc(arena, sizeof *s);
+        gjkd_encode_state(arena, &r->waypoints[i], all_pairs, s);
+        out->waypoints[i] = s;
+        colliding += r->waypoints[i].evaluated && r->waypoints[i].collision;
+    }
+    if (isfinite(r->min_distance)) {
+        out->min_distance_opt_case = GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
+        out->min_distance = r->min_distance;
+    }
+    out->min_waypoint = r->min_waypoint >= 0 ? (uint32_t)r->min_waypoint : 0;
+    out->first_collision = r->first_collision;
+    out->colliding_waypoints = colliding;
+    out->trajectory_cache_hit = r->trajectory_cache_hit;
+}

@@ -1,0 +1,67 @@
+/* config.h — the daemon's typed configuration table.
+ *
+ * Every option has a name, a type, a default, bounds and a help line in one table
+ * (config.c). Precedence: defaults < config file (ini, --config FILE) < command line. The
+ * same names are used on the command line (--max-waypoints 500, --max-waypoints=500) and in
+ * the file (max-waypoints = 500 or max_waypoints = 500, top level or in a [gjkd] section). */
+#ifndef GJKD_CONFIG_H
+#define GJKD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define GJKD_DEFAULT_ENDPOINT "tcp://127.0.0.1:7471"
+#define GJKD_PATH_MAX 1024
+
+/* Limits, all enforced before any work starts. Reloadable with SIGHUP. */
+typedef struct gjkd_limits {
+    uint64_t max_message_bytes;   /* request size; larger gets RESOURCE_EXHAUSTED; beyond twice
+                                     this libzmq drops the connection (ZMQ_MAXMSGSIZE) */
+    uint32_t max_points_per_part; /* hull / convex vertices per part */
+    uint32_t max_parts_per_body;  /* parts per link or obstacle */
+    uint32_t max_links_per_robot;
+    uint32_t max_robots;
+    uint32_t max_obstacles;
+    uint32_t max_waypoints;      /* per trajectory query */
+    uint32_t max_pairs_returned; /* per state / waypoint */
+    uint32_t max_name_length;    /* bytes */
+} gjkd_limits;
+
+typedef struct gjkd_config {
+    char endpoint[GJKD_PATH_MAX];
+    char state_dir[GJKD_PATH_MAX];        /* "" = no persistence */
+    char pose_endpoint[GJKD_PATH_MAX];    /* "" = no pose stream */
+    char monitor_endpoint[GJKD_PATH_MAX]; /* "" = no monitor stream */
+    char config_file[GJKD_PATH_MAX];      /* "" = none */
+    int32_t threads;                      /* worker threads */
+    int32_t query_threads;                /* threads per trajectory query */
+    int32_t log_level;                    /* gjkd_log_level */
+    bool demo;
+    bool insecure;
+    double drain_seconds; /* SIGTERM: longest wait for in-flight and queued requests */
+    gjkd_limits limits;
+} gjkd_config;
+
+typedef enum gjkd_config_result {
+    GJKD_CONFIG_OK = 0,
+    GJKD_CONFIG_EXIT = 1,   /* --help or --version was printed: exit 0 */
+    GJKD_CONFIG_ERROR = -1, /* message in err */
+} gjkd_config_result;
+
+/* Fills every field with its default. */
+void gjkd_config_defaults(gjkd_config *config);
+
+/* defaults < file named by --config < argv. argv[0] is the program name. */
+gjkd_config_result gjkd_config_load(gjkd_config *config, int argc, char **argv, FILE *help_out,
+                                    char *err, size_t err_size);
+
+/* Sets one option by name from text, as the file and command line do. */
+bool gjkd_config_set(gjkd_config *config, const char *name, const char *value, char *err,
+                     size_t err_size);
+
+/* Prints the options table (name, default, help). */
+void gjkd_config_print_help(FILE *out);
+
+#endif /* GJKD_CONFIG_H */

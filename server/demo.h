@@ -1,0 +1,11 @@
+/* demo.h — the demo scene (examples/demo/scene.json), embedded at build time. */
+#ifndef GJKD_DEMO_H
+#define GJKD_DEMO_H
+
+#include "dispatch.h"
+
+/* Loads the embedded demo scene into an empty service (persisting it if the service has a
+ * store). False with a message if this gjkd was built without it or it does not load. */
+bool gjkd_demo_load(gjkd_service *service, gjkd_error *error);
+
+#endif /* GJKD_DEMO_H */

@@ -1,0 +1,1201 @@
+/* dispatch.c — see dispatch.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "dispatch.h"
+
+#include "log.h"
+
+#include "gjk/base.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- scene records */
+
+/* The scene as the clients gave it: what a snapshot holds. Each record owns an unpacked copy
+ * of the Robot / Obstacle message as accepted. Order is insertion order. */
+typedef struct record {
+    ProtobufCMessage *msg; /* Gjkd__V1__Robot or Gjkd__V1__Obstacle */
+    const char *name;      /* points into msg */
+} record;
+
+typedef struct record_list {
+    record *items;
+    size_t count, capacity;
+} record_list;
+
+static ssize_t record_find(const record_list *list, const char *name)
+{
+    for (size_t i = 0; i < list->count; ++i)
+        if (strcmp(list->items[i].name, name) == 0)
+            return (ssize_t)i;
+    return -1;
+}
+
+static bool record_reserve(record_list *list)
+{
+    if (list->count < list->capacity)
+        return true;
+    size_t cap = list->capacity > 0 ? 2 * list->capacity : 16;
+    record *p = realloc(list->items, cap * sizeof *p);
+    if (p == NULL)
+        return false;
+    list->items = p;
+    list->capacity = cap;
+    return true;
+}
+
+static void record_list_free(record_list *list)
+{
+    for (size_t i = 0; i < list->count; ++i)
+        protobuf_c_message_free_unpacked(list->items[i].msg, NULL);
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+/* An owned deep copy of a message (pack + unpack). */
+static ProtobufCMessage *copy_message(const ProtobufCMessage *msg)
+{
+    size_t n = protobuf_c_message_get_packed_size(msg);
+    uint8_t *buf = malloc(n > 0 ? n : 1);
+    if (buf == NULL)
+        return NULL;
+    protobuf_c_message_pack(msg, buf);
+    ProtobufCMessage *copy = protobuf_c_message_unpack(msg->descriptor, NULL, n, buf);
+    free(buf);
+    return copy;
+}
+
+/* ---------------------------------------------------------------- the service */
+
+typedef struct command_counter {
+    atomic_uint_fast64_t calls, errors, total_ns, max_ns;
+} command_counter;
+
+enum { CODE_SLOTS = 32 };
+
+struct gjkd_service {
+    pthread_rwlock_t lock; /* world, records, allowed */
+    gjk_world *world;
+    record_list robots;
+    record_list obstacles;
+    Gjkd__V1__SetAllowedPairsRequest *allowed; /* owned copy, NULL = none */
+    gjkd_store *store;
+    _Atomic uint64_t revision;
+
+    pthread_mutex_t limits_lock;
+    gjkd_limits limits;
+    int32_t query_threads;
+    int32_t worker_threads;
+
+    command_counter *counters; /* one per command */
+    atomic_uint_fast64_t code_counts[CODE_SLOTS];
+    atomic_uint in_flight;
+    atomic_uint_fast64_t requests, pose_updates, monitor_events;
+    atomic_bool draining;
+    struct timespec started;
+};
+
+static double seconds_since(struct timespec t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
+}
+
+uint64_t gjkd_service_revision(const gjkd_service *service)
+{
+    return atomic_load(&((gjkd_service *)service)->revision);
+}
+
+void gjkd_service_set_limits(gjkd_service *service, const gjkd_limits *limits)
+{
+    pthread_mutex_lock(&service->limits_lock);
+    service->limits = *limits;
+    pthread_mutex_unlock(&service->limits_lock);
+}
+
+gjkd_limits gjkd_service_limits(gjkd_service *service)
+{
+    pthread_mutex_lock(&service->limits_lock);
+    gjkd_limits l = service->limits;
+    pthread_mutex_unlock(&service->limits_lock);
+    return l;
+}
+
+void gjkd_service_set_draining(gjkd_service *service, bool draining)
+{
+    atomic_store(&service->draining, draining);
+}
+
+/* One request in progress. */
+typedef struct request_ctx {
+    gjkd_service *svc;
+    const Gjkd__V1__Request *req;
+    Gjkd__V1__Response *resp;
+    gjkd_arena arena;
+    gjkd_limits limits;
+    ProtobufCMessage *owned; /* freed after the reply is packed */
+} request_ctx;
+
+/* ---------------------------------------------------------------- persistence */
+
+static bool body_exists(gjkd_service *svc, const Gjkd__V1__BodyRef *b)
+{
+    if (b == NULL)
+        return false;
+    if (b->obstacle[0] != '\0')
+        return record_find(&svc->obstacles, b->obstacle) >= 0;
+    ssize_t r = record_find(&svc->robots, b->robot);
+    if (r < 0)
+        return false;
+    if (b->link[0] == '\0')
+        return true;
+    const Gjkd__V1__Robot *robot = (const Gjkd__V1__Robot *)svc->robots.items[r].msg;
+    for (size_t i = 0; i < robot->n_links; ++i)
+        if (strcmp(robot->links[i]->name, b->link) == 0)
+            return true;
+    return false;
+}
+
+/* Allowed pairs still naming existing bodies: the world drops the others itself. */
+static size_t live_allowed(gjkd_service *svc, Gjkd__V1__AllowedPair **out)
+{
+    size_t n = 0;
+    if (svc->allowed == NULL)
+        return 0;
+    for (size_t i = 0; i < svc->allowed->n_pairs; ++i) {
+        Gjkd__V1__AllowedPair *p = svc->allowed->pairs[i];
+        if (body_exists(svc, p->a) && body_exists(svc, p->b)) {
+            if (out != NULL)
+                out[n] = p;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Packs the scene as the records say, with the given revision. */
+static uint8_t *pack_scene(gjkd_service *svc, uint64_t revision, size_t *size)
+{
+    Gjkd__V1__Scene scene = GJKD__V1__SCENE__INIT;
+    scene.revision = revision;
+    scene.n_robots = svc->robots.count;
+    scene.robots = malloc((svc->robots.count + 1) * sizeof *scene.robots);
+    scene.n_obstacles = svc->obstacles.count;
+    scene.obstacles = malloc((svc->obstacles.count + 1) * sizeof *scene.obstacles);
+    size_t n_allowed = live_allowed(svc, NULL);
+    scene.allowed_pairs = malloc((n_allowed + 1) * sizeof *scene.allowed_pairs);
+    uint8_t *buf = NULL;
+    if (scene.robots != NULL && scene.obstacles != NULL && scene.allowed_pairs != NULL) {
+        for (size_t i = 0; i < svc->robots.count; ++i)
+            scene.robots[i] = (Gjkd__V1__Robot *)svc->robots.items[i].msg;
+        for (size_t i = 0; i < svc->obstacles.count; ++i)
+            scene.obstacles[i] = (Gjkd__V1__Obstacle *)svc->obstacles.items[i].msg;
+        scene.n_allowed_pairs = live_allowed(svc, scene.allowed_pairs);
+        *size = gjkd__v1__scene__get_packed_size(&scene);
+        buf = malloc(*size > 0 ? *size : 1);
+        if (buf != NULL)
+            gjkd__v1__scene__pack(&scene, buf);
+    }
+    free(scene.robots);
+    free(scene.obstacles);
+    free(scene.allowed_pairs);
+    return buf;
+}
+
+/* Writes the records (as they are now, tentatively changed) with `revision`. */
+static bool persist(gjkd_service *svc, uint64_t revision, gjkd_error *error)
+{
+    if (svc->store == NULL)
+        return true;
+    size_t size = 0;
+    uint8_t *buf = pack_scene(svc, revision, &size);
+    if (buf == NULL)
+        return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory packing the scene");
+    char err[256];
+    bool ok = gjkd_store_save(svc->store, buf, size, err, sizeof err);
+    free(buf);
+    if (!ok) {
+        GJKD_LOG(GJKD_LOG_ERROR, "store_failed", 0, "%s", err);
+        return gjkd_fail(error, GJKD_CODE(STORAGE_FAILED), "%s; the scene is unchanged", err);
+    }
+    return true;
+}
+
+/* After a failed world change the disk holds the tentative scene: put the old one back. */
+static void persist_rollback(gjkd_service *svc)
+{
+    gjkd_error ignored;
+    if (!persist(svc, atomic_load(&svc->revision), &ignored))
+        GJKD_LOG(GJKD_LOG_ERROR, "store_rollback_failed", 0,
+                 "the snapshot on disk may hold a change that was refused");
+}
+
+/* ---------------------------------------------------------------- scene changes */
+
+/* Resolves a BodyRef against the world (caller holds the lock). */
+static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const char *where,
+                         gjk_body_id *out, gjkd_error *error)
+{
+    if (b == NULL)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: missing", where);
+    bool is_obstacle = b->obstacle[0] != '\0';
+    bool is_link = b->robot[0] != '\0';
+    if (is_obstacle == is_link)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s: give either robot (and link) or obstacle", where);
+    int32_t id;
+    if (is_obstacle) {
+        if (gjk_world_find_obstacle(svc->world, b->obstacle, &id) != GJK_WORLD_OK)
+            return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: no obstacle named '%s'", where,
+                             b->obstacle);
+        *out = gjk_obstacle_body(id);
+        return true;
+    }
+    if (gjk_world_find_robot(svc->world, b->robot, &id) != GJK_WORLD_OK)
+        return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: no robot named '%s'", where, b->robot);
+    int32_t link = -1;
+    if (b->link[0] != '\0' && gjk_world_find_link(svc->world, id, b->link, &link) != GJK_WORLD_OK)
+        return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: robot '%s' has no link '%s'", where,
+                         b->robot, b->link);
+    *out = gjk_link_body(id, link);
+    return true;
+}
+
+static bool check_precondition(request_ctx *ctx, gjkd_error *error)
+{
+    const Gjkd__V1__Request *r = ctx->req;
+    uint64_t current = atomic_load(&ctx->svc->revision);
+    if (r->precondition_case == GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION &&
+        r->expected_revision != current)
+        return gjkd_fail(error, GJKD_CODE(FAILED_PRECONDITION),
+                         "expected scene revision %llu, the scene is at %llu",
+                         (unsigned long long)r->expected_revision, (unsigned long long)current);
+    return true;
+}
+
+static Gjkd__V1__ChangeResult *change_result(request_ctx *ctx)
+{
+    Gjkd__V1__ChangeResult *c = gjkd_arena_alloc(&ctx->arena, sizeof *c);
+    gjkd__v1__change_result__init(c);
+    ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_CHANGE;
+    ctx->resp->change = c;
+    return c;
+}
+
+/* Prunes the stored allowed pairs to those still naming bodies (after a commit). */
+static void prune_allowed(gjkd_service *svc)
+{
+    if (svc->allowed == NULL)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < svc->allowed->n_pairs; ++i) {
+        Gjkd__V1__AllowedPair *p = svc->allowed->pairs[i];
+        if (body_exists(svc, p->a) && body_exists(svc, p->b))
+            svc->allowed->pairs[n++] = p;
+        else
+            protobuf_c_message_free_unpacked(&p->base, NULL);
+    }
+    svc->allowed->n_pairs = n;
+}
+
+/* Put a robot or obstacle: decode (outside the lock), then under the write lock: limit,
+ * record, disk, world, commit. */
+static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *msg,
+                     bool persist_change, gjkd_error *error)
+{
+    gjkd_service *svc = ctx->svc;
+    gjkd_body_build build;
+    bool decoded =
+        is_robot
+            ? gjkd_decode_robot((const Gjkd__V1__Robot *)msg, &ctx->limits, &build, error)
+            : gjkd_decode_obstacle((const Gjkd__V1__Obstacle *)msg, &ctx->limits, &build, error);
+    if (!decoded)
+        return false;
+    ProtobufCMessage *copy = copy_message(msg);
+    if (copy == NULL) {
+        gjkd_body_build_release(&build);
+        return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+    }
+    const char *name =
+        is_robot ? ((Gjkd__V1__Robot *)copy)->name : ((Gjkd__V1__Obstacle *)copy)->name;
+    record_list *list = is_robot ? &svc->robots : &svc->obstacles;
+    bool ok = false, rollback = false;
+
+    pthread_rwlock_wrlock(&svc->lock);
+    ssize_t index = record_find(list, name);
+    uint32_t limit = is_robot ? ctx->limits.max_robots : ctx->limits.max_obstacles;
+    ProtobufCMessage *old = NULL;
+    if (!check_precondition(ctx, error))
+        goto unlock;
+    if (index < 0 && list->count >= limit) {
+        gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "the scene has %zu %s, the limit is %u",
+                  list->count, is_robot ? "robots" : "obstacles", limit);
+        goto unlock;
+    }
+    if (index < 0 && !record_reserve(list)) {
+        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+        goto unlock;
+    }
+    /* Tentative record change, undone below on failure. */
+    if (index >= 0) {
+        old = list->items[index].msg;
+        list->items[index].msg = copy;
+        list->items[index].name = name;
+    } else {
+        list->items[list->count].msg = copy;
+        list->items[list->count].name = name;
+        list->count++;
+    }
+    uint64_t next = atomic_load(&svc->revision) + 1;
+    if (persist_change && !persist(svc, next, error))
+        goto undo;
+    int32_t id = 0;
+    gjk_status s = is_robot ? gjk_world_put_robot(svc->world, &build.robot, &id)
+                            : gjk_world_put_obstacle(svc->world, &build.obstacle, &id);
+    if (s != GJK_WORLD_OK) {
+        gjkd_fail(error, gjkd_code_from_status(s), "%s '%s': %s", is_robot ? "robot" : "obstacle",
+                  name, gjk_status_message(s));
+        rollback = persist_change; /* after the records are undone, below */
+        goto undo;
+    }
+    atomic_store(&svc->revision, next);
+    if (old != NULL)
+        protobuf_c_message_free_unpacked(old, NULL);
+    prune_allowed(svc);
+    if (ctx->resp != NULL) {
+        Gjkd__V1__ChangeResult *c = change_result(ctx);
+        c->id = (uint32_t)id;
+        c->replaced = index >= 0;
+        c->hull_vertices = build.hull_vertices;
+    }
+    /* While a scene loads (no reply to make) the per-body lines are debug detail. */
+    GJKD_LOG(ctx->resp != NULL ? GJKD_LOG_INFO : GJKD_LOG_DEBUG,
+             is_robot ? "robot_put" : "obstacle_put", ctx->req->request_id,
+             "name=%s id=%d revision=%llu replaced=%d", name, id,
+             (unsigned long long)(ctx->resp != NULL ? next : 0), index >= 0);
+    ok = true;
+    goto unlock;
+undo:
+    if (index >= 0) {
+        list->items[index].msg = old;
+        list->items[index].name =
+            is_robot ? ((Gjkd__V1__Robot *)old)->name : ((Gjkd__V1__Obstacle *)old)->name;
+    } else {
+        list->count--;
+    }
+    if (rollback) /* the world refused: rewrite the old scene over the tentative one */
+        persist_rollback(svc);
+unlock:
+    pthread_rwlock_unlock(&svc->lock);
+    if (!ok)
+        protobuf_c_message_free_unpacked(copy, NULL);
+    gjkd_body_build_release(&build);
+    return ok;
+}
+
+static bool remove_body(request_ctx *ctx, bool is_robot, const char *name, gjkd_error *error)
+{
+    gjkd_service *svc = ctx->svc;
+    record_list *list = is_robot ? &svc->robots : &svc->obstacles;
+    const char *kind = is_robot ? "robot" : "obstacle";
+    if (!gjkd_check_name(name, "name", &ctx->limits, error))
+        return false;
+    bool ok = false;
+    pthread_rwlock_wrlock(&svc->lock);
+    if (!check_precondition(ctx, error))
+        goto unlock;
+    ssize_t index = record_find(list, name);
+    int32_t id = 0;
+    gjk_status found = is_robot ? gjk_world_find_robot(svc->world, name, &id)
+                                : gjk_world_find_obstacle(svc->world, name, &id);
+    if (index < 0 || found != GJK_WORLD_OK) {
+        gjkd_fail(error, GJKD_CODE(NOT_FOUND), "no %s named '%s'", kind, name);
+        goto unlock;
+    }
+    record removed = list->items[index];
+    memmove(&list->items[index], &list->items[index + 1],
+            (list->count - (size_t)index - 1) * sizeof *list->items);
+    list->count--;
+    uint64_t next = atomic_load(&svc->revision) + 1;
+    gjk_status s = GJK_WORLD_OK;
+    if (persist(svc, next, error)) {
+        s = is_robot ? gjk_world_remove_robot(svc->world, id)
+                     : gjk_world_remove_obstacle(svc->world, id);
+        if (s == GJK_WORLD_OK) {
+            ok = true;
+        } else {
+            gjkd_fail(error, gjkd_code_from_status(s), "%s '%s': %s", kind, name,
+                      gjk_status_message(s));
+        }
+    }
+    if (!ok) {
+        memmove(&list->items[index + 1], &list->items[index],
+                (list->count - (size_t)index) * sizeof *list->items);
+        list->items[index] = removed;
+        list->count++;
+        if (s != GJK_WORLD_OK)
+            persist_rollback(svc);
+        goto unlock;
+    }
+    atomic_store(&svc->revision, next);
+    protobuf_c_message_free_unpacked(removed.msg, NULL);
+    prune_allowed(svc);
+    change_result(ctx);
+    GJKD_LOG(GJKD_LOG_INFO, is_robot ? "robot_removed" : "obstacle_removed", ctx->req->request_id,
+             "name=%s revision=%llu", name, (unsigned long long)next);
+unlock:
+    pthread_rwlock_unlock(&svc->lock);
+    return ok;
+}
+
+/* Sets the world's allowed pairs from `from` to `to` (either may be NULL). */
+static gjk_status apply_allowed(gjkd_service *svc, const gjk_body_id *from, size_t n_from,
+                                const gjk_body_id *to, size_t n_to)
+{
+    for (size_t i = 0; i < n_from; ++i) {
+        gjk_status s = gjk_world_set_allowed(svc->world, from[2 * i], from[2 * i + 1], false);
+        if (s != GJK_WORLD_OK)
+            return s;
+    }
+    for (size_t i = 0; i < n_to; ++i) {
+        gjk_status s = gjk_world_set_allowed(svc->world, to[2 * i], to[2 * i + 1], true);
+        if (s != GJK_WORLD_OK)
+            return s;
+    }
+    return GJK_WORLD_OK;
+}
+
+static bool resolve_pairs(gjkd_service *svc, Gjkd__V1__AllowedPair *const *pairs, size_t n,
+                          gjk_body_id *out, gjkd_error *error)
+{
+    char where[64];
+    for (size_t i = 0; i < n; ++i) {
+        snprintf(where, sizeof where, "pairs[%zu].a", i);
+        if (!resolve_body(svc, pairs[i]->a, where, &out[2 * i], error))
+            return false;
+        snprintf(where, sizeof where, "pairs[%zu].b", i);
+        if (!resolve_body(svc, pairs[i]->b, where, &out[2 * i + 1], error))
+            return false;
+    }
+    return true;
+}
+
+static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsRequest *m,
+                              bool persist_change, gjkd_error *error)
+{
+    gjkd_service *svc = ctx->svc;
+    Gjkd__V1__SetAllowedPairsRequest *copy =
+        (Gjkd__V1__SetAllowedPairsRequest *)copy_message(&m->base);
+    if (copy == NULL)
+        return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+    bool ok = false;
+    gjk_body_id *to = malloc((2 * m->n_pairs + 1) * sizeof *to);
+    gjk_body_id *from = NULL;
+    pthread_rwlock_wrlock(&svc->lock);
+    size_t n_from = live_allowed(svc, NULL);
+    from = malloc((2 * n_from + 1) * sizeof *from);
+    Gjkd__V1__AllowedPair **old_pairs = malloc((n_from + 1) * sizeof *old_pairs);
+    if (to == NULL || from == NULL || old_pairs == NULL) {
+        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+        goto unlock;
+    }
+    live_allowed(svc, old_pairs);
+    if (!check_precondition(ctx, error) || !resolve_pairs(svc, m->pairs, m->n_pairs, to, error))
+        goto unlock;
+    gjkd_error internal;
+    if (!resolve_pairs(svc, old_pairs, n_from, from, &internal)) {
+        gjkd_fail(error, GJKD_CODE(INTERNAL), "stored allowed pairs do not resolve: %s",
+                  internal.message);
+        goto unlock;
+    }
+    Gjkd__V1__SetAllowedPairsRequest *old = svc->allowed;
+    svc->allowed = copy;
+    uint64_t next = atomic_load(&svc->revision) + 1;
+    if (persist_change && !persist(svc, next, error)) {
+        svc->allowed = old;
+        goto unlock;
+    }
+    gjk_status s = apply_allowed(svc, from, n_from, to, m->n_pairs);
+    if (s != GJK_WORLD_OK) {
+        apply_allowed(svc, to, m->n_pairs, from, n_from); /* back to the old set */
+        svc->allowed = old;
+        if (persist_change)
+            persist_rollback(svc);
+        gjkd_fail(error, gjkd_code_from_status(s), "allowed pairs: %s", gjk_status_message(s));
+        goto unlock;
+    }
+    atomic_store(&svc->revision, next);
+    if (old != NULL)
+        protobuf_c_message_free_unpacked(&old->base, NULL);
+    copy = NULL;
+    if (ctx->resp != NULL)
+        change_result(ctx);
+    ok = true;
+unlock:
+    pthread_rwlock_unlock(&svc->lock);
+    if (copy != NULL)
+        protobuf_c_message_free_unpacked(&copy->base, NULL);
+    free(to);
+    free(from);
+    free(old_pairs);
+    return ok;
+}
+
+/* Validates every robot state, then applies them all (caller holds the write lock). */
+static bool apply_robot_states(gjkd_service *svc, Gjkd__V1__RobotState *const *states, size_t n,
+                               gjkd_arena *arena, gjkd_error *error)
+{
+    int32_t *ids = gjkd_arena_alloc(arena, (n + 1) * sizeof *ids);
+    int32_t *counts = gjkd_arena_alloc(arena, (n + 1) * sizeof *counts);
+    gjk_transform **poses = gjkd_arena_alloc(arena, (n + 1) * sizeof *poses);
+    char where[64];
+    if (n == 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robots: no robot state given");
+    for (size_t i = 0; i < n; ++i) {
+        const Gjkd__V1__RobotState *st = states[i];
+        snprintf(where, sizeof where, "robots[%zu]", i);
+        if (gjk_world_find_robot(svc->world, st->robot, &ids[i]) != GJK_WORLD_OK)
+            return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: no robot named '%s'", where,
+                             st->robot);
+        for (size_t j = 0; j < i; ++j)
+            if (ids[j] == ids[i])
+                return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: robot '%s' given twice",
+                                 where, st->robot);
+        if (st->state_case != GJKD__V1__ROBOT_STATE__STATE_LINK_POSES)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no link_poses given", where);
+        gjk_robot_info info;
+        gjk_world_robot_info(svc->world, ids[i], &info);
+        counts[i] = info.link_count;
+        poses[i] = gjkd_arena_alloc(arena, (size_t)info.link_count * sizeof *poses[i]);
+        if (!gjkd_decode_link_poses(st->link_poses, info.link_count, where, poses[i], error))
+            return false;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        gjk_status s = gjk_world_set_link_poses(svc->world, ids[i], poses[i], counts[i]);
+        if (s != GJK_WORLD_OK) /* validated above: a world bug */
+            return gjkd_fail(error, GJKD_CODE(INTERNAL), "robots[%zu]: %s", i,
+                             gjk_status_message(s));
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- handlers */
+
+static bool handle_health(request_ctx *ctx, gjkd_error *error)
+{
+    if (!check_precondition(ctx, error))
+        return false;
+    Gjkd__V1__HealthResponse *h = gjkd_arena_alloc(&ctx->arena, sizeof *h);
+    gjkd__v1__health_response__init(h);
+    h->state = atomic_load(&ctx->svc->draining) ? GJKD__V1__SERVING_STATE__SERVING_STATE_DRAINING
+                                                : GJKD__V1__SERVING_STATE__SERVING_STATE_SERVING;
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", GJK_VERSION_MAJOR, GJK_VERSION_MINOR,
+             GJK_VERSION_PATCH);
+    h->version = gjkd_arena_strdup(&ctx->arena, version);
+    h->uptime_seconds = seconds_since(ctx->svc->started);
+    h->revision = atomic_load(&ctx->svc->revision);
+    h->persistent = ctx->svc->store != NULL;
+    ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_HEALTH;
+    ctx->resp->health = h;
+    return true;
+}
+
+static bool handle_put_robot(request_ctx *ctx, gjkd_error *error)
+{
+    const Gjkd__V1__PutRobotRequest *m = ctx->req->put_robot;
+    if (m->robot == NULL)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot: missing");
+    return put_body(ctx, true, &m->robot->base, true, error);
+}
+
+static bool handle_put_obstacle(request_ctx *ctx, gjkd_error *error)
+{
+    const Gjkd__V1__PutObstacleRequest *m = ctx->req->put_obstacle;
+    if (m->obstacle == NULL)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "obstacle: missing");
+    return put_body(ctx, false, &m->obstacle->base, true, error);
+}
+
+static bool handle_remove_robot(request_ctx *ctx, gjkd_error *error)
+{
+    return remove_body(ctx, true, ctx->req->remove_robot->name, error);
+}
+
+static bool handle_remove_obstacle(request_ctx *ctx, gjkd_error *error)
+{
+    return remove_body(ctx, false, ctx->req->remove_obstacle->name, error);
+}
+
+static bool handle_set_allowed_pairs(request_ctx *ctx, gjkd_error *error)
+{
+    return set_allowed_pairs(ctx, ctx->req->set_allowed_pairs, true, error);
+}
+
+static bool handle_set_link_poses(request_ctx *ctx, gjkd_error *error)
+{
+    const Gjkd__V1__SetLinkPosesRequest *m = ctx->req->set_link_poses;
+    pthread_rwlock_wrlock(&ctx->svc->lock);
+    bool ok = check_precondition(ctx, error) &&
+              apply_robot_states(ctx->svc, m->robots, m->n_robots, &ctx->arena, error);
+    pthread_rwlock_unlock(&ctx->svc->lock);
+    return ok;
+}
+
+static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
+{
+    const Gjkd__V1__StateQueryRequest *m = ctx->req->state_query;
+    gjkd_service *svc = ctx->svc;
+    gjk_world_query_options options;
+    if (!gjkd_decode_query_options(m->options, &ctx->limits, 1, &options, error))
+        return false;
+    gjk_world_result *result = NULL;
+    bool ok = false;
+    pthread_rwlock_rdlock(&svc->lock);
+    if (!check_precondition(ctx, error))
+        goto unlock;
+    if (m->options != NULL && m->options->robot[0] != '\0' &&
+        gjk_world_find_robot(svc->world, m->options->robot, &options.robot) != GJK_WORLD_OK) {
+        gjkd_fail(error, GJKD_CODE(NOT_FOUND), "options.robot: no robot named '%s'",
+                  m->options->robot);
+        goto unlock;
+    }
+    gjk_status s = gjk_world_query_state(svc->world, &options, &result);
+    if (s != GJK_WORLD_OK) {
+        gjkd_fail(error, gjkd_code_from_status(s), "state query: %s", gjk_status_message(s));
+        goto unlock;
+    }
+    ok = true;
+unlock:
+    pthread_rwlock_unlock(&svc->lock);
+    if (ok) {
+        Gjkd__V1__StateResult *st = gjkd_arena_alloc(&ctx->arena, sizeof *st);
+        gjkd_encode_state(&ctx->arena, &result->waypoints[0],
+                          options.mode == GJK_WORLD_MODE_ALL_WITHIN, st);
+        ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATE;
+        ctx->resp->state = st;
+    }
+    gjk_world_result_destroy(&result);
+    return ok;
+}
+
+static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
+{
+    const Gjkd__V1__TrajectoryQueryRequest *m = ctx->req->trajectory_query;
+    gjkd_service *svc = ctx->svc;
+    gjk_world_query_options options;
+    if (!gjkd_decode_query_options(m->options, &ctx->limits, svc->query_threads, &options, error))
+        return false;
+    if (m->n_waypoints == 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints: none given");
+    if (m->n_waypoints > ctx->limits.max_waypoints)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "waypoints: %zu, the limit is %u",
+                         m->n_waypoints, ctx->limits.max_waypoints);
+    if (m->name[0] != '\0' && !gjkd_check_name(m->name, "name", &ctx->limits, error))
+        return false;
+    gjk_world_result *result = NULL;
+    gjk_transform *poses = NULL;
+    bool ok = false;
+    pthread_rwlock_rdlock(&svc->lock);
+    int32_t robot;
+    gjk_robot_info info;
+    if (!check_precondition(ctx, error))
+        goto unlock;
+    if (gjk_world_find_robot(svc->world, m->robot, &robot) != GJK_WORLD_OK) {
+        gjkd_fail(error, GJKD_CODE(NOT_FOUND), "robot: no robot named '%s'", m->robot);
+        goto unlock;
+    }
+    gjk_world_robot_info(svc->world, robot, &info);
+    poses = malloc(m->n_waypoints * (size_t)info.link_count * sizeof *poses);
+    if (poses == NULL) {
+        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory for %zu waypoints",
+                  m->n_waypoints);
+        goto unlock;
+    }
+    char where[48];
+    for (size_t w = 0; w < m->n_waypoints; ++w) {
+        snprintf(where, sizeof where, "waypoints[%zu]", w);
+        if (m->waypoints[w]->state_case != GJKD__V1__WAYPOINT__STATE_LINK_POSES) {
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no link_poses given", where);
+            goto unlock;
+        }
+        if (!gjkd_decode_link_poses(m->waypoints[w]->link_poses, info.link_count, where,
+                                    poses + w * (size_t)info.link_count, error))
+            goto unlock;
+    }
+    gjk_world_trajectory traj;
+    memset(&traj, 0, sizeof traj);
+    traj.robot = robot;
+    traj.waypoint_count = (int32_t)m->n_waypoints;
+    traj.link_count = info.link_count;
+    traj.link_poses = poses;
+    traj.name = m->name;
+    gjk_status s = gjk_world_query_trajectory(svc->world, &traj, &options, &result);
+    if (s != GJK_WORLD_OK) {
+        gjkd_fail(error, gjkd_code_from_status(s), "trajectory query: %s", gjk_status_message(s));
+        goto unlock;
+    }
+    ok = true;
+unlock:
+    pthread_rwlock_unlock(&svc->lock);
+    free(poses);
+    if (ok) {
+        Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
+        gjkd_encode_trajectory(&ctx->arena, result, options.mode == GJK_WORLD_MODE_ALL_WITHIN, t);
+        ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
+        ctx->resp->trajectory = t;
+    }
+    gjk_world_result_destroy(&result);
+    return ok;
+}
+
+static bool handle_scene_summary(request_ctx *ctx, gjkd_error *error)
+{
+    gjkd_service *svc = ctx->svc;
+    gjkd_arena *a = &ctx->arena;
+    Gjkd__V1__SceneSummary *sum = gjkd_arena_alloc(a, sizeof *sum);
+    gjkd__v1__scene_summary__init(sum);
+    bool ok = false;
+    pthread_rwlock_rdlock(&svc->lock);
+    if (!check_precondition(ctx, error))
+        goto unlock;
+    int32_t n = gjk_world_robot_ids(svc->world, NULL, 0);
+    int32_t *ids = gjkd_arena_alloc(a, (size_t)(n + 1) * sizeof *ids);
+    gjk_world_robot_ids(svc->world, ids, n);
+    sum->n_robots = (size_t)n;
+    sum->robots = gjkd_arena_alloc(a, (size_t)(n + 1) * sizeof *sum->robots);
+    for (int32_t i = 0; i < n; ++i) {
+        gjk_robot_info info;
+        gjk_world_robot_info(svc->world, ids[i], &info);
+        Gjkd__V1__RobotSummary *r = gjkd_arena_alloc(a, sizeof *r);
+        gjkd__v1__robot_summary__init(r);
+        r->name = gjkd_arena_strdup(a, info.name);
+        r->id = (uint32_t)info.id;
+        r->parts = (uint32_t)info.part_count;
+        r->self_collision = info.self_collision;
+        r->n_links = (size_t)info.link_count;
+        r->links = gjkd_arena_alloc(a, (size_t)(info.link_count + 1) * sizeof *r->links);
+        for (int32_t l = 0; l < info.link_count; ++l) {
+            gjk_link_info li;
+            gjk_world_link_info(svc->world, ids[i], l, &li);
+            r->links[l] = gjkd_arena_strdup(a, li.name);
+        }
+        sum->robots[i] = r;
+    }
+    n = gjk_world_obstacle_ids(svc->world, NULL, 0);
+    ids = gjkd_arena_alloc(a, (size_t)(n + 1) * sizeof *ids);
+    gjk_world_obstacle_ids(svc->world, ids, n);
+    sum->n_obstacles = (size_t)n;
+    sum->obstacles = gjkd_arena_alloc(a, (size_t)(n + 1) * sizeof *sum->obstacles);
+    for (int32_t i = 0; i < n; ++i) {
+        gjk_obstacle_info info;
+        gjk_world_obstacle_info(svc->world, ids[i], &info);
+        Gjkd__V1__ObstacleSummary *o = gjkd_arena_alloc(a, sizeof *o);
+        gjkd__v1__obstacle_summary__init(o);
+        o->name = gjkd_arena_strdup(a, info.name);
+        o->id = (uint32_t)info.id;
+        o->parts = (uint32_t)info.part_count;
+        o->pose = gjkd_encode_pose(a, info.pose);
+        sum->obstacles[i] = o;
+    }
+    sum->allowed_pairs = (uint32_t)live_allowed(svc, NULL);
+    if (ctx->req->scene_summary->include_scene) {
+        size_t size = 0;
+        uint8_t *buf = pack_scene(svc, atomic_load(&svc->revision), &size);
+        if (buf == NULL) {
+            gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory packing the scene");
+            goto unlock;
+        }
+        ctx->owned = protobuf_c_message_unpack(&gjkd__v1__scene__descriptor, NULL, size, buf);
+        free(buf);
+        sum->scene = (Gjkd__V1__Scene *)ctx->owned;
+    }
+    ok = true;
+unlock:
+    pthread_rwlock_unlock(&svc->lock);
+    if (ok) {
+        ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_SCENE_SUMMARY;
+        ctx->resp->scene_summary = sum;
+    }
+    return ok;
+}
+
+static bool handle_stats(request_ctx *ctx, gjkd_error *error);
+
+typedef bool handler_fn(request_ctx *ctx, gjkd_error *error);
+
+typedef struct command {
+    Gjkd__V1__Request__BodyCase body;
+    const char *name;
+    handler_fn *handler;
+} command;
+
+static const command k_commands[] = {
+    {GJKD__V1__REQUEST__BODY_HEALTH, "health", handle_health},
+    {GJKD__V1__REQUEST__BODY_STATS, "stats", handle_stats},
+    {GJKD__V1__REQUEST__BODY_SCENE_SUMMARY, "scene_summary", handle_scene_summary},
+    {GJKD__V1__REQUEST__BODY_PUT_ROBOT, "put_robot", handle_put_robot},
+    {GJKD__V1__REQUEST__BODY_REMOVE_ROBOT, "remove_robot", handle_remove_robot},
+    {GJKD__V1__REQUEST__BODY_PUT_OBSTACLE, "put_obstacle", handle_put_obstacle},
+    {GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE, "remove_obstacle", handle_remove_obstacle},
+    {GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS, "set_allowed_pairs", handle_set_allowed_pairs},
+    {GJKD__V1__REQUEST__BODY_SET_LINK_POSES, "set_link_poses", handle_set_link_poses},
+    {GJKD__V1__REQUEST__BODY_STATE_QUERY, "state_query", handle_state_query},
+    {GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY, "trajectory_query", handle_trajectory_query},
+};
+enum { COMMAND_COUNT = sizeof k_commands / sizeof k_commands[0] };
+
+static bool handle_stats(request_ctx *ctx, gjkd_error *error)
+{
+    gjkd_service *svc = ctx->svc;
+    gjkd_arena *a = &ctx->arena;
+    if (!check_precondition(ctx, error))
+        return false;
+    Gjkd__V1__StatsResponse *st = gjkd_arena_alloc(a, sizeof *st);
+    gjkd__v1__stats_response__init(st);
+    st->uptime_seconds = seconds_since(svc->started);
+    st->revision = atomic_load(&svc->revision);
+    st->in_flight = atomic_load(&svc->in_flight);
+    st->threads = (uint32_t)svc->worker_threads;
+    st->n_commands = COMMAND_COUNT;
+    st->commands = gjkd_arena_alloc(a, COMMAND_COUNT * sizeof *st->commands);
+    for (size_t i = 0; i < COMMAND_COUNT; ++i) {
+        Gjkd__V1__CommandStats *c = gjkd_arena_alloc(a, sizeof *c);
+        gjkd__v1__command_stats__init(c);
+        c->name = (char *)k_commands[i].name;
+        c->calls = atomic_load(&svc->counters[i].calls);
+        c->errors = atomic_load(&svc->counters[i].errors);
+        c->total_seconds = 1e-9 * (double)atomic_load(&svc->counters[i].total_ns);
+        c->max_seconds = 1e-9 * (double)atomic_load(&svc->counters[i].max_ns);
+        st->commands[i] = c;
+    }
+    st->errors = gjkd_arena_alloc(a, CODE_SLOTS * sizeof *st->errors);
+    for (int code = 0; code < CODE_SLOTS; ++code) {
+        uint64_t count = atomic_load(&svc->code_counts[code]);
+        if (count == 0 || code == (int)GJKD_CODE(OK))
+            continue;
+        Gjkd__V1__CodeCount *cc = gjkd_arena_alloc(a, sizeof *cc);
+        gjkd__v1__code_count__init(cc);
+        cc->code = (gjkd_code)code;
+        cc->count = count;
+        st->errors[st->n_errors++] = cc;
+    }
+    Gjkd__V1__Limits *l = gjkd_arena_alloc(a, sizeof *l);
+    gjkd__v1__limits__init(l);
+    l->max_message_bytes = ctx->limits.max_message_bytes;
+    l->max_points_per_part = ctx->limits.max_points_per_part;
+    l->max_parts_per_body = ctx->limits.max_parts_per_body;
+    l->max_links_per_robot = ctx->limits.max_links_per_robot;
+    l->max_robots = ctx->limits.max_robots;
+    l->max_obstacles = ctx->limits.max_obstacles;
+    l->max_waypoints = ctx->limits.max_waypoints;
+    l->max_pairs_returned = ctx->limits.max_pairs_returned;
+    l->max_name_length = ctx->limits.max_name_length;
+    st->limits = l;
+    st->pose_updates = atomic_load(&svc->pose_updates);
+    st->monitor_events = atomic_load(&svc->monitor_events);
+    st->requests = atomic_load(&svc->requests);
+    gjk_world_info info;
+    pthread_rwlock_rdlock(&svc->lock);
+    gjk_world_get_info(svc->world, &info);
+    pthread_rwlock_unlock(&svc->lock);
+    st->robots = (uint32_t)info.robot_count;
+    st->obstacles = (uint32_t)info.obstacle_count;
+    st->parts = (uint32_t)info.part_count;
+    st->trajectories_cached = (uint32_t)info.trajectory_count;
+    st->trajectory_cache_hits = info.trajectory_cache_hits;
+    st->trajectory_cache_misses = info.trajectory_cache_misses;
+    st->pose_revision = info.pose_revision;
+    ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATS;
+    ctx->resp->stats = st;
+    return true;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error)
+{
+    gjkd_service *svc = calloc(1, sizeof *svc);
+    if (svc == NULL) {
+        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+        return NULL;
+    }
+    svc->counters = calloc(COMMAND_COUNT, sizeof *svc->counters);
+    /* The world keeps its own (higher) capacities: our limits are checked before it is
+     * called and may be raised by SIGHUP. */
+    gjk_status s = gjk_world_create(NULL, &svc->world);
+    if (svc->counters == NULL || s != GJK_WORLD_OK) {
+        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
+                  gjk_status_message(s));
+        free(svc->counters);
+        free(svc);
+        return NULL;
+    }
+    pthread_rwlock_init(&svc->lock, NULL);
+    pthread_mutex_init(&svc->limits_lock, NULL);
+    svc->limits = def->limits;
+    svc->query_threads = def->query_threads > 0 ? def->query_threads : 1;
+    svc->worker_threads = def->worker_threads;
+    svc->store = def->store;
+    clock_gettime(CLOCK_MONOTONIC, &svc->started);
+    return svc;
+}
+
+void gjkd_service_destroy(gjkd_service **service)
+{
+    if (service == NULL || *service == NULL)
+        return;
+    gjkd_service *svc = *service;
+    gjk_world_destroy(&svc->world);
+    record_list_free(&svc->robots);
+    record_list_free(&svc->obstacles);
+    if (svc->allowed != NULL)
+        protobuf_c_message_free_unpacked(&svc->allowed->base, NULL);
+    pthread_rwlock_destroy(&svc->lock);
+    pthread_mutex_destroy(&svc->limits_lock);
+    free(svc->counters);
+    free(svc);
+    *service = NULL;
+}
+
+bool gjkd_service_load_scene(gjkd_service *svc, const uint8_t *data, size_t size, bool persist_it,
+                             gjkd_error *error)
+{
+    Gjkd__V1__Scene *scene = gjkd__v1__scene__unpack(NULL, size, data);
+    if (scene == NULL)
+        return gjkd_fail(error, GJKD_CODE(MALFORMED), "the scene is not a valid gjkd.v1.Scene");
+    request_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.svc = svc;
+    ctx.limits = gjkd_service_limits(svc);
+    Gjkd__V1__Request none = GJKD__V1__REQUEST__INIT;
+    ctx.req = &none;
+    bool ok = true;
+    char where[64];
+    for (size_t i = 0; ok && i < scene->n_robots; ++i) {
+        ok = put_body(&ctx, true, &scene->robots[i]->base, false, error);
+        snprintf(where, sizeof where, "robots[%zu]", i);
+    }
+    for (size_t i = 0; ok && i < scene->n_obstacles; ++i) {
+        ok = put_body(&ctx, false, &scene->obstacles[i]->base, false, error);
+        snprintf(where, sizeof where, "obstacles[%zu]", i);
+    }
+    if (ok && scene->n_allowed_pairs > 0) {
+        Gjkd__V1__SetAllowedPairsRequest pairs = GJKD__V1__SET_ALLOWED_PAIRS_REQUEST__INIT;
+        pairs.n_pairs = scene->n_allowed_pairs;
+        pairs.pairs = scene->allowed_pairs;
+        ok = set_allowed_pairs(&ctx, &pairs, false, error);
+        snprintf(where, sizeof where, "allowed_pairs");
+    }
+    if (!ok) {
+        char inner[sizeof error->message];
+        snprintf(inner, sizeof inner, "%s", error->message);
+        gjkd_fail(error, error->code, "scene %s: %s", where, inner);
+    } else {
+        uint64_t revision = scene->revision > 0 ? scene->revision : atomic_load(&svc->revision);
+        atomic_store(&svc->revision, revision);
+        if (persist_it)
+            ok = persist(svc, revision, error);
+    }
+    gjkd__v1__scene__free_unpacked(scene, NULL);
+    if (!ok) { /* back to an empty scene */
+        pthread_rwlock_wrlock(&svc->lock);
+        gjk_world *empty = NULL;
+        if (gjk_world_create(NULL, &empty) == GJK_WORLD_OK) {
+            gjk_world_destroy(&svc->world);
+            svc->world = empty;
+        }
+        record_list_free(&svc->robots);
+        record_list_free(&svc->obstacles);
+        if (svc->allowed != NULL)
+            protobuf_c_message_free_unpacked(&svc->allowed->base, NULL);
+        svc->allowed = NULL;
+        atomic_store(&svc->revision, 0);
+        pthread_rwlock_unlock(&svc->lock);
+    }
+    return ok;
+}
+
+static void count_code(gjkd_service *svc, gjkd_code code)
+{
+    if ((int)code >= 0 && (int)code < CODE_SLOTS)
+        atomic_fetch_add(&svc->code_counts[code], 1);
+}
+
+static void pack_response(const Gjkd__V1__Response *resp, uint8_t **reply, size_t *reply_size)
+{
+    size_t n = gjkd__v1__response__get_packed_size(resp);
+    uint8_t *buf = malloc(n > 0 ? n : 1);
+    if (buf == NULL)
+        abort(); /* no reply can be made without memory */
+    gjkd__v1__response__pack(resp, buf);
+    *reply = buf;
+    *reply_size = n;
+}
+
+void gjkd_service_reply_error(gjkd_service *svc, gjkd_code code, const char *message,
+                              uint8_t **reply, size_t *reply_size)
+{
+    atomic_fetch_add(&svc->requests, 1);
+    count_code(svc, code);
+    Gjkd__V1__Status status = GJKD__V1__STATUS__INIT;
+    status.code = code;
+    status.message = (char *)message;
+    Gjkd__V1__Response resp = GJKD__V1__RESPONSE__INIT;
+    resp.revision = atomic_load(&svc->revision);
+    resp.status = &status;
+    GJKD_LOG(GJKD_LOG_INFO, "request_refused", 0, "code=%s %s", gjkd_code_name(code), message);
+    pack_response(&resp, reply, reply_size);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
+                         size_t *reply_size)
+{
+    gjkd_limits limits = gjkd_service_limits(svc);
+    if (size > limits.max_message_bytes) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "request of %zu bytes, the limit is %llu", size,
+                 (unsigned long long)limits.max_message_bytes);
+        gjkd_service_reply_error(svc, GJKD_CODE(RESOURCE_EXHAUSTED), msg, reply, reply_size);
+        return;
+    }
+    Gjkd__V1__Request *req = gjkd__v1__request__unpack(NULL, size, data);
+    if (req == NULL) {
+        gjkd_service_reply_error(svc, GJKD_CODE(MALFORMED),
+                                 "the request is not a valid gjkd.v1.Request", reply, reply_size);
+        return;
+    }
+    atomic_fetch_add(&svc->requests, 1);
+    atomic_fetch_add(&svc->in_flight, 1);
+
+    Gjkd__V1__Response resp = GJKD__V1__RESPONSE__INIT;
+    Gjkd__V1__Status status = GJKD__V1__STATUS__INIT;
+    resp.request_id = req->request_id;
+    resp.status = &status;
+    request_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.svc = svc;
+    ctx.req = req;
+    ctx.resp = &resp;
+    ctx.limits = limits;
+    gjkd_error error = {GJKD_CODE(OK), ""};
+
+    ssize_t which = -1;
+    for (size_t i = 0; i < COMMAND_COUNT; ++i)
+        if (k_commands[i].body == req->body_case)
+            which = (ssize_t)i;
+    uint64_t t0 = now_ns();
+    bool ok;
+    if (which < 0 && req->base.n_unknown_fields > 0)
+        ok = gjkd_fail(&error, GJKD_CODE(UNIMPLEMENTED),
+                       "request body unknown to this daemon (gjkd.v1 %d.%d.%d)", GJK_VERSION_MAJOR,
+                       GJK_VERSION_MINOR, GJK_VERSION_PATCH);
+    else if (which < 0)
+        ok = gjkd_fail(&error, GJKD_CODE(INVALID_ARGUMENT), "the request has no body");
+    else
+        ok = k_commands[which].handler(&ctx, &error);
+    uint64_t elapsed = now_ns() - t0;
+
+    status.code = ok ? GJKD_CODE(OK) : error.code;
+    status.message = ok ? "" : error.message;
+    resp.revision = atomic_load(&svc->revision);
+    if (!ok)
+        resp.body_case = GJKD__V1__RESPONSE__BODY__NOT_SET;
+    count_code(svc, status.code);
+    if (which >= 0) {
+        command_counter *c = &svc->counters[which];
+        atomic_fetch_add(&c->calls, 1);
+        if (!ok)
+            atomic_fetch_add(&c->errors, 1);
+        atomic_fetch_add(&c->total_ns, elapsed);
+        uint_fast64_t prev = atomic_load(&c->max_ns);
+        while (elapsed > prev && !atomic_compare_exchange_weak(&c->max_ns, &prev, elapsed)) {
+        }
+    }
+    const char *name = which >= 0 ? k_commands[which].name : "none";
+    if (ok)
+        GJKD_LOG(GJKD_LOG_DEBUG, "request_done", req->request_id, "command=%s us=%.1f", name,
+                 1e-3 * (double)elapsed);
+    else
+        GJKD_LOG(GJKD_LOG_INFO, "request_failed", req->request_id, "command=%s code=%s %s", name,
+                 gjkd_code_name(status.code), error.message);
+    pack_response(&resp, reply, reply_size);
+    if (ctx.owned != NULL)
+        protobuf_c_message_free_unpacked(ctx.owned, NULL);
+    gjkd_arena_free(&ctx.arena);
+    gjkd__v1__request__free_unpacked(req, NULL);
+    atomic_fetch_sub(&svc->in_flight, 1);
+}
+
+/* ---------------------------------------------------------------- pose stream */
+
+bool gjkd_service_pose_update(gjkd_service *svc, const uint8_t *data, size_t size,
+                              uint64_t *sequence, gjkd_error *error)
+{
+    if (size > gjkd_service_limits(svc).max_message_bytes)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "pose update too large");
+    Gjkd__V1__PoseUpdate *u = gjkd__v1__pose_update__unpack(NULL, size, data);
+    if (u == NULL)
+        return gjkd_fail(error, GJKD_CODE(MALFORMED), "not a valid gjkd.v1.PoseUpdate");
+    gjkd_arena arena = {0};
+    pthread_rwlock_wrlock(&svc->lock);
+    bool ok = apply_robot_states(svc, u->robots, u->n_robots, &arena, error);
+    pthread_rwlock_unlock(&svc->lock);
+    if (ok) {
+        *sequence = u->sequence;
+        atomic_fetch_add(&svc->pose_updates, 1);
+    }
+    gjkd_arena_free(&arena);
+    gjkd__v1__pose_update__free_unpacked(u, NULL);
+    return ok;
+}
+
+bool gjkd_service_monitor_event(gjkd_service *svc, uint64_t sequence, uint8_t **event,
+                                size_t *event_size)
+{
+    gjk_world_query_options options;
+    gjkd_error error;
+    gjkd_limits limits = gjkd_service_limits(svc);
+    gjkd_decode_query_options(NULL, &limits, 1, &options, &error);
+    gjk_world_result *result = NULL;
+    pthread_rwlock_rdlock(&svc->lock);
+    uint64_t revision = atomic_load(&svc->revision);
+    gjk_status s = gjk_world_query_state(svc->world, &options, &result);
+    pthread_rwlock_unlock(&svc->lock);
+    if (s != GJK_WORLD_OK)
+        return false;
+    gjkd_arena arena = {0};
+    Gjkd__V1__MonitorEvent ev = GJKD__V1__MONITOR_EVENT__INIT;
+    Gjkd__V1__StateResult st;
+    gjkd_encode_state(&arena, &result->waypoints[0], false, &st);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    ev.sequence = sequence;
+    ev.revision = revision;
+    ev.timestamp = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+    ev.state = &st;
+    *event_size = gjkd__v1__monitor_event__get_packed_size(&ev);
+    *event = malloc(*event_size > 0 ? *event_size : 1);
+    bool ok = *event != NULL;
+    if (ok) {
+        gjkd__v1__monitor_event__pack(&ev, *event);
+        atomic_fetch_add(&svc->monitor_events, 1);
+    }
+    gjkd_arena_free(&arena);
+    gjk_world_result_destroy(&result);
+    return ok;
+}

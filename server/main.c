@@ -1,0 +1,185 @@
+/* main.c — gjkd: configuration, signals, persistence, and the transport loop.
+ *
+ * Signals only set flags (Redis style); the transport loop does the work: SIGTERM/SIGINT
+ * drain in-flight requests and exit 0, SIGHUP re-reads the log level and limits from the
+ * config file (command-line values still take precedence). */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+#include "demo.h"
+#include "dispatch.h"
+#include "log.h"
+#include "store.h"
+#include "stream.h"
+#include "transport.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+/* Lock-free atomics are async-signal-safe (C11 7.14.1.1) and visible to the loop. */
+static atomic_int g_stop = 0;
+static atomic_int g_reload = 0;
+
+static void on_signal(int sig)
+{
+    if (sig == SIGHUP)
+        atomic_store(&g_reload, 1);
+    else
+        atomic_store(&g_stop, 1);
+}
+
+typedef struct daemon_state {
+    int argc;
+    char **argv;
+    gjkd_config *config;
+    gjkd_service *service;
+} daemon_state;
+
+static void reload_config(void *user, void *frontend)
+{
+    daemon_state *d = user;
+    gjkd_config fresh;
+    char err[512];
+    FILE *sink = fopen("/dev/null", "w");
+    gjkd_config_result r = gjkd_config_load(&fresh, d->argc, d->argv, sink, err, sizeof err);
+    if (sink != NULL)
+        fclose(sink);
+    if (r != GJKD_CONFIG_OK) {
+        GJKD_LOG(GJKD_LOG_ERROR, "reload_failed", 0, "%s; keeping the current configuration", err);
+        return;
+    }
+    d->config->log_level = fresh.log_level;
+    d->config->limits = fresh.limits;
+    gjkd_log_set_level((gjkd_log_level)fresh.log_level);
+    gjkd_service_set_limits(d->service, &fresh.limits);
+    int64_t hard = (int64_t)(2 * fresh.limits.max_message_bytes);
+    zmq_setsockopt(frontend, ZMQ_MAXMSGSIZE, &hard, sizeof hard);
+    GJKD_LOG(GJKD_LOG_INFO, "reloaded", 0, "log_level=%s max_message_bytes=%llu",
+             gjkd_log_level_name((gjkd_log_level)fresh.log_level),
+             (unsigned long long)fresh.limits.max_message_bytes);
+}
+
+int main(int argc, char **argv)
+{
+    gjkd_config config;
+    char err[512];
+    gjkd_config_result r = gjkd_config_load(&config, argc, argv, stdout, err, sizeof err);
+    if (r == GJKD_CONFIG_EXIT)
+        return 0;
+    if (r == GJKD_CONFIG_ERROR) {
+        fprintf(stderr, "gjkd: %s\n", err);
+        return 2;
+    }
+    gjkd_log_set_level((gjkd_log_level)config.log_level);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: zmq_poll returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* Every socket we bind follows the loopback-only rule (the request endpoint is also
+     * checked where it is bound, next to the CURVE hook). */
+    const char *streams[2] = {config.pose_endpoint, config.monitor_endpoint};
+    for (int i = 0; i < 2; ++i) {
+        if (streams[i][0] != '\0' && !config.insecure && !gjkd_endpoint_is_loopback(streams[i])) {
+            fprintf(stderr,
+                    "gjkd: refusing to bind non-loopback endpoint '%s' without authentication; "
+                    "pass --insecure to allow it\n",
+                    streams[i]);
+            return 2;
+        }
+    }
+
+    int status = 1;
+    gjkd_store *store = NULL;
+    gjkd_service *service = NULL;
+    gjkd_stream *stream = NULL;
+    void *zctx = NULL;
+    gjkd_error error;
+
+    if (config.state_dir[0] != '\0' &&
+        (store = gjkd_store_open(config.state_dir, err, sizeof err)) == NULL) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        goto done;
+    }
+    gjkd_service_def def = {config.limits, config.query_threads, config.threads, store};
+    if ((service = gjkd_service_create(&def, &error)) == NULL) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", error.message);
+        goto done;
+    }
+    bool loaded = false;
+    if (store != NULL) {
+        uint8_t *data;
+        size_t size;
+        gjkd_store_load_result lr = gjkd_store_load(store, &data, &size, err, sizeof err);
+        if (lr == GJKD_STORE_CORRUPT) {
+            GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0,
+                     "%s; refusing to start with an empty scene (move the file away to start "
+                     "empty)",
+                     err);
+            goto done;
+        }
+        if (lr == GJKD_STORE_LOADED) {
+            bool ok = gjkd_service_load_scene(service, data, size, false, &error);
+            free(data);
+            if (!ok) {
+                GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "snapshot %s: %s",
+                         gjkd_store_path(store), error.message);
+                goto done;
+            }
+            loaded = true;
+            GJKD_LOG(GJKD_LOG_INFO, "scene_loaded", 0, "path=%s revision=%llu",
+                     gjkd_store_path(store), (unsigned long long)gjkd_service_revision(service));
+        }
+    }
+    if (config.demo && !loaded) {
+        if (!gjkd_demo_load(service, &error)) {
+            GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "--demo: %s", error.message);
+            goto done;
+        }
+        GJKD_LOG(GJKD_LOG_INFO, "demo_loaded", 0, "revision=%llu",
+                 (unsigned long long)gjkd_service_revision(service));
+    }
+
+    zctx = zmq_ctx_new();
+    stream = gjkd_stream_start(zctx, config.pose_endpoint, config.monitor_endpoint, service, err,
+                               sizeof err);
+    if (stream == NULL && err[0] != '\0') {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        goto done;
+    }
+    daemon_state state = {argc, argv, &config, service};
+    gjkd_transport_def tdef;
+    memset(&tdef, 0, sizeof tdef);
+    tdef.zmq_context = zctx;
+    tdef.endpoint = config.endpoint;
+    tdef.threads = config.threads;
+    tdef.insecure = config.insecure;
+    tdef.drain_seconds = config.drain_seconds;
+    tdef.service = service;
+    tdef.stop = &g_stop;
+    tdef.reload = &g_reload;
+    tdef.on_reload = reload_config;
+    tdef.user = &state;
+    if (gjkd_transport_run(&tdef, err, sizeof err) != 0) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        goto done;
+    }
+    status = 0;
+    GJKD_LOG(GJKD_LOG_INFO, "stopped", 0, "revision=%llu",
+             (unsigned long long)gjkd_service_revision(service));
+done:
+    gjkd_stream_stop(&stream);
+    if (zctx != NULL)
+        zmq_ctx_term(zctx);
+    gjkd_service_destroy(&service);
+    gjkd_store_close(&store);
+    return status;
+}

@@ -1,0 +1,50 @@
+/* transport.h — the ZeroMQ front end: a ROUTER socket, a broker loop and worker threads.
+ *
+ * The broker (the calling thread) owns the ROUTER frontend and a ROUTER backend on inproc;
+ * each worker is an actor with its own DEALER socket that announces itself ready, handles one
+ * request at a time and sends the reply back through the broker. The broker reads the
+ * frontend only while some worker is idle (natural backpressure) and answers malformed
+ * framing itself. No socket is ever used by two threads.
+ *
+ * Shutdown: when *stop becomes non-zero the service reports DRAINING (health) and the loop
+ * keeps answering until nothing is in flight and the frontend has been quiet for 200 ms, or
+ * drain_seconds pass; then the workers are stopped and joined. The frontend is not unbound
+ * first: zmq_unbind discards the endpoint's queued requests, which must still be answered. */
+#ifndef GJKD_TRANSPORT_H
+#define GJKD_TRANSPORT_H
+
+#include "dispatch.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+typedef struct gjkd_transport_def {
+    void *zmq_context;
+    const char *endpoint;
+    int32_t threads;
+    bool insecure; /* allow non-loopback endpoints */
+    double drain_seconds;
+    gjkd_service *service;
+    atomic_int *stop;   /* set by the signal handler (lock-free: async-signal-safe) */
+    atomic_int *reload; /* set by SIGHUP: on_reload is called from the loop */
+    void (*on_reload)(void *user, void *frontend);
+    void *user;
+    /* Filled once bound, before serving (e.g. the port chosen for tcp://127.0.0.1:*). */
+    char bound_endpoint[256];
+    void (*on_ready)(void *user, const char *bound_endpoint);
+} gjkd_transport_def;
+
+/* True for ipc://, inproc:// and tcp:// on 127.0.0.0/8, localhost or [::1]. */
+bool gjkd_endpoint_is_loopback(const char *endpoint);
+
+/* Applies the frontend's security settings (ZMQ_MAXMSGSIZE etc.). CURVE and the ZAP
+ * allow-list of client keys go here (a later issue); today a non-loopback endpoint is refused
+ * unless def->insecure. */
+bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
+                                    uint64_t max_message_bytes, char *err, size_t err_size);
+
+/* Binds and serves until *def->stop; returns 0 on a clean stop, -1 (message in err) if the
+ * endpoint cannot be bound or the threads cannot start. */
+int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size);
+
+#endif /* GJKD_TRANSPORT_H */

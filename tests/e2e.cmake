@@ -1,0 +1,33 @@
+# End-to-end tests of gjkd and its clients (label e2e), and the unit test of the JSON codec.
+# The harness tests/e2e/e2e.py (/usr/bin/python3) starts its own gjkd on a free loopback port
+# for each group, bounds every wait, and reaps every process it started. Groups:
+#   requests     every request type from the C client, gjkctl and Python; pose stream
+#   bad_input    malformed, truncated, mis-framed, NaN/Inf, unknown names, wrong counts,
+#                oversized, too many points, revision mismatch: each its status, scene intact
+#   persistence  kill -9 after acknowledged changes, restart, all present; corrupt state refused
+#   concurrency  several clients at once, replies never mixed up
+#   shutdown     SIGTERM with requests in flight: all answered, exit 0
+if(TARGET gjkd_json)
+  gjk_add_test(test_json SOURCES e2e/test_json.c LIBS gjkd::json LABELS unit TIMEOUT 60
+               ARGS ${PROJECT_SOURCE_DIR}/examples/demo)
+endif()
+
+if(TARGET gjkd AND TARGET gjkctl)
+  # The C client's part of the e2e run: not a test by itself (it needs the daemon).
+  add_executable(e2e_client e2e/e2e_client.c)
+  target_link_libraries(e2e_client PRIVATE gjkd::client gjkd::json PkgConfig::CMOCKA gjk_warnings m)
+
+  find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  if(GJK_SYSTEM_PYTHON)
+    foreach(group requests bad_input persistence concurrency shutdown)
+      add_test(NAME e2e_${group}
+               COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e.py
+                       --group ${group}
+                       --gjkd $<TARGET_FILE:gjkd> --gjkctl $<TARGET_FILE:gjkctl>
+                       --e2e-client $<TARGET_FILE:e2e_client>
+                       --python-proto ${CMAKE_BINARY_DIR}/python
+                       --source-dir ${PROJECT_SOURCE_DIR})
+      set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
+    endforeach()
+  endif()
+endif()

@@ -1,0 +1,17 @@
+# The daemon's tests: codec validation, dispatch and store without sockets, config
+# precedence, and ROUTER round trips over loopback TCP / inproc (label e2e).
+if(TARGET gjkd_server)
+  gjk_add_test(test_server_codec SOURCES test_server_codec.c LIBS gjkd_server LABELS unit TIMEOUT 60)
+  gjk_add_test(test_server_store SOURCES test_server_store.c LIBS gjkd_server LABELS unit TIMEOUT 60)
+  gjk_add_test(test_server_config SOURCES test_server_config.c LIBS gjkd_server LABELS unit TIMEOUT 30)
+  gjk_add_test(test_server_dispatch SOURCES test_server_dispatch.c LIBS gjkd_server LABELS unit TIMEOUT 120)
+  gjk_add_test(test_server_transport SOURCES test_server_transport.c LIBS gjkd_server LABELS e2e TIMEOUT 60)
+endif()
+# Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are
+# suppressed; see test_server_tsan.supp.
+if(TARGET gjkd_server AND GJK_SANITIZE_THREAD)
+  foreach(t test_server_dispatch test_server_transport)
+    set_tests_properties(${t} PROPERTIES ENVIRONMENT
+      "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/test_server_tsan.supp")
+  endforeach()
+endif()

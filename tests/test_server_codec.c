@@ -1,0 +1,397 @@
+/* test_server_codec.c — the validation table: every kind of bad input gets its own status and
+ * leaves the scene exactly as it was (same packed scene, same revision, same poses). */
+#include "test_server_util.h"
+
+#include "log.h"
+
+#include <float.h>
+
+typedef struct fixture {
+    gjkd_service *svc;
+    gjkd_arena arena;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->svc = t_service(NULL);
+    gjkd_arena *a = &f->arena;
+    assert_code(t_call_code(f->svc, t_put_robot(a, t_robot(a, "arm", 3))), GJKD_CODE(OK));
+    assert_code(t_call_code(f->svc, t_put_obstacle(a, t_obstacle(a, "table", 0.5, 2.0))),
+                GJKD_CODE(OK));
+    assert_code(t_call_code(f->svc, t_set_poses(a, "arm", t_link_poses(a, 3, 0.0, 0.3))),
+                GJKD_CODE(OK));
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    gjkd_service_destroy(&f->svc);
+    gjkd_arena_free(&f->arena);
+    free(f);
+    return 0;
+}
+
+/* The state the world answers with: closest distance of an all-pairs query. */
+static double closest(fixture *f)
+{
+    gjkd_arena a = {0};
+    Gjkd__V1__Response *r =
+        t_call(f->svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, INFINITY));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    double d = r->state->min_distance;
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_arena_free(&a);
+    return d;
+}
+
+/* Runs a bad request and checks its status and that nothing changed. */
+static void expect_refused(fixture *f, const Gjkd__V1__Request *req, gjkd_code expected)
+{
+    size_t n0, n1;
+    char *before = t_scene_fingerprint(f->svc, &n0);
+    double d0 = closest(f);
+    Gjkd__V1__Response *r = t_call(f->svc, req);
+    assert_code(r->status->code, expected);
+    assert_true(strlen(r->status->message) > 0);
+    assert_int_equal(r->body_case, GJKD__V1__RESPONSE__BODY__NOT_SET);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    char *after = t_scene_fingerprint(f->svc, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(before, after, n0);
+    assert_true(closest(f) == d0);
+    free(before);
+    free(after);
+}
+
+static void test_bad_robots(void **state)
+{
+    fixture *f = *state;
+    gjkd_arena *a = &f->arena;
+    Gjkd__V1__Robot *r;
+
+    r = t_robot(a, "", 2);
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_ARGUMENT)); /* empty name */
+    r = t_robot(a, "arm2", 0);
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_ARGUMENT)); /* no links */
+    r = t_robot(a, "arm2", 2);
+    r->links[1]->name = "l0";
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_ARGUMENT)); /* duplicate link */
+    r = t_robot(a, "arm2", 2);
+    r->links[1]->parts[0]->shape->box->half_extents->y = NAN;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT)); /* NaN size */
+    r = t_robot(a, "arm2", 2);
+    r->links[0]->parts[0]->shape->margin = -0.01;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT)); /* negative margin */
+    r = t_robot(a, "arm2", 2);
+    r->links[0]->parts[0]->shape->kind_case = GJKD__V1__SHAPE__KIND__NOT_SET;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_ARGUMENT)); /* no shape kind */
+    r = t_robot(a, "arm2", 2);
+    r->links[0]->parts[0]->pose = t_pose(a, 0, 0, 0);
+    r->links[0]->parts[0]->pose->orientation->w = 2.0;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT)); /* |q| = 2 */
+    r->links[0]->parts[0]->pose->orientation->w = 0.0;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT)); /* zero quaternion */
+    r = t_robot(a, "arm2", 2);
+    r->n_disabled_pairs = 1;
+    r->disabled_pairs = gjkd_arena_alloc(a, sizeof *r->disabled_pairs);
+    r->disabled_pairs[0] = gjkd_arena_alloc(a, sizeof **r->disabled_pairs);
+    gjkd__v1__link_pair__init(r->disabled_pairs[0]);
+    r->disabled_pairs[0]->a = "l0";
+    r->disabled_pairs[0]->b = "nope";
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(NOT_FOUND)); /* unknown link in pair */
+    r = t_robot(a, "arm2", 2);
+    r->n_initial_link_poses = 1;
+    r->initial_link_poses = gjkd_arena_alloc(a, sizeof *r->initial_link_poses);
+    r->initial_link_poses[0] = t_pose(a, 0, 0, 0);
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_ARGUMENT)); /* 1 pose, 2 links */
+    r = t_robot(a, "arm2", 129);
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(RESOURCE_EXHAUSTED)); /* > max links */
+    char long_name[300];
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    r = t_robot(a, long_name, 1);
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(RESOURCE_EXHAUSTED)); /* name too long */
+    /* A replace of "arm" that fails must keep the old arm. */
+    r = t_robot(a, "arm", 3);
+    r->links[2]->parts[0]->shape->box->half_extents->z = INFINITY;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT));
+}
+
+static void test_bad_hulls(void **state)
+{
+    fixture *f = *state;
+    gjkd_arena *a = &f->arena;
+    Gjkd__V1__Obstacle *o;
+
+    o = t_obstacle(a, "rock", 0.1, 1.0);
+    o->parts[0]->shape = t_hull_shape(a, 20, 0.1);
+    o->parts[0]->shape->hull->n_xyz = 3 * 20 - 1;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_ARGUMENT)); /* not 3k values */
+    o->parts[0]->shape = t_hull_shape(a, 20, 0.1);
+    o->parts[0]->shape->hull->xyz[7] = INFINITY;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_INPUT)); /* Inf point */
+    o->parts[0]->shape = t_hull_shape(a, 10001, 0.1);
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(RESOURCE_EXHAUSTED)); /* too many points */
+    o->parts[0]->shape = t_hull_shape(a, 0, 0.1);
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_ARGUMENT)); /* no points */
+
+    /* Convex vertices with an adjacency index out of range. */
+    Gjkd__V1__Shape *s = t_hull_shape(a, 4, 0.1);
+    Gjkd__V1__ConvexVertices *cv = gjkd_arena_alloc(a, sizeof *cv);
+    gjkd__v1__convex_vertices__init(cv);
+    cv->n_xyz = s->hull->n_xyz;
+    cv->xyz = s->hull->xyz;
+    int32_t start[5] = {0, 1, 2, 3, 4}, adj[4] = {1, 2, 3, 7};
+    cv->n_adjacency_start = 5;
+    cv->adjacency_start = start;
+    cv->n_adjacency = 4;
+    cv->adjacency = adj;
+    s->kind_case = GJKD__V1__SHAPE__KIND_CONVEX;
+    s->convex = cv;
+    o->parts[0]->shape = s;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_ARGUMENT));
+
+    o = t_obstacle(a, "rock", 0.1, 1.0);
+    o->pose->position->y = NAN;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_INPUT)); /* NaN pose */
+    o = t_obstacle(a, "rock", 0.1, 1.0);
+    o->n_parts = 0;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_ARGUMENT)); /* no parts */
+}
+
+static void test_bad_poses(void **state)
+{
+    fixture *f = *state;
+    gjkd_arena *a = &f->arena;
+    expect_refused(f, t_set_poses(a, "ghost", t_link_poses(a, 3, 0, 0.3)), GJKD_CODE(NOT_FOUND));
+    expect_refused(f, t_set_poses(a, "arm", t_link_poses(a, 2, 0, 0.3)),
+                   GJKD_CODE(INVALID_ARGUMENT)); /* wrong number of link poses */
+    Gjkd__V1__LinkPoses *lp = t_link_poses(a, 3, 0, 0.3);
+    lp->poses[1]->position->x = NAN;
+    expect_refused(f, t_set_poses(a, "arm", lp), GJKD_CODE(INVALID_INPUT));
+    lp = t_link_poses(a, 3, 0, 0.3);
+    lp->poses[2]->orientation->x = INFINITY;
+    expect_refused(f, t_set_poses(a, "arm", lp), GJKD_CODE(INVALID_INPUT));
+    /* Two robot states, the second bad: the first must not be applied either. */
+    Gjkd__V1__Request *req = t_set_poses(a, "arm", t_link_poses(a, 3, 5.0, 0.3));
+    Gjkd__V1__SetLinkPosesRequest *m = req->set_link_poses;
+    Gjkd__V1__RobotState **two = gjkd_arena_alloc(a, 2 * sizeof *two);
+    two[0] = m->robots[0];
+    two[1] = gjkd_arena_alloc(a, sizeof *two[1]);
+    gjkd__v1__robot_state__init(two[1]);
+    two[1]->robot = "ghost";
+    two[1]->state_case = GJKD__V1__ROBOT_STATE__STATE_LINK_POSES;
+    two[1]->link_poses = t_link_poses(a, 3, 0, 0);
+    m->robots = two;
+    m->n_robots = 2;
+    expect_refused(f, req, GJKD_CODE(NOT_FOUND));
+    /* No state at all. */
+    req = t_set_poses(a, "arm", t_link_poses(a, 3, 0, 0.3));
+    req->set_link_poses->robots[0]->state_case = GJKD__V1__ROBOT_STATE__STATE__NOT_SET;
+    expect_refused(f, req, GJKD_CODE(INVALID_ARGUMENT));
+}
+
+static void test_bad_requests(void **state)
+{
+    fixture *f = *state;
+    gjkd_arena *a = &f->arena;
+
+    /* revision mismatch */
+    Gjkd__V1__Request *req = t_put_obstacle(a, t_obstacle(a, "rock", 0.1, 1.0));
+    req->precondition_case = GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION;
+    req->expected_revision = 999;
+    expect_refused(f, req, GJKD_CODE(FAILED_PRECONDITION));
+    req = t_state_query(a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, 1.0);
+    req->precondition_case = GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION;
+    req->expected_revision = 1;
+    expect_refused(f, req, GJKD_CODE(FAILED_PRECONDITION));
+
+    /* unknown names */
+    req = t_request(a, 9);
+    Gjkd__V1__RemoveObstacleRequest rm = GJKD__V1__REMOVE_OBSTACLE_REQUEST__INIT;
+    rm.name = "nothing";
+    req->body_case = GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE;
+    req->remove_obstacle = &rm;
+    expect_refused(f, req, GJKD_CODE(NOT_FOUND));
+    req = t_state_query(a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, 1.0);
+    req->state_query->options->robot = "ghost";
+    expect_refused(f, req, GJKD_CODE(NOT_FOUND));
+
+    /* bad options */
+    req = t_state_query(a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, -1.0);
+    expect_refused(f, req, GJKD_CODE(INVALID_INPUT));
+    req = t_state_query(a, (Gjkd__V1__QueryMode)7, 1.0);
+    expect_refused(f, req, GJKD_CODE(INVALID_ARGUMENT));
+    req = t_state_query(a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, 1.0);
+    req->state_query->options->pair_kinds = 8;
+    expect_refused(f, req, GJKD_CODE(INVALID_ARGUMENT));
+
+    /* allowed pair naming an unknown obstacle */
+    Gjkd__V1__BodyRef ba = GJKD__V1__BODY_REF__INIT, bb = GJKD__V1__BODY_REF__INIT;
+    ba.robot = "arm";
+    ba.link = "l0";
+    bb.obstacle = "ghost";
+    Gjkd__V1__AllowedPair pair = GJKD__V1__ALLOWED_PAIR__INIT;
+    pair.a = &ba;
+    pair.b = &bb;
+    Gjkd__V1__AllowedPair *pairs[1] = {&pair};
+    Gjkd__V1__SetAllowedPairsRequest ap = GJKD__V1__SET_ALLOWED_PAIRS_REQUEST__INIT;
+    ap.n_pairs = 1;
+    ap.pairs = pairs;
+    req = t_request(a, 10);
+    req->body_case = GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS;
+    req->set_allowed_pairs = &ap;
+    expect_refused(f, req, GJKD_CODE(NOT_FOUND));
+
+    /* trajectory: unknown robot, no waypoints, wrong pose count */
+    Gjkd__V1__TrajectoryQueryRequest tq = GJKD__V1__TRAJECTORY_QUERY_REQUEST__INIT;
+    Gjkd__V1__Waypoint wp = GJKD__V1__WAYPOINT__INIT;
+    Gjkd__V1__Waypoint *wps[1] = {&wp};
+    wp.state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
+    wp.link_poses = t_link_poses(a, 3, 0, 0.3);
+    tq.robot = "ghost";
+    tq.n_waypoints = 1;
+    tq.waypoints = wps;
+    req = t_request(a, 11);
+    req->body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    req->trajectory_query = &tq;
+    expect_refused(f, req, GJKD_CODE(NOT_FOUND));
+    tq.robot = "arm";
+    tq.n_waypoints = 0;
+    expect_refused(f, req, GJKD_CODE(INVALID_ARGUMENT));
+    tq.n_waypoints = 1;
+    wp.link_poses = t_link_poses(a, 4, 0, 0.3);
+    expect_refused(f, req, GJKD_CODE(INVALID_ARGUMENT));
+    assert_code(t_call_code(f->svc, t_simple(a, GJKD__V1__REQUEST__BODY__NOT_SET)),
+                GJKD_CODE(INVALID_ARGUMENT)); /* no body */
+}
+
+static void test_bad_bytes(void **state)
+{
+    fixture *f = *state;
+    size_t n0, n1;
+    char *before = t_scene_fingerprint(f->svc, &n0);
+    const uint8_t garbage[] = {0xff, 0xff, 0xff, 0x01, 0x02};
+    uint8_t *reply;
+    size_t reply_size;
+    gjkd_service_handle(f->svc, garbage, sizeof garbage, &reply, &reply_size);
+    Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, reply_size, reply);
+    assert_code(r->status->code, GJKD_CODE(MALFORMED));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    free(reply);
+
+    /* A valid request truncated in the middle of a submessage. */
+    gjkd_arena a = {0};
+    Gjkd__V1__Request *req = t_put_robot(&a, t_robot(&a, "arm9", 2));
+    size_t n = gjkd__v1__request__get_packed_size(req);
+    uint8_t *buf = malloc(n);
+    gjkd__v1__request__pack(req, buf);
+    gjkd_service_handle(f->svc, buf, n / 2, &reply, &reply_size);
+    r = gjkd__v1__response__unpack(NULL, reply_size, reply);
+    assert_code(r->status->code, GJKD_CODE(MALFORMED));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    free(reply);
+
+    /* Oversized: over the service's max_message_bytes. */
+    gjkd_limits limits = gjkd_service_limits(f->svc);
+    gjkd_limits small = limits;
+    small.max_message_bytes = n - 1;
+    gjkd_service_set_limits(f->svc, &small);
+    gjkd_service_handle(f->svc, buf, n, &reply, &reply_size);
+    r = gjkd__v1__response__unpack(NULL, reply_size, reply);
+    assert_code(r->status->code, GJKD_CODE(RESOURCE_EXHAUSTED));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    free(reply);
+    gjkd_service_set_limits(f->svc, &limits);
+
+    /* A body this daemon does not know (field 99, a newer client). */
+    const uint8_t future[] = {0x08, 0x07, 0x9a, 0x06, 0x00}; /* request_id 7, field 99 = {} */
+    gjkd_service_handle(f->svc, future, sizeof future, &reply, &reply_size);
+    r = gjkd__v1__response__unpack(NULL, reply_size, reply);
+    assert_code(r->status->code, GJKD_CODE(UNIMPLEMENTED));
+    assert_int_equal(r->request_id, 7);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    free(reply);
+
+    free(buf);
+    gjkd_arena_free(&a);
+    char *after = t_scene_fingerprint(f->svc, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(before, after, n0);
+    free(before);
+    free(after);
+}
+
+static void test_limits_on_counts(void **state)
+{
+    fixture *f = *state;
+    gjkd_arena *a = &f->arena;
+    gjkd_limits limits = gjkd_service_limits(f->svc);
+    gjkd_limits tight = limits;
+    tight.max_robots = 1;
+    tight.max_obstacles = 1;
+    tight.max_parts_per_body = 1;
+    tight.max_waypoints = 2;
+    gjkd_service_set_limits(f->svc, &tight);
+    expect_refused(f, t_put_robot(a, t_robot(a, "arm2", 1)), GJKD_CODE(RESOURCE_EXHAUSTED));
+    expect_refused(f, t_put_obstacle(a, t_obstacle(a, "rock", 0.1, 1.0)),
+                   GJKD_CODE(RESOURCE_EXHAUSTED));
+    Gjkd__V1__Obstacle *o = t_obstacle(a, "table", 0.1, 1.0);
+    o->n_parts = 2;
+    Gjkd__V1__Part **parts = gjkd_arena_alloc(a, 2 * sizeof *parts);
+    parts[0] = parts[1] = o->parts[0];
+    o->parts = parts;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(RESOURCE_EXHAUSTED));
+    /* Replacing an existing name is not a new body: allowed at the limit. */
+    assert_code(t_call_code(f->svc, t_put_obstacle(a, t_obstacle(a, "table", 0.5, 2.0))),
+                GJKD_CODE(OK));
+    gjkd_service_set_limits(f->svc, &limits);
+}
+
+static void test_pose_normalisation(void **state)
+{
+    (void)state;
+    Gjkd__V1__Quaternion q = GJKD__V1__QUATERNION__INIT;
+    Gjkd__V1__Pose p = GJKD__V1__POSE__INIT;
+    p.orientation = &q;
+    q.w = 1.0 + 5e-7; /* within GJK_QUAT_NORM_TOLERANCE: accepted and normalised */
+    gjk_transform t;
+    gjkd_error e;
+    assert_true(gjkd_decode_pose(&p, "pose", &t, &e));
+    assert_near(gjk_quat_norm(t.q), 1.0, 1e-15);
+    q.w = 1.0 + 2e-6;
+    assert_false(gjkd_decode_pose(&p, "pose", &t, &e));
+    assert_code(e.code, GJKD_CODE(INVALID_INPUT));
+    assert_non_null(strstr(e.message, "pose.orientation"));
+    assert_true(gjkd_decode_pose(NULL, "pose", &t, &e)); /* absent = identity */
+    assert_true(t.q.w == 1.0 && t.p.x == 0.0);
+}
+
+static void test_code_table(void **state)
+{
+    (void)state;
+    assert_code(gjkd_code_from_status(GJK_WORLD_OK), GJKD_CODE(OK));
+    assert_code(gjkd_code_from_status(GJK_STATUS_NOT_FOUND), GJKD_CODE(NOT_FOUND));
+    assert_int_equal((int)GJKD_CODE(NOT_FOUND), 8);
+    assert_string_equal(gjkd_code_name(GJKD_CODE(FAILED_PRECONDITION)), "FAILED_PRECONDITION");
+    assert_string_equal(gjkd_code_name((gjkd_code)1000), "UNKNOWN");
+}
+
+int main(void)
+{
+    gjkd_log_set_level(GJKD_LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_bad_robots, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_hulls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_poses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_limits_on_counts, setup, teardown),
+        cmocka_unit_test(test_pose_normalisation),
+        cmocka_unit_test(test_code_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

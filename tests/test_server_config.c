@@ -1,0 +1,131 @@
+/* test_server_config.c — defaults, validation and precedence: defaults < file < command line. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+
+static char g_file[64];
+
+static void write_file(const char *text)
+{
+    snprintf(g_file, sizeof g_file, "/tmp/gjkd-test-config-XXXXXX");
+    int fd = mkstemp(g_file);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+static gjkd_config_result load(gjkd_config *c, char *err, int argc, char **argv)
+{
+    FILE *sink = fopen("/dev/null", "w");
+    gjkd_config_result r = gjkd_config_load(c, argc, argv, sink, err, 256);
+    fclose(sink);
+    return r;
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    gjkd_config c;
+    char err[256];
+    char *argv[] = {"gjkd"};
+    assert_int_equal(load(&c, err, 1, argv), GJKD_CONFIG_OK);
+    assert_string_equal(c.endpoint, "tcp://127.0.0.1:7471");
+    assert_string_equal(c.state_dir, "");
+    assert_int_equal(c.threads, 2);
+    assert_int_equal(c.log_level, GJKD_LOG_INFO);
+    assert_false(c.demo);
+    assert_int_equal(c.limits.max_message_bytes, 16777216);
+    assert_int_equal(c.limits.max_points_per_part, 10000);
+}
+
+static void test_precedence(void **state)
+{
+    (void)state;
+    write_file("# comment\nthreads = 3\nlog_level = debug\n[gjkd]\nmax-waypoints = 77\n"
+               "endpoint = ipc:///tmp/from-file\n");
+    gjkd_config c;
+    char err[256];
+    char *argv[] = {"gjkd", "--threads", "5", "--config", g_file, "--demo", "--max-pairs=9"};
+    assert_int_equal(load(&c, err, 7, argv), GJKD_CONFIG_OK);
+    assert_int_equal(c.threads, 5);                /* command line beats the file */
+    assert_int_equal(c.log_level, GJKD_LOG_DEBUG); /* file beats the default */
+    assert_int_equal(c.limits.max_waypoints, 77);  /* [gjkd] section */
+    assert_string_equal(c.endpoint, "ipc:///tmp/from-file");
+    assert_true(c.demo);                                   /* a bare flag */
+    assert_int_equal(c.limits.max_pairs_returned, 9);      /* --name=value */
+    assert_int_equal(c.limits.max_points_per_part, 10000); /* untouched default */
+    unlink(g_file);
+}
+
+static void expect_error(int argc, char **argv, const char *needle)
+{
+    gjkd_config c;
+    char err[256] = "";
+    assert_int_equal(load(&c, err, argc, argv), GJKD_CONFIG_ERROR);
+    if (strstr(err, needle) == NULL) {
+        print_error("message '%s' does not say '%s'\n", err, needle);
+        fail();
+    }
+}
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    char *a1[] = {"gjkd", "--threads", "0"};
+    expect_error(3, a1, "outside");
+    char *a2[] = {"gjkd", "--threads", "two"};
+    expect_error(3, a2, "expected a number");
+    char *a3[] = {"gjkd", "--no-such-option", "1"};
+    expect_error(3, a3, "unknown option");
+    char *a4[] = {"gjkd", "--log-level", "loud"};
+    expect_error(3, a4, "debug, info");
+    char *a5[] = {"gjkd", "--max-waypoints", "1.5"};
+    expect_error(3, a5, "integer");
+    char *a6[] = {"gjkd", "--endpoint"};
+    expect_error(2, a6, "needs a value");
+    char *a7[] = {"gjkd", "--demo=maybe"};
+    expect_error(2, a7, "true or false");
+    char *a8[] = {"gjkd", "stray"};
+    expect_error(2, a8, "unexpected argument");
+    char *a9[] = {"gjkd", "--config", "/nonexistent/gjkd.ini"};
+    expect_error(3, a9, "cannot open");
+    write_file("threads = 3\nbogus = 1\n");
+    char *a10[] = {"gjkd", "--config", g_file};
+    expect_error(3, a10, ":2: unknown option 'bogus'");
+    unlink(g_file);
+    write_file("[other]\nthreads = 3\n");
+    expect_error(3, a10, "unknown section");
+    unlink(g_file);
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    gjkd_config c;
+    char err[256];
+    char *argv[] = {"gjkd", "--help"};
+    assert_int_equal(load(&c, err, 2, argv), GJKD_CONFIG_EXIT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_help),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

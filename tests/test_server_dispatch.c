@@ -1,0 +1,458 @@
+/* test_server_dispatch.c — the command table against an in-memory world, without sockets:
+ * scene changes and revisions, state and trajectory queries with known answers, allowed
+ * pairs, stats counters, the pose stream's update/monitor pair, and concurrent clients. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_server_util.h"
+
+#include "demo.h"
+#include "log.h"
+
+#include <pthread.h>
+
+/* arm: 3 box links of half size 0.1 at x = x0, x0 + 0.3, x0 + 0.6; table: box of half size
+ * 0.5 at x = 2 (faces at 1.5 and 2.5). */
+static gjkd_service *make_scene(gjkd_arena *a, double x0)
+{
+    gjkd_service *svc = t_service(NULL);
+    assert_code(t_call_code(svc, t_put_robot(a, t_robot(a, "arm", 3))), GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_put_obstacle(a, t_obstacle(a, "table", 0.5, 2.0))),
+                GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_set_poses(a, "arm", t_link_poses(a, 3, x0, 0.3))),
+                GJKD_CODE(OK));
+    return svc;
+}
+
+static void check_pair_geometry(const Gjkd__V1__PairResult *p)
+{
+    double d = p->distance;
+    assert_near(p->point_b->x - p->point_a->x, d * p->normal->x, 1e-9);
+    assert_near(p->point_b->y - p->point_a->y, d * p->normal->y, 1e-9);
+    assert_near(p->point_b->z - p->point_a->z, d * p->normal->z, 1e-9);
+    double n = sqrt(p->normal->x * p->normal->x + p->normal->y * p->normal->y +
+                    p->normal->z * p->normal->z);
+    assert_near(n, 1.0, 1e-9);
+}
+
+static void test_changes_and_revisions(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = t_service(NULL);
+    Gjkd__V1__Response *r = t_call(svc, t_put_robot(&a, t_robot(&a, "arm", 3)));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, 1);
+    assert_int_equal(r->body_case, GJKD__V1__RESPONSE__BODY_CHANGE);
+    uint32_t id = r->change->id;
+    assert_false(r->change->replaced);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* A replace keeps the id and moves the revision. */
+    Gjkd__V1__Robot *robot = t_robot(&a, "arm", 4);
+    robot->links[3]->parts[0]->shape = t_hull_shape(&a, 100, 0.1);
+    r = t_call(svc, t_put_robot(&a, robot));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, 2);
+    assert_int_equal(r->change->id, id);
+    assert_true(r->change->replaced);
+    assert_true(r->change->hull_vertices >= 4 && r->change->hull_vertices <= 100);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* expected_revision: right -> OK, and link poses do not move the revision. */
+    Gjkd__V1__Request *req = t_set_poses(&a, "arm", t_link_poses(&a, 4, 0, 0.3));
+    req->precondition_case = GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION;
+    req->expected_revision = 2;
+    r = t_call(svc, req);
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, 2);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* The summary lists what is there. */
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    assert_int_equal(r->scene_summary->n_robots, 1);
+    assert_string_equal(r->scene_summary->robots[0]->name, "arm");
+    assert_int_equal(r->scene_summary->robots[0]->n_links, 4);
+    assert_string_equal(r->scene_summary->robots[0]->links[3], "l3");
+    assert_int_equal(r->scene_summary->scene->n_robots, 1);
+    assert_int_equal(r->scene_summary->scene->robots[0]->n_links, 4);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    Gjkd__V1__RemoveRobotRequest rm = GJKD__V1__REMOVE_ROBOT_REQUEST__INIT;
+    rm.name = "arm";
+    req = t_request(&a, 7);
+    req->body_case = GJKD__V1__REQUEST__BODY_REMOVE_ROBOT;
+    req->remove_robot = &rm;
+    r = t_call(svc, req);
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, 3);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    assert_code(t_call_code(svc, req), GJKD_CODE(NOT_FOUND));
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+static void test_state_query(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+
+    /* closest: link l2 (x up to 0.7) to the table (from 1.5) */
+    Gjkd__V1__Response *r =
+        t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, INFINITY));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    const Gjkd__V1__StateResult *s = r->state;
+    assert_int_equal(s->min_distance_opt_case,
+                     GJKD__V1__STATE_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE);
+    assert_near(s->min_distance, 0.8, 1e-9);
+    assert_non_null(s->closest);
+    assert_string_equal(s->closest->body_a->robot, "arm");
+    assert_string_equal(s->closest->body_a->link, "l2");
+    assert_string_equal(s->closest->body_b->obstacle, "table");
+    assert_int_equal(s->closest->link_a_index, 2);
+    assert_int_equal(s->closest->link_b_index, -1);
+    assert_code(s->closest->status, GJKD_CODE(SEPARATED));
+    assert_near(s->closest->normal->x, 1.0, 1e-9);
+    assert_near(s->closest->local_point_b->x, -0.5, 1e-9); /* table's near face, table frame */
+    check_pair_geometry(s->closest);
+    assert_int_equal(s->n_pairs, 0); /* CLOSEST: only the closest */
+    assert_false(s->colliding);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* all within 1.5: the three links, closest first */
+    r = t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, 1.5));
+    s = r->state;
+    assert_int_equal(s->n_pairs, 3);
+    assert_near(s->pairs[0]->distance, 0.8, 1e-9);
+    assert_near(s->pairs[1]->distance, 1.1, 1e-9);
+    assert_near(s->pairs[2]->distance, 1.4, 1e-9);
+    for (size_t i = 0; i < 3; ++i)
+        check_pair_geometry(s->pairs[i]);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* within 0.5: nothing reported, min_distance absent */
+    r = t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, 0.5));
+    assert_int_equal(r->state->n_pairs, 0);
+    assert_null(r->state->closest);
+    assert_int_equal(r->state->min_distance_opt_case,
+                     GJKD__V1__STATE_RESULT__MIN_DISTANCE_OPT__NOT_SET);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* into the table by 0.1: penetration depth from EPA, and colliding */
+    assert_code(t_call_code(svc, t_set_poses(&a, "arm", t_link_poses(&a, 3, 0.9, 0.3))),
+                GJKD_CODE(OK));
+    r = t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, INFINITY));
+    assert_true(r->state->colliding);
+    assert_near(r->state->min_distance, -0.1, 1e-9);
+    assert_code(r->state->closest->status, GJKD_CODE(OVERLAPPING));
+    check_pair_geometry(r->state->closest);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_FIRST_COLLISION, 0.0));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_true(r->state->colliding);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+static Gjkd__V1__Request *trajectory(gjkd_arena *a, int n, const char *name)
+{
+    Gjkd__V1__TrajectoryQueryRequest *tq = gjkd_arena_alloc(a, sizeof *tq);
+    gjkd__v1__trajectory_query_request__init(tq);
+    tq->robot = "arm";
+    tq->name = (char *)name;
+    tq->n_waypoints = (size_t)n;
+    tq->waypoints = gjkd_arena_alloc(a, (size_t)n * sizeof *tq->waypoints);
+    for (int w = 0; w < n; ++w) { /* x0 from 0 to 1.0: collides from x0 > 0.8 */
+        Gjkd__V1__Waypoint *wp = gjkd_arena_alloc(a, sizeof *wp);
+        gjkd__v1__waypoint__init(wp);
+        wp->state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
+        wp->link_poses = t_link_poses(a, 3, 1.0 * w / (n - 1), 0.3);
+        tq->waypoints[w] = wp;
+    }
+    Gjkd__V1__Request *req = t_request(a, 12);
+    req->body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    req->trajectory_query = tq;
+    return req;
+}
+
+static void test_trajectory_query(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    Gjkd__V1__Response *r = t_call(svc, trajectory(&a, 11, "sweep"));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    const Gjkd__V1__TrajectoryResult *t = r->trajectory;
+    assert_int_equal(t->n_waypoints, 11);
+    for (size_t w = 0; w < 11; ++w)
+        assert_near(t->waypoints[w]->min_distance, 0.8 - 0.1 * (double)w, 1e-9);
+    assert_int_equal(t->first_collision, 8); /* x0 = 0.8: touching */
+    assert_int_equal(t->min_waypoint, 10);
+    assert_near(t->min_distance, -0.2, 1e-9);
+    assert_int_equal(t->colliding_waypoints, 3);
+    assert_false(t->trajectory_cache_hit);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    /* The same name again: warm-started from the cache, same answers. */
+    r = t_call(svc, trajectory(&a, 11, "sweep"));
+    assert_true(r->trajectory->trajectory_cache_hit);
+    assert_near(r->trajectory->min_distance, -0.2, 1e-9);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    /* Over the waypoint limit. */
+    gjkd_limits limits = gjkd_service_limits(svc), tight = limits;
+    tight.max_waypoints = 10;
+    gjkd_service_set_limits(svc, &tight);
+    assert_code(t_call_code(svc, trajectory(&a, 11, "")), GJKD_CODE(RESOURCE_EXHAUSTED));
+    gjkd_service_set_limits(svc, &limits);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+static Gjkd__V1__Request *allowed(gjkd_arena *a, const char *link, const char *obstacle)
+{
+    Gjkd__V1__SetAllowedPairsRequest *m = gjkd_arena_alloc(a, sizeof *m);
+    gjkd__v1__set_allowed_pairs_request__init(m);
+    if (link != NULL) {
+        Gjkd__V1__AllowedPair *p = gjkd_arena_alloc(a, sizeof *p);
+        gjkd__v1__allowed_pair__init(p);
+        p->a = gjkd_arena_alloc(a, sizeof *p->a);
+        gjkd__v1__body_ref__init(p->a);
+        p->a->robot = "arm";
+        p->a->link = (char *)link;
+        p->b = gjkd_arena_alloc(a, sizeof *p->b);
+        gjkd__v1__body_ref__init(p->b);
+        p->b->obstacle = (char *)obstacle;
+        m->n_pairs = 1;
+        m->pairs = gjkd_arena_alloc(a, sizeof *m->pairs);
+        m->pairs[0] = p;
+    }
+    Gjkd__V1__Request *req = t_request(a, 13);
+    req->body_case = GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS;
+    req->set_allowed_pairs = m;
+    return req;
+}
+
+static double closest_distance(gjkd_service *svc, gjkd_arena *a)
+{
+    Gjkd__V1__Response *r =
+        t_call(svc, t_state_query(a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, INFINITY));
+    double d = r->state->min_distance;
+    gjkd__v1__response__free_unpacked(r, NULL);
+    return d;
+}
+
+static void test_allowed_pairs(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    assert_near(closest_distance(svc, &a), 0.8, 1e-9);
+    assert_code(t_call_code(svc, allowed(&a, "l2", "table")), GJKD_CODE(OK));
+    assert_near(closest_distance(svc, &a), 1.1, 1e-9); /* l2-table is no longer checked */
+    assert_code(t_call_code(svc, allowed(&a, "", "table")), GJKD_CODE(OK)); /* every link */
+    Gjkd__V1__Response *r =
+        t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, INFINITY));
+    assert_null(r->state->closest);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    assert_code(t_call_code(svc, allowed(&a, NULL, NULL)), GJKD_CODE(OK)); /* none */
+    assert_near(closest_distance(svc, &a), 0.8, 1e-9);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+static void test_stats_counters(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    assert_code(t_call_code(svc, t_set_poses(&a, "ghost", t_link_poses(&a, 3, 0, 0))),
+                GJKD_CODE(NOT_FOUND));
+    Gjkd__V1__Response *r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_STATS));
+    const Gjkd__V1__StatsResponse *st = r->stats;
+    assert_int_equal(st->revision, 2);
+    assert_int_equal(st->robots, 1);
+    assert_int_equal(st->obstacles, 1);
+    assert_int_equal(st->requests, 5); /* stats itself included */
+    bool seen = false;
+    for (size_t i = 0; i < st->n_commands; ++i) {
+        if (strcmp(st->commands[i]->name, "set_link_poses") == 0) {
+            assert_int_equal(st->commands[i]->calls, 2);
+            assert_int_equal(st->commands[i]->errors, 1);
+            seen = true;
+        }
+    }
+    assert_true(seen);
+    assert_int_equal(st->n_errors, 1);
+    assert_code(st->errors[0]->code, GJKD_CODE(NOT_FOUND));
+    assert_int_equal(st->errors[0]->count, 1);
+    assert_int_equal(st->limits->max_points_per_part, 10000);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_HEALTH));
+    assert_int_equal(r->health->state, GJKD__V1__SERVING_STATE__SERVING_STATE_SERVING);
+    assert_int_equal(r->health->revision, 2);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+static void test_pose_stream(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    Gjkd__V1__PoseUpdate u = GJKD__V1__POSE_UPDATE__INIT;
+    Gjkd__V1__Request *req = t_set_poses(&a, "arm", t_link_poses(&a, 3, 0.5, 0.3));
+    u.sequence = 42;
+    u.n_robots = 1;
+    u.robots = req->set_link_poses->robots;
+    size_t n = gjkd__v1__pose_update__get_packed_size(&u);
+    uint8_t *buf = malloc(n);
+    gjkd__v1__pose_update__pack(&u, buf);
+    uint64_t seq = 0;
+    gjkd_error e;
+    assert_true(gjkd_service_pose_update(svc, buf, n, &seq, &e));
+    assert_int_equal(seq, 42);
+    assert_false(gjkd_service_pose_update(svc, buf, n / 2, &seq, &e));
+    assert_code(e.code, GJKD_CODE(MALFORMED));
+    free(buf);
+    uint8_t *ev;
+    size_t ev_size;
+    assert_true(gjkd_service_monitor_event(svc, seq, &ev, &ev_size));
+    Gjkd__V1__MonitorEvent *m = gjkd__v1__monitor_event__unpack(NULL, ev_size, ev);
+    assert_non_null(m);
+    assert_int_equal(m->sequence, 42);
+    assert_int_equal(m->revision, 2);
+    assert_near(m->state->min_distance, 0.3, 1e-9);
+    gjkd__v1__monitor_event__free_unpacked(m, NULL);
+    free(ev);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+/* Several threads at once: queries, pose updates and scene changes interleave; every reply
+ * is OK and carries its own request id (run under TSan too). */
+typedef struct worker_arg {
+    gjkd_service *svc;
+    int index;
+    int failures;
+} worker_arg;
+
+static void *hammer(void *p)
+{
+    worker_arg *w = p;
+    gjkd_arena a = {0};
+    for (int i = 0; i < 60; ++i) {
+        Gjkd__V1__Request *req;
+        switch ((i + w->index) % 4) {
+        case 0:
+            req = t_set_poses(&a, "arm", t_link_poses(&a, 3, 0.01 * i, 0.3));
+            break;
+        case 1: {
+            char name[32];
+            snprintf(name, sizeof name, "box-%d", w->index);
+            req = t_put_obstacle(&a, t_obstacle(&a, name, 0.05, 3.0 + 0.01 * i));
+            break;
+        }
+        case 2:
+            req = trajectory(&a, 5, w->index % 2 ? "shared" : "");
+            break;
+        default:
+            req = t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, 2.0);
+            break;
+        }
+        req->request_id = (uint64_t)(1000 * w->index + i);
+        Gjkd__V1__Response *r = t_call(w->svc, req);
+        if (r->status->code != GJKD_CODE(OK) || r->request_id != req->request_id)
+            w->failures++;
+        gjkd__v1__response__free_unpacked(r, NULL);
+    }
+    gjkd_arena_free(&a);
+    return NULL;
+}
+
+static void test_concurrent_clients(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    pthread_t threads[4];
+    worker_arg args[4];
+    for (int i = 0; i < 4; ++i) {
+        args[i] = (worker_arg){svc, i, 0};
+        pthread_create(&threads[i], NULL, hammer, &args[i]);
+    }
+    for (int i = 0; i < 4; ++i) {
+        pthread_join(threads[i], NULL);
+        assert_int_equal(args[i].failures, 0);
+    }
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+/* Regression: the decoder kept built polytopes in a growing array that shapes pointed into;
+ * a body with more than 8 hull parts reallocated it and left earlier shapes dangling (found
+ * by the clients' demo arm; ASan reports the use after free). */
+static void test_many_hull_parts(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    Gjkd__V1__Obstacle *o = t_obstacle(&a, "rocks", 0.1, 0.0);
+    o->n_parts = 20;
+    o->parts = gjkd_arena_alloc(&a, 20 * sizeof *o->parts);
+    for (int i = 0; i < 20; ++i) {
+        o->parts[i] = t_part(&a, t_hull_shape(&a, 50, 0.1));
+        o->parts[i]->pose = t_pose(&a, 0.0, 0.8 + 0.5 * i, 0.0);
+    }
+    assert_code(t_call_code(svc, t_put_obstacle(&a, o)), GJKD_CODE(OK));
+    Gjkd__V1__Response *r =
+        t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, 1.0));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    /* rock 0 at y = 0.8 (radius <= 0.1) is nearest to link l0 (y up to 0.1): ~0.6 */
+    assert_string_equal(r->state->closest->body_b->obstacle, "rocks");
+    assert_int_equal(r->state->closest->part_b_index, 0);
+    assert_true(r->state->min_distance > 0.599 && r->state->min_distance < 0.62);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+static void test_demo_scene(void **state)
+{
+    (void)state;
+    gjkd_service *svc = t_service(NULL);
+    gjkd_error e;
+    if (!gjkd_demo_load(svc, &e)) {
+        /* Built without examples/demo/scene.json or gjkd_json: say so, and skip. */
+        assert_code(e.code, GJKD_CODE(UNIMPLEMENTED));
+        gjkd_service_destroy(&svc);
+        skip();
+    }
+    gjkd_arena a = {0};
+    Gjkd__V1__Response *r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    assert_true(r->scene_summary->n_robots >= 1);
+    assert_true(r->scene_summary->n_obstacles >= 3);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, INFINITY));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+int main(void)
+{
+    gjkd_log_set_level(GJKD_LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_changes_and_revisions),
+        cmocka_unit_test(test_state_query),
+        cmocka_unit_test(test_trajectory_query),
+        cmocka_unit_test(test_allowed_pairs),
+        cmocka_unit_test(test_stats_counters),
+        cmocka_unit_test(test_pose_stream),
+        cmocka_unit_test(test_concurrent_clients),
+        cmocka_unit_test(test_many_hull_parts),
+        cmocka_unit_test(test_demo_scene),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,274 @@
+/* test_server_store.c — snapshot round trip, every kind of corruption refused with a clear
+ * message, a disk error refusing the change with the scene unchanged, and a reload through
+ * the service giving back the same scene. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_server_util.h"
+
+#include "log.h"
+#include "store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_dir[256];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/gjkd-test-store-XXXXXX");
+    assert_non_null(mkdtemp(g_dir));
+    return 0;
+}
+
+static void remove_file(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    unlink(path);
+    rmdir(path);
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    remove_file("scene.snap");
+    remove_file("scene.snap.tmp");
+    remove_file("gjkd.lock");
+    rmdir(g_dir);
+    return 0;
+}
+
+static void write_raw(const uint8_t *data, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/scene.snap", g_dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
+static void test_crc32(void **state)
+{
+    (void)state;
+    /* The standard check value of CRC-32/ISO-HDLC. */
+    assert_int_equal(gjkd_crc32((const uint8_t *)"123456789", 9), 0xCBF43926u);
+    assert_int_equal(gjkd_crc32(NULL, 0), 0u);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    char err[256];
+    gjkd_store *s = gjkd_store_open(g_dir, err, sizeof err);
+    assert_non_null(s);
+    uint8_t *data;
+    size_t size;
+    assert_int_equal(gjkd_store_load(s, &data, &size, err, sizeof err), GJKD_STORE_EMPTY);
+    const uint8_t payload[] = "any bytes \x00\x01\x02 at all";
+    assert_true(gjkd_store_save(s, payload, sizeof payload, err, sizeof err));
+    assert_int_equal(gjkd_store_load(s, &data, &size, err, sizeof err), GJKD_STORE_LOADED);
+    assert_int_equal(size, sizeof payload);
+    assert_memory_equal(data, payload, size);
+    free(data);
+    /* A second daemon on the same directory is refused. */
+    gjkd_store *other = gjkd_store_open(g_dir, err, sizeof err);
+    assert_null(other);
+    assert_non_null(strstr(err, "in use"));
+    gjkd_store_close(&s);
+    assert_null(s);
+    gjkd_store_close(&s); /* safe twice */
+}
+
+static void expect_corrupt(const uint8_t *file, size_t size, const char *why)
+{
+    write_raw(file, size);
+    char err[256];
+    gjkd_store *s = gjkd_store_open(g_dir, err, sizeof err);
+    assert_non_null(s);
+    uint8_t *data = NULL;
+    size_t n = 0;
+    assert_int_equal(gjkd_store_load(s, &data, &n, err, sizeof err), GJKD_STORE_CORRUPT);
+    assert_null(data);
+    if (strstr(err, why) == NULL) {
+        print_error("message '%s' does not say '%s'\n", err, why);
+        fail();
+    }
+    gjkd_store_close(&s);
+}
+
+static void test_corrupt_files(void **state)
+{
+    (void)state;
+    char err[256];
+    gjkd_store *s = gjkd_store_open(g_dir, err, sizeof err);
+    const uint8_t payload[64] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    assert_true(gjkd_store_save(s, payload, sizeof payload, err, sizeof err));
+    gjkd_store_close(&s);
+    char path[512];
+    snprintf(path, sizeof path, "%s/scene.snap", g_dir);
+    uint8_t good[GJKD_STORE_HEADER_BYTES + 64];
+    FILE *f = fopen(path, "rb");
+    assert_int_equal(fread(good, 1, sizeof good, f), sizeof good);
+    fclose(f);
+
+    uint8_t bad[sizeof good];
+    memcpy(bad, good, sizeof good);
+    bad[GJKD_STORE_HEADER_BYTES + 10] ^= 0x40; /* one bit flipped in the payload */
+    expect_corrupt(bad, sizeof bad, "CRC");
+    expect_corrupt(good, sizeof good - 1, "length"); /* truncated */
+    expect_corrupt(good, 10, "header");
+    memcpy(bad, good, sizeof good);
+    bad[0] = 'X';
+    expect_corrupt(bad, sizeof bad, "magic");
+    memcpy(bad, good, sizeof good);
+    bad[8] = 9;
+    expect_corrupt(bad, sizeof bad, "version");
+}
+
+/* A disk error (the temp file cannot be created) refuses the change; the scene is unchanged
+ * in memory and on disk. Running as root ignores permissions, so the temp path is made a
+ * directory instead. */
+static void test_disk_error(void **state)
+{
+    (void)state;
+    char err[256];
+    gjkd_store *store = gjkd_store_open(g_dir, err, sizeof err);
+    gjkd_service *svc = t_service(store);
+    gjkd_arena a = {0};
+    assert_code(t_call_code(svc, t_put_robot(&a, t_robot(&a, "arm", 2))), GJKD_CODE(OK));
+    size_t n0, n1;
+    char *before = t_scene_fingerprint(svc, &n0);
+
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/scene.snap.tmp", g_dir);
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    Gjkd__V1__Response *r = t_call(svc, t_put_obstacle(&a, t_obstacle(&a, "box", 0.2, 1.0)));
+    assert_code(r->status->code, GJKD_CODE(STORAGE_FAILED));
+    assert_int_equal(r->revision, 1);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    Gjkd__V1__RemoveRobotRequest rm = GJKD__V1__REMOVE_ROBOT_REQUEST__INIT;
+    rm.name = "arm";
+    Gjkd__V1__Request *req = t_request(&a, 8);
+    req->body_case = GJKD__V1__REQUEST__BODY_REMOVE_ROBOT;
+    req->remove_robot = &rm;
+    assert_code(t_call_code(svc, req), GJKD_CODE(STORAGE_FAILED));
+    char *after = t_scene_fingerprint(svc, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(before, after, n0);
+    rmdir(tmp);
+
+    /* The disk is back: the same change goes through. */
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "box", 0.2, 1.0))),
+                GJKD_CODE(OK));
+    free(before);
+    free(after);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+    gjkd_arena_free(&a);
+}
+
+/* Changes acknowledged by one service are all there in a new one loaded from the store. */
+static void test_reload(void **state)
+{
+    (void)state;
+    char err[256];
+    gjkd_store *store = gjkd_store_open(g_dir, err, sizeof err);
+    gjkd_service *svc = t_service(store);
+    gjkd_arena a = {0};
+    Gjkd__V1__Robot *robot = t_robot(&a, "arm", 3);
+    robot->links[1]->parts[0]->shape = t_hull_shape(&a, 200, 0.15);
+    robot->self_collision = true;
+    assert_code(t_call_code(svc, t_put_robot(&a, robot)), GJKD_CODE(OK));
+    for (int i = 0; i < 5; ++i) {
+        char name[16];
+        snprintf(name, sizeof name, "box%d", i);
+        assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, name, 0.1, 1.0 + i))),
+                    GJKD_CODE(OK));
+    }
+    Gjkd__V1__RemoveObstacleRequest rm = GJKD__V1__REMOVE_OBSTACLE_REQUEST__INIT;
+    rm.name = "box2";
+    Gjkd__V1__Request *req = t_request(&a, 8);
+    req->body_case = GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE;
+    req->remove_obstacle = &rm;
+    assert_code(t_call_code(svc, req), GJKD_CODE(OK));
+    size_t n0, n1;
+    char *before = t_scene_fingerprint(svc, &n0);
+    uint64_t revision = gjkd_service_revision(svc);
+    assert_int_equal(revision, 7);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+
+    store = gjkd_store_open(g_dir, err, sizeof err);
+    svc = t_service(store);
+    uint8_t *data;
+    size_t size;
+    assert_int_equal(gjkd_store_load(store, &data, &size, err, sizeof err), GJKD_STORE_LOADED);
+    gjkd_error e;
+    assert_true(gjkd_service_load_scene(svc, data, size, false, &e));
+    free(data);
+    assert_int_equal(gjkd_service_revision(svc), revision);
+    char *after = t_scene_fingerprint(svc, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(before, after, n0);
+    free(before);
+    free(after);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+    gjkd_arena_free(&a);
+    remove_file("scene.snap");
+}
+
+/* A snapshot that passes the CRC but holds an invalid scene (e.g. written by a daemon with
+ * laxer checks) is refused as a whole: the service stays empty. */
+static void test_invalid_scene_refused(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    Gjkd__V1__Scene scene = GJKD__V1__SCENE__INIT;
+    Gjkd__V1__Robot *robots[1] = {t_robot(&a, "arm", 2)};
+    Gjkd__V1__Obstacle *obstacles[2] = {t_obstacle(&a, "ok", 0.1, 1.0),
+                                        t_obstacle(&a, "bad", 0.1, 2.0)};
+    obstacles[1]->pose->position->z = NAN;
+    scene.revision = 12;
+    scene.n_robots = 1;
+    scene.robots = robots;
+    scene.n_obstacles = 2;
+    scene.obstacles = obstacles;
+    size_t n = gjkd__v1__scene__get_packed_size(&scene);
+    uint8_t *buf = malloc(n);
+    gjkd__v1__scene__pack(&scene, buf);
+    gjkd_service *svc = t_service(NULL);
+    gjkd_error e;
+    assert_false(gjkd_service_load_scene(svc, buf, n, false, &e));
+    assert_code(e.code, GJKD_CODE(INVALID_INPUT));
+    assert_non_null(strstr(e.message, "obstacles[1]"));
+    assert_int_equal(gjkd_service_revision(svc), 0);
+    Gjkd__V1__Response *r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    assert_int_equal(r->scene_summary->n_robots, 0);
+    assert_int_equal(r->scene_summary->n_obstacles, 0);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    /* The same scene without the bad obstacle loads, with its revision. */
+    scene.n_obstacles = 1;
+    n = gjkd__v1__scene__pack(&scene, buf);
+    assert_true(gjkd_service_load_scene(svc, buf, n, false, &e));
+    assert_int_equal(gjkd_service_revision(svc), 12);
+    free(buf);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+int main(void)
+{
+    gjkd_log_set_level(GJKD_LOG_ERROR);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crc32),
+        cmocka_unit_test_setup_teardown(test_round_trip, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_corrupt_files, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_disk_error, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_reload, make_dir, remove_dir),
+        cmocka_unit_test(test_invalid_scene_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
