@@ -192,7 +192,9 @@ GJK_API gjk_status gjk_world_set_obstacle_pose(gjk_world *world, int32_t obstacl
 
 /* Sets all link poses of a robot (world frame, link order of the def): count must equal the
  * robot's link count; every pose must be valid (finite, |q| = 1 within
- * GJK_QUAT_NORM_TOLERANCE; near-unit quaternions are normalised). */
+ * GJK_QUAT_NORM_TOLERANCE; near-unit quaternions are normalised). Link poses are the only
+ * form of state in this version; a kinematics layer (joint positions -> link poses) will sit
+ * on top of this call and of gjk_world_trajectory without changing how queries work. */
 GJK_API gjk_status gjk_world_set_link_poses(gjk_world *world, int32_t robot,
                                             const gjk_transform *poses, int32_t count);
 
@@ -299,8 +301,9 @@ typedef struct gjk_world_query_options {
     gjk_world_mode mode;  /* default GJK_WORLD_MODE_CLOSEST */
     uint32_t pairs;       /* GJK_WORLD_PAIRS_* bits; 0 = ROBOT_OBSTACLE | SELF (the default) */
     bool signed_distance; /* on overlap run EPA: depth as negative distance, deepest points,
-                             normal. Off: overlapping pairs report distance = -padding and a
-                             zero normal. Default on. */
+                             normal. Off: overlapping pairs report status OVERLAPPING with
+                             distance = -padding (depth unknown) and a normal only where GJK
+                             knows one (zero when the cores overlap). Default on. */
     int32_t robot;        /* state query: only pairs with a link of this robot (0 = all robots) */
     int32_t max_pairs;    /* cap on pairs reported per waypoint, 1..GJK_WORLD_MAX_PAIRS (0 =
                              default 1024); the nearest are kept. A result holds at most

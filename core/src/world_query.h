@@ -1,0 +1,93 @@
+/* world_query.h — the work of one world query, shared by world_query.c (evaluation) and
+ * world_result.c (the result object and the named-trajectory record). Not installed. */
+#ifndef GJK_WORLD_QUERY_H
+#define GJK_WORLD_QUERY_H
+
+#include "world_internal.h"
+
+#include <stdatomic.h>
+
+/* A qualifying pair before it becomes a gjk_world_pair (world pointers, not copies). */
+typedef struct qhit {
+    uint64_t k0, k1;
+    const wrobot *ra;
+    const wrobot *rb;    /* NULL for an obstacle */
+    const wobstacle *ob; /* NULL for a link */
+    int32_t la, pa, lb, pb;
+    gjk_transform frame_a; /* body frames: link pose / obstacle pose */
+    gjk_transform frame_b;
+    gjk_result r;
+    double pad, pad_a, pad_b;
+    double distance;
+    gjk_status status;
+    bool collision;
+} qhit;
+
+/* A part placed in the world. */
+typedef struct qpart {
+    gjk_transform pose;
+    gjk_aabb box;
+    double travel; /* bound on how far any point of the part has moved since the block's
+                      first waypoint (0 for static parts) */
+    double moved;  /* bound on how far it moved since the same waypoint of the named
+                      trajectory's previous query (INFINITY when unknown, 0 when static) */
+} qpart;
+
+/* A robot placed in the world for one waypoint. */
+typedef struct qrobot {
+    const wrobot *r;
+    gjk_transform *link_poses; /* link_count, normalised */
+    qpart *parts;              /* part_count, link-major */
+    int32_t *part_start;       /* link_count + 1 offsets into parts */
+} qrobot;
+
+/* Output of one waypoint. */
+typedef struct qwp {
+    qhit *hits;
+    int32_t count;
+    bool evaluated, collision, truncated;
+    double min_distance;
+    gjk_world_counters counters;
+    wcache_entry *named;
+    int32_t named_count;
+} qwp;
+
+/* One query: its options resolved, the robots it moves, the warm-start sources, per-waypoint
+ * output and the shared scheduling state of its threads. */
+typedef struct qjob {
+    const gjk_world *world;
+    gjk_world_mode mode;
+    uint32_t pairs;
+    double max_distance;
+    int32_t max_pairs;
+    bool penetration;
+    gjk_options gjk;
+    double touch_tolerance;
+    int32_t waypoint_count;
+    /* robots */
+    int32_t active_count;
+    const wrobot **active;
+    const gjk_transform *traj_poses; /* trajectory: waypoint-major poses of active[0] */
+    int32_t passive_count;
+    qrobot *passive; /* other robots, placed once at their current poses */
+    /* warm starts */
+    const wtraj *prev;
+    bool prev_bounds; /* prev's lower bounds still hold for the static side of each pair */
+    bool record_named;
+    /* output and scheduling */
+    qwp *wp;
+    int32_t block_count;
+    atomic_int next_block;
+    atomic_int first_collision;
+    atomic_bool failed;
+} qjob;
+
+/* Builds the result object from the job's waypoints (after every thread joined); in
+ * FIRST_COLLISION mode first drops the waypoints after the first collision. */
+gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit);
+
+/* The named-trajectory record of this query's pair states; NULL on allocation failure (the
+ * cache only saves work, so that is not an error). */
+wtraj *gjk_wq_build_named(const qjob *job, const char *name, int32_t robot);
+
+#endif /* GJK_WORLD_QUERY_H */
