@@ -136,7 +136,8 @@ int main(int argc, char **argv)
         gjk_pair_frame f =
             make_frame(&shapes[c->shape_a], c->pose_a, &shapes[c->shape_b], c->pose_b, &opt);
         gjk_gjk_input in = {&opt, INFINITY, f.inflate, false};
-        gjk_gjk_result g = gjk_gjk(&f, &in, NULL);
+        gjk_gjk_result g;
+        gjk_gjk(&f, &in, NULL, &g);
         if (g.status != GJK_STATUS_OVERLAPPING) {
             ++gjk_not_overlapping;
             continue;

@@ -55,12 +55,9 @@ enum {
     /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
      * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
     EPA_MAX_REGION = 128,
-    EPA_MAX_HORIZON = 128,
-    EPA_DEFAULT_MAX_ITERATIONS = 128
+    EPA_MAX_HORIZON = 128
 };
 
-#define EPA_DEFAULT_REL_TOLERANCE 1e-12
-#define EPA_DEFAULT_ABS_TOLERANCE 1e-15
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
 #define EPA_ZERO_ULPS 16.0
 /* A triangle whose two shorter edges meet at a sine below this is a sliver. Its own cross
@@ -705,13 +702,13 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
 static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex *simplex,
                                       const gjk_options *o)
 {
+    /* Zero (or NULL) options take the library defaults, as every query does. */
+    const gjk_options def = gjk_default_options();
     epa_settings s;
-    s.rel_tolerance =
-        o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : EPA_DEFAULT_REL_TOLERANCE;
-    double abs_tol =
-        o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : EPA_DEFAULT_ABS_TOLERANCE;
+    s.rel_tolerance = o != NULL && o->rel_tolerance > 0.0 ? o->rel_tolerance : def.rel_tolerance;
+    double abs_tol = o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : def.abs_tolerance;
     s.max_iterations =
-        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : EPA_DEFAULT_MAX_ITERATIONS;
+        o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : def.epa_max_iterations;
     /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
     for (int32_t i = 0; i < simplex->count && i < 4; ++i) {

@@ -18,7 +18,20 @@
  * nearest point lies on a facet opposite a vertex whose C_i disagrees, and every such facet
  * is solved recursively and the nearest result kept. Checking every candidate facet (not
  * only the one a Voronoi test picks) is what makes the method robust on nearly degenerate
- * simplices; a simplex with mu = 0 falls through to its facets.
+ * simplices; a simplex with mu = 0 falls through to its facets. (A segment needs no signed
+ * lengths: the origin's projection parameter t = -w_i.e / e.e is tested against 0 and 1.)
+ *
+ * Precision, which the scale cases (1e-3 against 1e3) and near-contact cases demand:
+ *  - Edges of D are differences of support points of the same shape, (a_j - a_i) - (b_j - b_i),
+ *    never w_j - w_i: the w's carry the rounding of the larger shape's coordinates.
+ *  - A triangle is solved from the vertex opposite its longest edge, so its normal is the
+ *    cross product of the two shortest edges (a thin triangle of two long, nearly parallel
+ *    edges would otherwise tilt it by eps |long| / |short|).
+ *  - v is the projected origin n (a.n) / n.n of an interior triangle, not a weighted sum of
+ *    vertices: its direction is the accurate normal's, which the next support point and the
+ *    reported normal need when |v| is tiny next to |w|. A segment's v is projected twice.
+ *  - |v| below the rounding of the simplex's own vertices (two ulps of the largest |w|), or
+ *    below abs_tolerance * scale, is contact: it has no reliable length or direction.
  *
  * Protection against cycling in floating point: stop when the new support point is
  * already in the simplex, or when |v| fails to decrease (then the previous, better simplex

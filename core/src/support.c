@@ -14,14 +14,14 @@
  * A zero component of d counts as positive (sign(0) = +1), the same convention as
  * gjk_shape_support(), so every map is deterministic.
  *
- * Polytopes: a linear scan with four independent lanes (no loop-carried dependency between
- * lanes, so the loads and multiplies pipeline) or, on large hulls with adjacency, hill
- * climbing over the vertex graph from a hint (first improvement: a move as soon as a better
- * neighbour turns up, which evaluates ~10% fewer dots than steepest ascent on the case sets). On a
- * convex polytope a vertex none of whose neighbours has a larger dot is a global maximum (the
- * polytope lies in the cone of its edges), so hill climbing is exact; a move to an equal neighbour
- * of lower index resolves plateaus (coplanar faces) deterministically. Both scans keep the lowest
- * index on ties. */
+ * Polytopes: a linear scan (SSE2, two vectors of two vertices per step; four independent lanes
+ * in plain C elsewhere) or, on large hulls with adjacency, hill climbing over the vertex graph
+ * from a hint. Hill climbing moves as soon as a better neighbour turns up (first improvement:
+ * ~10% fewer dot products than steepest ascent on the case sets). On a convex polytope a vertex
+ * none of whose neighbours has a larger dot is a global maximum (the polytope lies in the cone
+ * of its edges), so hill climbing is exact; a move to an equal neighbour of lower index
+ * resolves plateaus (coplanar faces) deterministically. The scan keeps the lowest index on
+ * ties; hill climbing a deterministic one for a given hint. */
 #include "internal.h"
 
 #if defined(__SSE2__)
