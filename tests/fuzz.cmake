@@ -26,6 +26,8 @@ if(TARGET gjkd_json AND TARGET gjkd_server)
             -P ${PROJECT_SOURCE_DIR}/server/embed.cmake
     DEPENDS ${GJK_FUZZ_DIR}/seeds/scene.json ${PROJECT_SOURCE_DIR}/server/embed.cmake
     VERBATIM)
+  target_link_libraries(test_fuzz_regressions_server PRIVATE gjkd_server)
+  target_compile_definitions(test_fuzz_regressions_server PRIVATE GJK_FUZZ_HAVE_SERVER=1)
   gjk_add_test(fuzz_replay_request
                SOURCES ${GJK_FUZZ_DIR}/fuzz_request.c ${GJK_FUZZ_DIR}/replay_main.c
                        ${GJK_FUZZ_SCENE_REPLAY_C}

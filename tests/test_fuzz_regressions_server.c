@@ -1,5 +1,6 @@
 /* test_fuzz_regressions_server.c — reproducers of what fuzz_json and fuzz_request found
- * in the JSON loader and the daemon (see test_fuzz_regressions.c for the core). */
+ * in the JSON loader and the daemon (see test_fuzz_regressions.c for the core). The daemon
+ * part is compiled when the build has it (GJK_FUZZ_HAVE_SERVER). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +8,73 @@
 
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "gjkd_json.h"
+
+#ifdef GJK_FUZZ_HAVE_SERVER
+#include "dispatch.h"
+
+/* server/dispatch.c (fuzz_request). Names are checked for length only, so they may hold
+ * control characters, and messages quote them as they are: set_allowed_pairs naming the
+ * obstacle "ta\n" is answered NOT_FOUND "pairs[0].a: no obstacle named 'ta\n'", a two-line
+ * Status.message (documented as one line) and a two-line log entry.
+ * Fix: quote names through an escaping helper in gjkd_fail's callers (or in gjkd_fail for
+ * %s arguments), or refuse names with control characters in gjkd_check_name. */
+static void test_daemon_message_quotes_raw_name(void **state)
+{
+    (void)state;
+    gjkd_service_def def;
+    memset(&def, 0, sizeof def);
+    def.limits.max_message_bytes = 1u << 20;
+    def.limits.max_points_per_part = 64;
+    def.limits.max_parts_per_body = 4;
+    def.limits.max_links_per_robot = 4;
+    def.limits.max_robots = 2;
+    def.limits.max_obstacles = 4;
+    def.limits.max_waypoints = 4;
+    def.limits.max_pairs_returned = 4;
+    def.limits.max_name_length = 64;
+    def.query_threads = 1;
+    def.worker_threads = 1;
+    gjkd_error error;
+    gjkd_service *svc = gjkd_service_create(&def, &error);
+    assert_non_null(svc);
+
+    Gjkd__V1__BodyRef a = GJKD__V1__BODY_REF__INIT, b = GJKD__V1__BODY_REF__INIT;
+    a.obstacle = "ta\n"; /* an empty service: the first name is looked up first */
+    b.obstacle = "floor";
+    Gjkd__V1__AllowedPair pair = GJKD__V1__ALLOWED_PAIR__INIT;
+    pair.a = &a;
+    pair.b = &b;
+    Gjkd__V1__AllowedPair *pairs[1] = {&pair};
+    Gjkd__V1__SetAllowedPairsRequest set = GJKD__V1__SET_ALLOWED_PAIRS_REQUEST__INIT;
+    set.n_pairs = 1;
+    set.pairs = pairs;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.request_id = 7;
+    req.body_case = GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS;
+    req.set_allowed_pairs = &set;
+    uint8_t buf[256];
+    size_t n = gjkd__v1__request__pack(&req, buf);
+
+    uint8_t *reply = NULL;
+    size_t reply_size = 0;
+    gjkd_service_handle(svc, buf, n, &reply, &reply_size);
+    Gjkd__V1__Response *resp = gjkd__v1__response__unpack(NULL, reply_size, reply);
+    assert_non_null(resp);
+    assert_non_null(resp->status);
+    assert_int_not_equal(resp->status->code, GJKD__V1__STATUS_CODE__STATUS_CODE_OK);
+    if (strchr(resp->status->message, '\n') != NULL) {
+        print_error("message \"%s\"\n", resp->status->message);
+        fail();
+    }
+    gjkd__v1__response__free_unpacked(resp, NULL);
+    free(reply);
+    gjkd_service_destroy(&svc);
+}
+#endif
 
 /* proto/json/gjkd_json.c (fuzz_json). Error messages quote the document's own strings as
  * they are ("unknown key \"%s\"", "duplicate key", the format, the shape type, body
@@ -41,6 +106,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_error_quotes_raw_text),
+#ifdef GJK_FUZZ_HAVE_SERVER
+        cmocka_unit_test(test_daemon_message_quotes_raw_name),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
