@@ -163,6 +163,47 @@ static void test_epa_witness_far_outside_small_shape(void **state)
     }
 }
 
+/* query.c / gjk.c, the normal at exact contact (fuzz_gjk, "moved to touch"). A box that is
+ * a 0.86 m segment (1e-7 thick) touching a 7-vertex polytope (B moved along the normal of
+ * an earlier answer until they touch): the distance is 5e-14, TOUCHING, but the normal is
+ * the direction of GJK's v at |v| ~ 5e-14, i.e. of rounding: the separation along it is
+ * -5.6 m (the polytope is 64 m wide), so it is nowhere near the contact's normal cone.
+ * Optimizers take gradients from this normal at contact.
+ * Fix (query.c / gjk.c): when |v| is below the rounding scale of the simplex, take the normal
+ * from the simplex's geometry (the closest feature's normal: the triangle's normal, or the
+ * edge-edge cross product) or run EPA on the cores as for a contact; "contact when |v| is
+ * below the rounding of the simplex's own vertices" (7612125) does not catch this case. */
+static void test_normal_at_exact_contact(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[7] = {
+        {-0x0.0000000000002p-1022, 0.0, 0.0},
+        {-0x1.8763876387638p+5, -0x1.fc9ffc9ffcap+5, -0x1.3bff3bff3bff4p+5},
+        {0x1.2851aae84f522p+5, 0x1.2851aae84f522p+5, 0x1.262ab0e78d5dep+5},
+        {-0x1.2763c28dd6eefp+5, -0x1.27db737183bc5p+5, -0x1.2774623baeefp+5},
+        {0x1.6363636363636p+5, -0x1.fbfffbfffcp+5, -0x1.bbbbbbbbbbbbcp+5},
+        {0.0, 0.0, -0x1p+6},
+        {0x1.6363636363636p+5, -0x1.bbbbbbbbbbbbcp+5, -0x1.bbbbbbbbbbbbcp+5},
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, pts, 7, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a =
+        gjk_make_box(gjk_v3(1.4254978255893795e-07, 0.4289234760051881, 1.3333333333333334e-07));
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(-0.043943748239914975, 0.60564743236652563,
+                                                        0.59618404683599502, -0.52519017218215136),
+                                          gjk_v3(0, 0, 0));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.70710678118654757, 0, 0, 0.70710678118654757),
+                           gjk_v3(0.28995104810016414, -0.12235755243332846, 63.708568417400365));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_true(fabs(r.distance) <= 1e-9);
+    /* Within the contact's normal cone the separation along n is the distance (0 here);
+     * allow 1e-6 of the pair's 64 m. */
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), 64e-6);
+    gjk_polytope_destroy(&poly);
+}
+
 /* hull.c / shape.c, extreme magnitudes (fuzz_hull: hull_extreme_magnitudes). Finite clouds
  * that the build accepts but gets wrong (measured on a tetrahedron plus an interior point
  * and on 40 random points, scaled by c):
@@ -337,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_rounded_overlap_normal_from_tiny_core_gap),
         cmocka_unit_test(test_epa_cold_zero_depth),
         cmocka_unit_test(test_epa_witness_far_outside_small_shape),
+        cmocka_unit_test(test_normal_at_exact_contact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

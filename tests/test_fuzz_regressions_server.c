@@ -13,6 +13,54 @@
 
 #include "gjkd_json.h"
 
+/* proto/json/gjkd_json.c, gjkd_json_write_scene (fuzz_json). cJSON (1.7.15) prints a
+ * number with 15 significant digits whenever they read back within DBL_EPSILON relative,
+ * so 0.70710678114835792 is written as 0.707106781148358 and reads back 1 ulp off: the
+ * header's parse(write(s)) == s fails for such values (poses drift by an ulp per save).
+ * Fix: format doubles with "%.17g" (or a shortest-round-trip printer) into
+ * cJSON_CreateRaw nodes instead of cJSON_CreateNumber. */
+static void test_json_write_loses_last_bit(void **state)
+{
+    (void)state;
+    const char *doc = "{\"obstacles\": [{\"name\": \"o\", \"pose\": {\"quat_wxyz\": "
+                      "[0.70710678114835792, 0, 0.70710678118654757, 0]}, "
+                      "\"parts\": [{\"type\": \"point\"}]}]}";
+    Gjkd__V1__Scene *scene = NULL, *again = NULL;
+    gjkd_json_error err;
+    assert_true(gjkd_json_parse_scene(doc, strlen(doc), &scene, &err));
+    char *text = gjkd_json_write_scene(scene);
+    assert_non_null(text);
+    assert_true(gjkd_json_parse_scene(text, strlen(text), &again, &err));
+    double w0 = scene->obstacles[0]->pose->orientation->w;
+    double w1 = again->obstacles[0]->pose->orientation->w;
+    if (w0 != w1) {
+        print_error("w %.17g written as %s\n", w0, text);
+        fail();
+    }
+    free(text);
+    gjkd_json_scene_free(&scene);
+    gjkd_json_scene_free(&again);
+}
+
+/* proto/json/gjkd_json.c (fuzz_json). Names are copied without a UTF-8 check, so a name
+ * with the bytes FE FF parses, and goes on the wire in a proto3 `string` field, which must
+ * be UTF-8: the Python client (python3-protobuf) refuses to decode any reply that echoes
+ * it ("String field ... contains invalid UTF-8 data"). The daemon (protobuf-c does not
+ * check) accepts such names on the wire as well.
+ * Fix: refuse names (and every string) that are not valid UTF-8, in gjkd_json and in
+ * gjkd_check_name. */
+static void test_json_accepts_invalid_utf8(void **state)
+{
+    (void)state;
+    const char *doc =
+        "{\"obstacles\": [{\"name\": \"\xfe\xff\", \"parts\": [{\"type\": \"point\"}]}]}";
+    Gjkd__V1__Scene *scene = NULL;
+    gjkd_json_error err;
+    bool ok = gjkd_json_parse_scene(doc, strlen(doc), &scene, &err);
+    gjkd_json_scene_free(&scene);
+    assert_false(ok);
+}
+
 #ifdef GJK_FUZZ_HAVE_SERVER
 #include "dispatch.h"
 
@@ -106,6 +154,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_error_quotes_raw_text),
+        cmocka_unit_test(test_json_write_loses_last_bit),
+        cmocka_unit_test(test_json_accepts_invalid_utf8),
 #ifdef GJK_FUZZ_HAVE_SERVER
         cmocka_unit_test(test_daemon_message_quotes_raw_name),
 #endif
