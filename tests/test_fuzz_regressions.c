@@ -204,6 +204,32 @@ static void test_normal_at_exact_contact(void **state)
     gjk_polytope_destroy(&poly);
 }
 
+/* gjk.c, warm start (fuzz_gjk). A square plate (box 268.8 x 267.8 x 0) and a 1.3e-6 m cone
+ * centred in its plane overlap by the cone's half height: the cold query says so (EPA,
+ * depth 1.32e-6, normal +z). Run again at the same poses from the cache it wrote, GJK
+ * reports SEPARATED at +1.32e-6 with witnesses at the plate's centre and the cone's apex:
+ * the sign is wrong, and the separation along the reported normal is -1.32e-6. Its bounds
+ * are [0, 1.32e-6]: GJK left through an exit that does not look at the duality gap (the
+ * duplicate-support test in_simplex, which compares feature indices, or "no progress").
+ * Fix (gjk.c): accept those exits as convergence only when the gap is within tolerance;
+ * otherwise restart cold (the warm simplex came from a cache, its features may repeat
+ * points: a flat box's corners with z = +-0 are distinct indices of one point). */
+static void test_warm_start_wrong_sign(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_box(gjk_v3(268.80000000000001, 267.79607843137256, 0.0));
+    gjk_shape b = gjk_make_cone(1.5703974975204087e-06, 1.3203021286335546e-06);
+    gjk_transform ta = gjk_transform_identity();
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    assert_true(cold.distance < 0.0);
+    assert_le(fabs(warm.distance - cold.distance), 1e-12);
+}
+
 /* hull.c / shape.c, extreme magnitudes (fuzz_hull: hull_extreme_magnitudes). Finite clouds
  * that the build accepts but gets wrong (measured on a tetrahedron plus an interior point
  * and on 40 random points, scaled by c):
@@ -379,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_epa_cold_zero_depth),
         cmocka_unit_test(test_epa_witness_far_outside_small_shape),
         cmocka_unit_test(test_normal_at_exact_contact),
+        cmocka_unit_test(test_warm_start_wrong_sign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
