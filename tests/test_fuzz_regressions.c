@@ -230,6 +230,28 @@ static void test_warm_start_wrong_sign(void **state)
     assert_le(fabs(warm.distance - cold.distance), 1e-12);
 }
 
+/* epa.c, warm start (fuzz_gjk). A plate 2.6e-9 thick (margin 7.8e-9) and a disk of radius
+ * 2.2e-7 standing across it overlap by 2.3e-7: the cold query finds that depth; the warm
+ * query from its cache ends EPA with core depth 0 and reports -7.8e-9 (the margin alone),
+ * 30 times too shallow. Same family as epa_cold_zero_depth. */
+static void test_epa_zero_core_depth_warm(void **state)
+{
+    (void)state;
+    gjk_shape a =
+        gjk_make_box(gjk_v3(1.3143024719615473e-09, 0.0082031250000000003, 0.0082031250000000003));
+    a.margin = 7.8124999999999996e-09;
+    gjk_shape b = gjk_make_cylinder(2.2252400716145834e-07, 1.2715657552083334e-13);
+    gjk_quat q = gjk_quat_make(0.70710678118654757, 0, 0, 0.70710678118654757);
+    gjk_transform ta = gjk_transform_make(q, gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_make(q, gjk_v3(0, 0, -0.0015468267953798708));
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    assert_le(cold.distance, -2e-7);
+    assert_le(fabs(warm.distance - cold.distance), 1e-12);
+}
+
 /* hull.c / shape.c, extreme magnitudes (fuzz_hull: hull_extreme_magnitudes). Finite clouds
  * that the build accepts but gets wrong (measured on a tetrahedron plus an interior point
  * and on 40 random points, scaled by c):
@@ -406,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_epa_witness_far_outside_small_shape),
         cmocka_unit_test(test_normal_at_exact_contact),
         cmocka_unit_test(test_warm_start_wrong_sign),
+        cmocka_unit_test(test_epa_zero_core_depth_warm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
