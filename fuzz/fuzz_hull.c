@@ -324,7 +324,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     double scale = (mode & 0xe0) == 0xe0 ? fuzz_pow2(&in, -120, 100) : fuzz_pow2(&in, -30, 30);
     gjk_vec3 offset = gjk_v3(0.0, 0.0, 0.0);
     if (mode & 1) {
-        offset = gjk_scale(fuzz_direction(&in), scale * fuzz_pow2(&in, 0, 40) * fuzz_unit(&in));
+        gjk_vec3 dir = fuzz_direction(&in);
+        double far = fuzz_pow2(&in, 0, 40);
+        offset = gjk_scale(dir, scale * far * fuzz_unit(&in));
     }
     static gjk_vec3 pts[MAX_POINTS];
     int32_t n = fuzz_cloud(&in, pts, MAX_POINTS, scale, offset);

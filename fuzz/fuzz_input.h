@@ -57,6 +57,10 @@ __attribute__((format(printf, 1, 2), noreturn)) static inline void fuzz_fail(con
 
 /* ------------------------------------------------------------------ byte reader */
 
+/* The order of evaluation of a function's arguments is unspecified (gcc and clang differ),
+ * so two reads never share an expression: each goes into its own variable first, and an
+ * input decodes the same under every compiler. */
+
 typedef struct fuzz_input {
     const uint8_t *data;
     size_t size;
@@ -127,6 +131,15 @@ static inline double fuzz_pow2(fuzz_input *in, int lo, int hi)
     return ldexp(1.0, (int)fuzz_int(in, lo, hi));
 }
 
+/* Three signed fractions, read in order. */
+static inline gjk_vec3 fuzz_signed3(fuzz_input *in)
+{
+    double x = fuzz_signed(in);
+    double y = fuzz_signed(in);
+    double z = fuzz_signed(in);
+    return gjk_v3(x, y, z);
+}
+
 /* A unit vector: often an axis or a diagonal (ties in support maps, sign(0) conventions),
  * otherwise a normalised vector of signed fractions. */
 static inline gjk_vec3 fuzz_direction(fuzz_input *in)
@@ -139,7 +152,7 @@ static inline gjk_vec3 fuzz_direction(fuzz_input *in)
     if (kind < 48) {
         return gjk_normalize(gjk_v3(kind & 1 ? 1 : -1, kind & 2 ? 1 : -1, kind & 4 ? 1 : -1));
     }
-    gjk_vec3 v = gjk_v3(fuzz_signed(in), fuzz_signed(in), fuzz_signed(in));
+    gjk_vec3 v = fuzz_signed3(in);
     return gjk_length_sq(v) > 0.0 ? gjk_normalize(v) : gjk_v3(0.0, 0.0, 1.0);
 }
 
@@ -158,8 +171,9 @@ static inline gjk_quat fuzz_rotation(fuzz_input *in)
     case 2:
         return gjk_quat_make(0.0, (kind >> 3) % 3 == 0, (kind >> 3) % 3 == 1, (kind >> 3) % 3 == 2);
     default: {
-        gjk_quat q =
-            gjk_quat_make(fuzz_signed(in), fuzz_signed(in), fuzz_signed(in), fuzz_signed(in));
+        double w = fuzz_signed(in);
+        gjk_vec3 xyz = fuzz_signed3(in);
+        gjk_quat q = gjk_quat_make(w, xyz.x, xyz.y, xyz.z);
         return gjk_quat_norm(q) > 1e-3 ? gjk_quat_normalize(q) : gjk_quat_identity();
     }
     }
@@ -180,7 +194,8 @@ static inline int32_t fuzz_cloud(fuzz_input *in, gjk_vec3 *out, int32_t max, dou
     if (max > 255 && (fuzz_u8(in) & 1)) {
         n = fuzz_int(in, 1, max);
     }
-    gjk_vec3 u = fuzz_direction(in), v = fuzz_direction(in);
+    gjk_vec3 u = fuzz_direction(in);
+    gjk_vec3 v = fuzz_direction(in);
     gjk_vec3 w = gjk_cross(u, v);
     w = gjk_length_sq(w) > 0.0 ? gjk_normalize(gjk_cross(w, u)) : gjk_v3(0.0, 0.0, 0.0);
     int axis = fuzz_int(in, 0, 2);
@@ -192,21 +207,25 @@ static inline int32_t fuzz_cloud(fuzz_input *in, gjk_vec3 *out, int32_t max, dou
         case 0:
         case 1:
         default:
-            p = gjk_scale(gjk_v3(fuzz_signed(in), fuzz_signed(in), fuzz_signed(in)), scale);
+            p = gjk_scale(fuzz_signed3(in), scale);
             break;
         case 2: /* exact duplicate */
             p = i > 0 ? gjk_sub(out[fuzz_int(in, 0, i - 1)], offset) : gjk_v3(0, 0, 0);
             break;
         case 3: { /* axis-aligned plane: exactly coplanar */
-            double a = scale * fuzz_signed(in), b = scale * fuzz_signed(in);
+            double a = scale * fuzz_signed(in);
+            double b = scale * fuzz_signed(in);
             p = axis == 0   ? gjk_v3(plane, a, b)
                 : axis == 1 ? gjk_v3(a, plane, b)
                             : gjk_v3(a, b, plane);
             break;
         }
         case 4: /* tilted plane: coplanar up to rounding */
-            p = gjk_madd(gjk_scale(u, scale * fuzz_signed(in)), scale * fuzz_signed(in), w);
-            break;
+        {
+            double a = scale * fuzz_signed(in);
+            double b = scale * fuzz_signed(in);
+            p = gjk_madd(gjk_scale(u, a), b, w);
+        } break;
         case 5: /* line */
             p = gjk_scale(u, scale * fuzz_signed(in));
             break;
@@ -223,9 +242,12 @@ static inline int32_t fuzz_cloud(fuzz_input *in, gjk_vec3 *out, int32_t max, dou
             p = gjk_scale(fuzz_direction(in), scale);
             break;
         case 8: /* lattice */
-            p = gjk_scale(gjk_v3(fuzz_int(in, -4, 4), fuzz_int(in, -4, 4), fuzz_int(in, -4, 4)),
-                          0.25 * scale);
-            break;
+        {
+            int32_t li = fuzz_int(in, -4, 4);
+            int32_t lj = fuzz_int(in, -4, 4);
+            int32_t lk = fuzz_int(in, -4, 4);
+            p = gjk_scale(gjk_v3(li, lj, lk), 0.25 * scale);
+        } break;
         }
         out[i] = gjk_add(p, offset);
     }

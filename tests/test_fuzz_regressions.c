@@ -252,6 +252,28 @@ static void test_epa_zero_core_depth_warm(void **state)
     assert_le(fabs(warm.distance - cold.distance), 1e-12);
 }
 
+/* epa.c (fuzz_gjk). A needle cone (radius 0.016, half height 7476 m, margin 0.006)
+ * through a capsule (radius 0.20, half height 0.22), both at the origin: EPA reports a
+ * core depth of 3e-4 and distance -0.2079, but no direction separates them by less than
+ * 0.35 (the separation along the reported normal is -0.627): the depth is far too shallow
+ * and the normal is not the minimal-translation direction. */
+static void test_epa_needle_through_capsule(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(0.016383999999999999, 7476.3015793087661);
+    a.margin = 0.0061558439307240406;
+    gjk_shape b = gjk_make_capsule(0.20140383001449608, 0.21556420233463036);
+    gjk_transform ta =
+        gjk_transform_make(gjk_quat_make(0.00014208134929301743, -0.62031769892336341,
+                                         -0.47944877714431261, -0.62075341506119541),
+                           gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_identity();
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_true(r.distance < 0.0);
+    /* The answer is realised by its normal (1e-6 of the capsule's size). */
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), 1e-6);
+}
+
 /* hull.c / shape.c, extreme magnitudes (fuzz_hull: hull_extreme_magnitudes). Finite clouds
  * that the build accepts but gets wrong (measured on a tetrahedron plus an interior point
  * and on 40 random points, scaled by c):
@@ -429,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_normal_at_exact_contact),
         cmocka_unit_test(test_warm_start_wrong_sign),
         cmocka_unit_test(test_epa_zero_core_depth_warm),
+        cmocka_unit_test(test_epa_needle_through_capsule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
