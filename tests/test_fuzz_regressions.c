@@ -376,6 +376,69 @@ static void test_epa_normal_tiny_core_depth(void **state)
     assert_le(warm.distance - separation(&a, ta, &b, tb, warm.normal), 1e-6 * size);
 }
 
+/* support.c, polytope_climb, far from the origin (fuzz_hull). Nine hull vertices 65326 m
+ * from the polytope's origin, 0.016 m across; along d five of them lie within 1.4e-12 of
+ * each other (a face nearly orthogonal to d), below the rounding of their absolute dots
+ * (7e-12), so from vertex 6 no neighbour looks better and the climb stops 0.011 short of
+ * the support (70 percent of the extent). Same cause and fix as the rounding plateau. */
+static void test_climb_far_from_origin(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[9] = {
+        {-0x1.ff2dfcded3823p+15, 0x1.2795d5ea935f5p-8, 0x1.2795d5ea935f5p-8},
+        {-0x1.ff2dfbf6c7f6dp+15, -0x1.f783f783f783fp-8, -0x1.f7f7f7f7f7f8p-8},
+        {-0x1.ff2e00861c862p+15, -0x1.67d167d167d18p-11, -0x1.82cf82cf82cf8p-8},
+        {-0x1.ff2dfb2dff2ep+15, 0x1p-7, 0x1p-7},
+        {-0x1.ff2dfb2dff2ep+15, -0x1.ff1fff1fff2p-8, -0x1p-7},
+        {-0x1.ff2dfb2dff2ep+15, -0x1.aae1aae1aae2p-12, -0x1.a3a3a3a3a3a3ap-8},
+        {-0x1.ff2e0111cbf0ap+15, -0x1.e3ccc29bb8c03p-9, -0x1.e3ccc29bb8c03p-9},
+        {-0x1.ff2dfcdeca455p+15, 0x1.279a74590331dp-8, 0x1.279a74590564cp-8},
+        {-0x1.ff2e032dff2ep+15, -0x1p-7, -0x1p-7},
+    };
+    gjk_polytope p;
+    assert_int_equal(gjk_hull_build(&p, pts, 9, NULL), GJK_STATUS_SEPARATED);
+    gjk_vec3 d = gjk_v3(0.70710678118654746, -0.70710678118654746, 0.0);
+    double worst = 0.0;
+    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
+        worst = fmax(worst, climb_vs_scan(&p, d, hint));
+    }
+    gjk_polytope_destroy(&p);
+    assert_le(worst, 1e-9);
+}
+
+/* hull.c (fuzz_hull). Sixteen finite points, 7.5e-9 m across: a run along the x axis and a
+ * few along the diagonal, some moved off their plane by 1e-12 of the size. gjk_hull_build
+ * returns INVALID_INPUT (a qhull failure) for this valid cloud; it should give its hull
+ * (a polygon, or a solid if it keeps the 1e-12 relief). */
+static void test_hull_refuses_nearly_flat_cloud(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[16] = {
+        {-0x1.a5a5a5a5a5a5ap-29, 0x0p+0, 0x0p+0},
+        {-0x1.a7a5a7a5a7a5ap-29, 0x0p+0, 0x0p+0},
+        {-0x1.5ad35ad35ad36p-28, 0x0p+0, 0x0p+0},
+        {-0x1.a5bda5bda5bdap-29, 0x0p+0, 0x0p+0},
+        {-0x1.46d346d346d34p-28, 0x0p+0, 0x0p+0},
+        {-0x1.a5a5a5a5a6fe3p-29, 0x1.561287553f482p-69, -0x1.fbea9a5f275f3p-68},
+        {-0x1.46d346d348184p-28, 0x1.4504f15031972p-68, 0x1.4504f15031972p-68},
+        {-0x1.a5bda5bda847bp-29, 0x1.4504f15031972p-68, 0x1.4504f15031972p-68},
+        {-0x1.467b467b467b4p-28, -0x1.4743474347434p-28, -0x1.4747474747474p-28},
+        {-0x1.a5a5a5a5a82fbp-29, 0x1.4504f15031972p-68, 0x1.4504f15031972p-68},
+        {-0x1.467b467b47c04p-28, -0x1.4743474345fe4p-28, -0x1.4747474746024p-28},
+        {-0x1.46d346d3495d4p-28, 0x1.4504f15031972p-67, 0x1.4504f15031972p-67},
+        {-0x1.5ad35ad35c186p-28, 0x1.4504f15031972p-68, 0x1.4504f15031972p-68},
+        {-0x1.8003800380038p-28, 0x0p+0, 0x0p+0},
+        {-0x1.a5a5a5a5a5aedp-29, -0x1.8d606ac9ea6dp-68, -0x1.8eba319ab5672p-68},
+        {-0x1p-27, -0x1p-27, -0x1p-27},
+    };
+    gjk_polytope p;
+    gjk_status s = gjk_hull_build(&p, pts, 16, NULL);
+    if (s == GJK_STATUS_SEPARATED) {
+        gjk_polytope_destroy(&p);
+    }
+    assert_int_equal(s, GJK_STATUS_SEPARATED);
+}
+
 /* hull.c / shape.c, extreme magnitudes (fuzz_hull: hull_extreme_magnitudes). Finite clouds
  * that the build accepts but gets wrong (measured on a tetrahedron plus an interior point
  * and on 40 random points, scaled by c):
@@ -545,6 +608,8 @@ int main(void)
         cmocka_unit_test(test_climb_stuck_on_rounding_plateau),
         cmocka_unit_test(test_hull_near_twins_climb),
         cmocka_unit_test(test_climb_wrong_distance),
+        cmocka_unit_test(test_climb_far_from_origin),
+        cmocka_unit_test(test_hull_refuses_nearly_flat_cloud),
         cmocka_unit_test(test_hull_huge_point_radius_overflow),
         cmocka_unit_test(test_hull_tiny_cloud),
         cmocka_unit_test(test_hull_huge_cloud),
