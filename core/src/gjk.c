@@ -54,6 +54,13 @@ typedef struct sub_simplex {
     double dist2; /* |v|^2 */
 } sub_simplex;
 
+/* max(a, b) without the libm call fmax compiles to (gcc 12 keeps fmax's NaN rules out of
+ * line); the arguments here are never NaN. */
+static inline double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 static bool same_sign(double a, double b)
 {
     return (a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0);
@@ -293,7 +300,7 @@ static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
  * distance (see query.c). */
 static bool at_contact(double dist2, double abs_tol, double scale)
 {
-    double noise = fmax(abs_tol, GJK_CONTACT_ULPS * DBL_EPSILON * scale);
+    double noise = max2(abs_tol, GJK_CONTACT_ULPS * DBL_EPSILON * scale);
     return dist2 <= noise * noise;
 }
 
@@ -436,7 +443,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
         if (in->boolean_only && r.lower > in->threshold) {
             break; /* separation certified */
         }
-        if (upper - r.lower <= fmax(rel_tol * upper, abs_tol) || in_simplex(s, &x)) {
+        if (upper - r.lower <= max2(rel_tol * upper, abs_tol) || in_simplex(s, &x)) {
             break; /* converged: no support point improves on the simplex */
         }
 

@@ -204,8 +204,9 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
     return true;
 }
 
-gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
-                          uint32_t *index)
+/* Inlined into gjk_pair_support, the hot path (a call per shape and iteration otherwise). */
+static inline gjk_vec3 core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
+                                    uint32_t *index)
 {
     switch (shape->kind) {
     case GJK_SHAPE_POLYTOPE: {
@@ -252,6 +253,12 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
         *index = 0;
         return gjk_v3(0.0, 0.0, 0.0);
     }
+}
+
+gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
+                          uint32_t *index)
+{
+    return core_support(shape, d, hill, hint, index);
 }
 
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
@@ -312,10 +319,10 @@ double gjk_core_inflate(const gjk_shape *shape)
 void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
                       gjk_vertex *out)
 {
-    out->a = gjk_core_support(f->a, d, f->hill_a, hint_a, &out->ia);
+    out->a = core_support(f->a, d, f->hill_a, hint_a, &out->ia);
     /* sB(-d) in B's frame: -R^T d, then back into A's frame. */
     gjk_vec3 db = gjk_neg(gjk_mat3_tmul_vec(&f->rot_b, d));
-    gjk_vec3 bl = gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
+    gjk_vec3 bl = core_support(f->b, db, f->hill_b, hint_b, &out->ib);
     out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
     out->w = gjk_sub(out->a, out->b);
 }
