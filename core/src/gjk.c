@@ -391,101 +391,122 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     uint32_t hint_a = 0, hint_b = 0;
     double dist2;
     gjk_vec3 v;
-    slot_simplex warm;
-    if (cache != NULL && warm_simplex(f, cache, pool, &warm)) {
-        hint_a = pool[warm.count - 1].ia;
-        hint_b = pool[warm.count - 1].ib;
-        dist2 = reduce(pool, warm.slot, warm.count, &cur, &v);
-    } else {
-        /* First support point: along the cached direction, else towards B's origin (the
-         * centre of D is roughly -pos_b, so the nearest point of D to the origin lies on
-         * the side facing +pos_b). */
-        bool ok = false;
-        gjk_vec3 d = cache != NULL ? gjk_neg(cached_direction(cache, &ok)) : gjk_v3(0, 0, 0);
-        if (!ok) {
-            d = gjk_length_sq(f->pos_b) > 0.0 ? f->pos_b : gjk_v3(1.0, 0.0, 0.0);
-        }
-        if (cache != NULL && cache->count >= 1 && cache->count <= 4 &&
-            cache->kind_a == (uint8_t)f->a->kind && cache->kind_b == (uint8_t)f->b->kind) {
-            hint_a = cache->index_a[0];
-            hint_b = cache->index_b[0];
-        }
-        gjk_pair_support(f, d, hint_a, hint_b, &pool[0]);
-        r.support_calls = 1;
-        cur.count = 1;
-        cur.slot[0] = 0;
-        cur.lambda[0] = 1.0;
-        hint_a = pool[0].ia;
-        hint_b = pool[0].ib;
-        v = pool[0].w;
-        dist2 = gjk_length_sq(v);
-    }
-
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    bool overlap = cur.count == 4 || at_contact(dist2, abs_tol, f->scale);
-
-    while (!overlap) {
-        double upper = sqrt(dist2);
-        if (in->boolean_only && upper <= in->threshold) {
-            overlap = true;
-            break;
-        }
-        if (r.iterations >= opt->max_iterations) {
-            r.status = GJK_STATUS_ITERATION_LIMIT;
-            break;
-        }
-        ++r.iterations;
-        /* The new support point goes straight into the slot the simplex leaves free. */
-        const int32_t free = free_slot(&cur);
-        const gjk_vertex *x = &pool[free];
-        gjk_pair_support(f, gjk_neg(v), hint_a, hint_b, &pool[free]);
-        ++r.support_calls;
-        if (x->ia != GJK_CACHE_NO_INDEX) {
-            hint_a = x->ia;
-        }
-        if (x->ib != GJK_CACHE_NO_INDEX) {
-            hint_b = x->ib;
-        }
-
-        /* Duality gap: lower bound v.w / |v| from the supporting plane. */
-        double lower = gjk_dot(v, x->w) / upper;
-        if (lower > r.lower) {
-            r.lower = lower;
-        }
-        /* A positive lower bound certifies that the cores are apart, so the signed
-         * distance is at least lower - inflate; before that, an overlap (negative signed
-         * distance) is not excluded and no negative cutoff may fire. */
-        if (r.lower > 0.0 && r.lower > in->cutoff) {
-            r.status = GJK_STATUS_BEYOND_CUTOFF;
-            break;
-        }
-        if (in->boolean_only && r.lower > in->threshold) {
-            break; /* separation certified */
-        }
-        if (upper - r.lower <= max2(rel_tol * upper, abs_tol) || in_simplex(pool, &cur, x)) {
-            break; /* converged: no support point improves on the simplex */
+    bool overlap = false;
+    bool try_warm = cache != NULL;
+    for (;;) {
+        slot_simplex warm;
+        const bool warmed = try_warm && warm_simplex(f, cache, pool, &warm);
+        if (warmed) {
+            hint_a = pool[warm.count - 1].ia;
+            hint_b = pool[warm.count - 1].ib;
+            dist2 = reduce(pool, warm.slot, warm.count, &cur, &v);
+        } else {
+            /* First support point: along the cached direction, else towards B's origin (the
+             * centre of D is roughly -pos_b, so the nearest point of D to the origin lies on
+             * the side facing +pos_b). */
+            bool ok = false;
+            gjk_vec3 d = cache != NULL ? gjk_neg(cached_direction(cache, &ok)) : gjk_v3(0, 0, 0);
+            if (!ok) {
+                d = gjk_length_sq(f->pos_b) > 0.0 ? f->pos_b : gjk_v3(1.0, 0.0, 0.0);
+            }
+            if (cache != NULL && cache->count >= 1 && cache->count <= 4 &&
+                cache->kind_a == (uint8_t)f->a->kind && cache->kind_b == (uint8_t)f->b->kind) {
+                hint_a = cache->index_a[0];
+                hint_b = cache->index_b[0];
+            }
+            gjk_pair_support(f, d, hint_a, hint_b, &pool[0]);
+            r.support_calls = 1;
+            cur.count = 1;
+            cur.slot[0] = 0;
+            cur.lambda[0] = 1.0;
+            hint_a = pool[0].ia;
+            hint_b = pool[0].ib;
+            v = pool[0].w;
+            dist2 = gjk_length_sq(v);
         }
 
-        gjk_vec3 next_v;
-        slot_simplex next;
-        int32_t grown[4] = {cur.slot[0], cur.slot[1], cur.slot[2], free};
-        grown[cur.count] = free;
-        double next2 = reduce(pool, grown, cur.count + 1, &next, &next_v);
-        if (next.count == 4) {
+        overlap = cur.count == 4 || at_contact(dist2, abs_tol, f->scale);
+        /* Set when the loop stops on a repeated support point or on no progress while the
+         * duality gap is still open: from a cached simplex, whose features may name one
+         * point twice, that is not convergence. */
+        bool stalled = false;
+
+        while (!overlap) {
+            double upper = sqrt(dist2);
+            if (in->boolean_only && upper <= in->threshold) {
+                overlap = true;
+                break;
+            }
+            if (r.iterations >= opt->max_iterations) {
+                r.status = GJK_STATUS_ITERATION_LIMIT;
+                break;
+            }
+            ++r.iterations;
+            /* The new support point goes straight into the slot the simplex leaves free. */
+            const int32_t free = free_slot(&cur);
+            const gjk_vertex *x = &pool[free];
+            gjk_pair_support(f, gjk_neg(v), hint_a, hint_b, &pool[free]);
+            ++r.support_calls;
+            if (x->ia != GJK_CACHE_NO_INDEX) {
+                hint_a = x->ia;
+            }
+            if (x->ib != GJK_CACHE_NO_INDEX) {
+                hint_b = x->ib;
+            }
+
+            /* Duality gap: lower bound v.w / |v| from the supporting plane. */
+            double lower = gjk_dot(v, x->w) / upper;
+            if (lower > r.lower) {
+                r.lower = lower;
+            }
+            /* A positive lower bound certifies that the cores are apart, so the signed
+             * distance is at least lower - inflate; before that, an overlap (negative signed
+             * distance) is not excluded and no negative cutoff may fire. */
+            if (r.lower > 0.0 && r.lower > in->cutoff) {
+                r.status = GJK_STATUS_BEYOND_CUTOFF;
+                break;
+            }
+            if (in->boolean_only && r.lower > in->threshold) {
+                break; /* separation certified */
+            }
+            const bool gap_closed = upper - r.lower <= max2(rel_tol * upper, abs_tol);
+            if (gap_closed || in_simplex(pool, &cur, x)) {
+                stalled = !gap_closed;
+                break; /* converged: no support point improves on the simplex */
+            }
+
+            gjk_vec3 next_v;
+            slot_simplex next;
+            int32_t grown[4] = {cur.slot[0], cur.slot[1], cur.slot[2], free};
+            grown[cur.count] = free;
+            double next2 = reduce(pool, grown, cur.count + 1, &next, &next_v);
+            if (next.count == 4) {
+                cur = next;
+                overlap = true;
+                break;
+            }
+            if (!(next2 < dist2)) {
+                stalled = !gap_closed;
+                break; /* no progress in floating point: keep the previous, better simplex */
+            }
             cur = next;
-            overlap = true;
-            break;
+            dist2 = next2;
+            v = next_v;
+            if (at_contact(dist2, abs_tol, f->scale)) {
+                overlap = true;
+            }
         }
-        if (!(next2 < dist2)) {
-            break; /* no progress in floating point: keep the previous, better simplex */
+        if (warmed && stalled) {
+            /* The warm simplex stalled with an open gap: start again cold. The counters keep
+             * the work already done. */
+            try_warm = false;
+            r.status = GJK_STATUS_SEPARATED;
+            r.lower = 0.0;
+            continue;
         }
-        cur = next;
-        dist2 = next2;
-        v = next_v;
-        if (at_contact(dist2, abs_tol, f->scale)) {
-            overlap = true;
-        }
+        break;
     }
 
     const gjk_vertex *x0 = &pool[cur.slot[0]];
