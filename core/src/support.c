@@ -204,22 +204,26 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
     return true;
 }
 
-/* Inlined into gjk_pair_support, the hot path (a call per shape and iteration otherwise). */
-static inline gjk_vec3 core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
-                                    uint32_t *index)
+/* Support vertex of a polytope: hill climbing or the scan; NaN on a non-finite vertex. */
+static inline gjk_vec3 polytope_support(const gjk_polytope *p, gjk_vec3 d, bool hill, uint32_t hint,
+                                        uint32_t *index)
+{
+    int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+    if (i < 0) {
+        *index = GJK_CACHE_NO_INDEX;
+        return gjk_v3((double)NAN, (double)NAN,
+                      (double)NAN); /* non-finite vertex: the query reports it */
+    }
+    *index = (uint32_t)i;
+    return gjk_v3(p->x[i], p->y[i], p->z[i]);
+}
+
+gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
+                          uint32_t *index)
 {
     switch (shape->kind) {
-    case GJK_SHAPE_POLYTOPE: {
-        const gjk_polytope *p = shape->polytope;
-        int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
-        if (i < 0) {
-            *index = GJK_CACHE_NO_INDEX;
-            return gjk_v3((double)NAN, (double)NAN,
-                          (double)NAN); /* non-finite vertex: the query reports it */
-        }
-        *index = (uint32_t)i;
-        return gjk_v3(p->x[i], p->y[i], p->z[i]);
-    }
+    case GJK_SHAPE_POLYTOPE:
+        return polytope_support(shape->polytope, d, hill, hint, index);
     case GJK_SHAPE_BOX: {
         gjk_vec3 h = shape->half_extents;
         uint32_t bits = (d.x < 0.0 ? 0u : 1u) | (d.y < 0.0 ? 0u : 2u) | (d.z < 0.0 ? 0u : 4u);
@@ -253,12 +257,6 @@ static inline gjk_vec3 core_support(const gjk_shape *shape, gjk_vec3 d, bool hil
         *index = 0;
         return gjk_v3(0.0, 0.0, 0.0);
     }
-}
-
-gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
-                          uint32_t *index)
-{
-    return core_support(shape, d, hill, hint, index);
 }
 
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
@@ -319,10 +317,15 @@ double gjk_core_inflate(const gjk_shape *shape)
 void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
                       gjk_vertex *out)
 {
-    out->a = core_support(f->a, d, f->hill_a, hint_a, &out->ia);
+    /* Polytopes straight to their support map; the other kinds through the switch. */
+    out->a = f->a->kind == GJK_SHAPE_POLYTOPE
+                 ? polytope_support(f->a->polytope, d, f->hill_a, hint_a, &out->ia)
+                 : gjk_core_support(f->a, d, f->hill_a, hint_a, &out->ia);
     /* sB(-d) in B's frame: -R^T d, then back into A's frame. */
     gjk_vec3 db = gjk_neg(gjk_mat3_tmul_vec(&f->rot_b, d));
-    gjk_vec3 bl = core_support(f->b, db, f->hill_b, hint_b, &out->ib);
+    gjk_vec3 bl = f->b->kind == GJK_SHAPE_POLYTOPE
+                      ? polytope_support(f->b->polytope, db, f->hill_b, hint_b, &out->ib)
+                      : gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
     out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
     out->w = gjk_sub(out->a, out->b);
 }
