@@ -152,37 +152,41 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 }
 #endif
 
+/* Neighbours are compared by (x_j - x_cur) . d, not by their absolute dots: far from the
+ * polytope's origin the absolute dots of nearby vertices round to the same value (or the
+ * wrong order) although their difference along d is large next to the rounding of the
+ * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
+ * neighbour with a positive difference is taken at once (first improvement); one with a
+ * zero difference and a lower index only when no neighbour is better (plateaus). */
 static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     const int32_t *start = p->adj_start, *adj = p->adj;
     int32_t n = p->count;
     int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
-    double best = x[cur] * d.x + y[cur] * d.y + z[cur] * d.z;
-    /* Each move strictly increases (dot, -index), so there are fewer than n moves; the
-     * bound only guards against a corrupted graph. */
-    for (int32_t moves = 0; moves < n; ++moves) {
+    /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
+     * than n moves; the bound guards against a corrupted graph and rounding cycles. */
+    for (int32_t moves = 0; moves < 2 * n; ++moves) {
+        const double cx = x[cur], cy = y[cur], cz = z[cur];
         int32_t next = cur;
-        double next_dot = best;
         for (int32_t k = start[cur]; k < start[cur + 1]; ++k) {
             int32_t j = adj[k];
             if ((uint32_t)j >= (uint32_t)n) {
                 continue;
             }
-            double s = x[j] * d.x + y[j] * d.y + z[j] * d.z;
-            if (s > next_dot || (s == next_dot && j < next)) {
-                next_dot = s;
+            double g = (x[j] - cx) * d.x + (y[j] - cy) * d.y + (z[j] - cz) * d.z;
+            if (g > 0.0) {
+                next = j; /* first improvement: move on at once */
+                break;
+            }
+            if (g == 0.0 && j < next) {
                 next = j;
-                if (s > best) {
-                    break; /* first improvement: move on at once */
-                }
             }
         }
         if (next == cur) {
             break;
         }
         cur = next;
-        best = next_dot;
     }
     return cur;
 }
