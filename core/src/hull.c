@@ -476,9 +476,10 @@ static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, cons
     return s;
 }
 
-/* Whether the hull vertices are coplanar in floating point: every one has a zero
- * orientation against the first non-degenerate triangle, in coordinates relative to
- * vertex 0 and scaled by a power of two (so nothing underflows). */
+/* Whether the hull vertices are coplanar up to the rounding of their coordinates: every one
+ * is within 64 eps of the plane of the first non-degenerate triangle, in coordinates
+ * relative to vertex 0 and scaled by a power of two to at most 2 (so nothing underflows).
+ * A tilted polygon is never exactly planar in floating point; its cycle is kept. */
 static bool exactly_planar(const gjk_vec3 *p, const hull_graph *g, double scale)
 {
     gjk_vec3 o = p[g->vertex[0]];
@@ -487,8 +488,9 @@ static bool exactly_planar(const gjk_vec3 *p, const hull_graph *g, double scale)
     for (int32_t i = 2; i < g->vertex_count && gjk_length_sq(nrm) == 0.0; ++i) {
         nrm = gjk_cross(e1, gjk_scale(gjk_sub(p[g->vertex[i]], o), scale));
     }
+    double limit = 64.0 * DBL_EPSILON * gjk_length(nrm);
     for (int32_t i = 1; i < g->vertex_count; ++i) {
-        if (gjk_dot(nrm, gjk_scale(gjk_sub(p[g->vertex[i]], o), scale)) != 0.0) {
+        if (fabs(gjk_dot(nrm, gjk_scale(gjk_sub(p[g->vertex[i]], o), scale))) > limit) {
             return false;
         }
     }
