@@ -212,7 +212,7 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
 static inline gjk_vec3 polytope_support(const gjk_polytope *p, gjk_vec3 d, bool hill, uint32_t hint,
                                         uint32_t *index)
 {
-    int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : polytope_scan(p, d);
     if (i < 0) {
         *index = GJK_CACHE_NO_INDEX;
         return gjk_v3((double)NAN, (double)NAN,
