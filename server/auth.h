@@ -13,10 +13,11 @@
  * not only keys refused by the list, but clients without CURVE or with the wrong server key,
  * which fail before ZAP is asked, and connections closed during the handshake (a client
  * without CURVE often notices the mismatch first and hangs up; a bare TCP probe looks the
- * same). Counted are handshakes, not clients: a refused client that keeps reconnecting is
- * counted each time. Each refusal is counted (gjkd_auth_refused and the stats reply's
- * auth_refused) and logged as one line, at most one per second (the lines skipped in between
- * are counted in the next one). SIGHUP reloads the allow-list. */
+ * same, as does a client that gives up mid-handshake). Counted are handshakes, not clients: a
+ * refused client that keeps reconnecting is counted each time. Each refusal is counted
+ * (gjkd_auth_refused and the stats reply's auth_refused) and logged as one line, at most one per
+ * second (the lines skipped in between are counted in the next one). SIGHUP reloads the allow-list.
+ */
 #ifndef GJKD_AUTH_H
 #define GJKD_AUTH_H
 

@@ -104,8 +104,14 @@ int main(int argc, char **argv)
         return 2;
     }
     /* Every socket we bind follows the exposure rule: loopback only, unless CURVE is on (then
-     * anywhere) or --insecure (anywhere, with a warning). The request endpoint is checked
-     * where it is bound. */
+     * anywhere) or --insecure (anywhere, with a warning in the log). Checked here so that a
+     * refusal stops the start before anything is loaded; the request endpoint is checked (and
+     * its warning logged) again where it is bound. */
+    if (!curve && !config.insecure && !gjkd_endpoint_is_loopback(config.endpoint)) {
+        gjkd_endpoint_check(config.endpoint, "request", false, false, err, sizeof err);
+        fprintf(stderr, "gjkd: %s\n", err);
+        return 2;
+    }
     const char *streams[2] = {config.pose_endpoint, config.monitor_endpoint};
     const char *stream_names[2] = {"pose", "monitor"};
     for (int i = 0; i < 2; ++i) {
@@ -132,6 +138,13 @@ int main(int argc, char **argv)
     gjkd_service_def def = {config.limits, config.query_threads, config.threads, store};
     if ((service = gjkd_service_create(&def, &error)) == NULL) {
         GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", error.message);
+        goto done;
+    }
+    /* Keys before scenes: a bad key file stops the start before anything is loaded. */
+    zctx = zmq_ctx_new();
+    if (curve && (auth = gjkd_auth_start(zctx, config.curve_secret_key, config.curve_allow, service,
+                                         err, sizeof err)) == NULL) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
         goto done;
     }
     bool loaded = false;
@@ -176,12 +189,6 @@ int main(int argc, char **argv)
                  (unsigned long long)gjkd_service_revision(service));
     }
 
-    zctx = zmq_ctx_new();
-    if (curve && (auth = gjkd_auth_start(zctx, config.curve_secret_key, config.curve_allow, service,
-                                         err, sizeof err)) == NULL) {
-        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
-        goto done;
-    }
     stream = gjkd_stream_start_auth(zctx, config.pose_endpoint, config.monitor_endpoint, auth,
                                     service, err, sizeof err);
     if (stream == NULL && err[0] != '\0') {
