@@ -11,7 +11,10 @@
  *     daemon decode + the same query + encode, unpack into C structs), and the overhead;
  *  2. small state queries (the demo pose, closest pair, max_distance 0.1 m) from 1, 4 and 16
  *     concurrent clients for S seconds each: queries per second, p50 and p99 latency.
- * A health round trip (no world work) is timed too, as the transport floor. */
+ * A health round trip (no world work) is timed too, as the transport floor. The wire rows use
+ * gjkd_query_trajectory (packed poses, compact reply); beside them the first encoding (nested
+ * poses, full reply) goes through the same daemon, and the daemon's request path is timed
+ * in-process (gjkd_service_handle on the same bytes) to separate it from the transport. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -30,6 +33,7 @@
 #include <zmq.h>
 
 #include "codec.h"
+#include "dispatch.h"
 #include "gjk/world.h"
 #include "gjkd_client.h"
 #include "gjkd_json.h"
@@ -374,6 +378,23 @@ int main(int argc, char **argv)
     qo.has_max_distance = true;
     qo.max_distance = 0.1;
     qo.mode = GJKD_QUERY_CLOSEST;
+    /* The client's own pose type, as an optimizer holds its trajectory. */
+    gjkd_pose *cp = malloc((size_t)nw * (size_t)nl * sizeof *cp);
+    for (size_t i = 0; i < (size_t)nw * (size_t)nl; i++) {
+        cp[i].p = (gjkd_vec3){lp[i].p.x, lp[i].p.y, lp[i].p.z};
+        cp[i].q = (gjkd_quat){lp[i].q.w, lp[i].q.x, lp[i].q.y, lp[i].q.z};
+    }
+    /* The first wire encoding, side by side: nested poses and the full reply, through the raw
+     * call (pack, round trip, unpack). */
+    Gjkd__V1__QueryOptions legacy_opts = GJKD__V1__QUERY_OPTIONS__INIT;
+    legacy_opts.max_distance_opt_case = GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
+    legacy_opts.max_distance = 0.1;
+    legacy_opts.mode = GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST;
+    Gjkd__V1__Request legacy = GJKD__V1__REQUEST__INIT;
+    legacy.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    legacy.trajectory_query = req;
+    double *legacy_cold = malloc((size_t)repeat * sizeof(double));
+    double *legacy_warm = malloc((size_t)repeat * sizeof(double));
     double min_in = 0.0, min_wire = 0.0;
     /* Interleaved, so that load changes on the shared machine hit both sides alike. */
     for (int r = 0; r < repeat; r++) {
@@ -392,21 +413,37 @@ int main(int argc, char **argv)
         gjk_world_result_destroy(&res);
 
         gjkd_trajectory *t;
-        free(req->name);
-        req->name = strdup("");
         t0 = now_s();
-        if (gjkd_query_trajectory_request(c, &qo, req, &t) != GJKD_OK)
+        if (gjkd_query_trajectory(c, &qo, req->robot, NULL, cp, (size_t)nw, (size_t)nl, &t) !=
+            GJKD_OK)
             die("wire", gjkd_client_error(c));
         wire_cold[r] = now_s() - t0;
         min_wire = t->min_distance;
         gjkd_trajectory_destroy(&t);
-        free(req->name);
-        req->name = strdup("bench");
         t0 = now_s();
-        if (gjkd_query_trajectory_request(c, &qo, req, &t) != GJKD_OK)
+        if (gjkd_query_trajectory(c, &qo, req->robot, "bench", cp, (size_t)nw, (size_t)nl, &t) !=
+            GJKD_OK)
             die("wire", gjkd_client_error(c));
         wire_warm[r] = now_s() - t0;
         gjkd_trajectory_destroy(&t);
+
+        Gjkd__V1__Response *lr;
+        req->options = &legacy_opts;
+        free(req->name);
+        req->name = strdup("");
+        t0 = now_s();
+        if (gjkd_client_call(c, &legacy, &lr) != GJKD_OK)
+            die("legacy", gjkd_client_error(c));
+        legacy_cold[r] = now_s() - t0;
+        gjkd__v1__response__free_unpacked(lr, NULL);
+        free(req->name);
+        req->name = strdup("bench-legacy");
+        t0 = now_s();
+        if (gjkd_client_call(c, &legacy, &lr) != GJKD_OK)
+            die("legacy", gjkd_client_error(c));
+        legacy_warm[r] = now_s() - t0;
+        gjkd__v1__response__free_unpacked(lr, NULL);
+        req->options = NULL;
 
         gjkd_health *h;
         t0 = now_s();
@@ -419,10 +456,32 @@ int main(int argc, char **argv)
      * handler time (world query + decode + encode) from its own stats. */
     double *pack_t = malloc((size_t)repeat * sizeof(double));
     double *unpack_t = malloc((size_t)repeat * sizeof(double));
+    /* The request as the client sends it now: packed poses, compact reply. */
+    double *values = malloc((size_t)nw * (size_t)nl * 7 * sizeof *values);
+    Gjkd__V1__LinkPoses *plp = malloc((size_t)nw * sizeof *plp);
+    Gjkd__V1__Waypoint *pwp = malloc((size_t)nw * sizeof *pwp);
+    Gjkd__V1__Waypoint **pwpp = malloc((size_t)nw * sizeof *pwpp);
+    for (int32_t w = 0; w < nw; w++) {
+        for (int32_t l = 0; l < nl; l++) {
+            const gjk_transform *x = &lp[(size_t)w * (size_t)nl + (size_t)l];
+            double v[7] = {x->p.x, x->p.y, x->p.z, x->q.w, x->q.x, x->q.y, x->q.z};
+            memcpy(values + 7 * ((size_t)w * (size_t)nl + (size_t)l), v, sizeof v);
+        }
+        gjkd__v1__link_poses__init(&plp[w]);
+        plp[w].n_xyz_wxyz = 7 * (size_t)nl;
+        plp[w].xyz_wxyz = values + 7 * (size_t)w * (size_t)nl;
+        gjkd__v1__waypoint__init(&pwp[w]);
+        pwp[w].state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
+        pwp[w].link_poses = &plp[w];
+        pwpp[w] = &pwp[w];
+    }
+    wire_opts.compact = true;
+    Gjkd__V1__TrajectoryQueryRequest packed_req = *req;
+    packed_req.waypoints = pwpp;
+    packed_req.options = &wire_opts;
     Gjkd__V1__Request env = GJKD__V1__REQUEST__INIT;
     env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
-    env.trajectory_query = req;
-    req->options = &wire_opts;
+    env.trajectory_query = &packed_req;
     Gjkd__V1__Response *raw = NULL;
     if (gjkd_client_call(c, &env, &raw) != GJKD_OK)
         die("raw call", gjkd_client_error(c));
@@ -449,31 +508,51 @@ int main(int argc, char **argv)
         gjkd__v1__response__free_unpacked(u, NULL);
     }
     double mirror = quantile(mirror_t, (size_t)repeat, 0.5);
-    /* What a packed encoding of the poses would cost instead: the same 7 doubles per pose as
-     * one packed repeated double (PointCloud.xyz stands in for such a field), pack + unpack. */
-    size_t n_doubles = (size_t)nw * (size_t)nl * 7;
-    double *flat = malloc(n_doubles * sizeof *flat);
-    for (size_t i = 0; i < (size_t)nw * (size_t)nl; i++) {
-        double v[7] = {lp[i].q.w, lp[i].q.x, lp[i].q.y, lp[i].q.z, lp[i].p.x, lp[i].p.y, lp[i].p.z};
-        memcpy(flat + 7 * i, v, sizeof v);
+    /* The daemon's whole request path without the transport: the same service code on the same
+     * request bytes (unpack, decode, world query, encode, pack), warm named trajectory. */
+    double service_t;
+    {
+        gjkd_service_def sd = {limits, 1, 1, NULL};
+        gjkd_error se;
+        gjkd_service *svc = gjkd_service_create(&sd, &se);
+        size_t scene_bytes = gjkd__v1__scene__get_packed_size(scene);
+        uint8_t *sbuf = malloc(scene_bytes);
+        gjkd__v1__scene__pack(scene, sbuf);
+        if (svc == NULL || !gjkd_service_load_scene(svc, sbuf, scene_bytes, false, &se))
+            die("service", se.message);
+        free(sbuf);
+        Gjkd__V1__Request pr = GJKD__V1__REQUEST__INIT;
+        pr.body_case = GJKD__V1__REQUEST__BODY_SET_LINK_POSES;
+        pr.set_link_poses = poses;
+        size_t pn = gjkd__v1__request__get_packed_size(&pr);
+        uint8_t *pb = malloc(pn);
+        gjkd__v1__request__pack(&pr, pb);
+        uint8_t *reply;
+        size_t reply_size;
+        gjkd_service_handle(svc, pb, pn, &reply, &reply_size);
+        free(reply);
+        free(pb);
+        char *saved_name = packed_req.name;
+        packed_req.name = "bench-service";
+        size_t qn = gjkd__v1__request__get_packed_size(&env);
+        uint8_t *qb = malloc(qn);
+        gjkd__v1__request__pack(&env, qb);
+        packed_req.name = saved_name;
+        for (int r = 0; r < repeat; r++) {
+            double t0 = now_s();
+            gjkd_service_handle(svc, qb, qn, &reply, &reply_size);
+            mirror_t[r] = now_s() - t0;
+            free(reply);
+        }
+        free(qb);
+        gjkd_service_destroy(&svc);
+        service_t = quantile(mirror_t, (size_t)repeat, 0.5);
     }
-    Gjkd__V1__PointCloud packed = GJKD__V1__POINT_CLOUD__INIT;
-    packed.n_xyz = n_doubles;
-    packed.xyz = flat;
-    size_t packed_bytes = gjkd__v1__point_cloud__get_packed_size(&packed);
-    uint8_t *pbuf = malloc(packed_bytes);
-    for (int r = 0; r < repeat; r++) {
-        double t0 = now_s();
-        gjkd__v1__point_cloud__pack(&packed, pbuf);
-        Gjkd__V1__PointCloud *u = gjkd__v1__point_cloud__unpack(NULL, packed_bytes, pbuf);
-        mirror_t[r] = now_s() - t0;
-        gjkd__v1__point_cloud__free_unpacked(u, NULL);
-    }
-    double packed_t = quantile(mirror_t, (size_t)repeat, 0.5);
-    free(pbuf);
-    free(flat);
     free(mirror_t);
-    req->options = NULL;
+    free(values);
+    free(plp);
+    free(pwp);
+    free(pwpp);
     gjkd_stats *st;
     double handler = 0.0;
     if (gjkd_stats_get(c, &st) == GJKD_OK) {
@@ -493,14 +572,19 @@ int main(int argc, char **argv)
     double wc = quantile(wire_cold, (size_t)repeat, 0.5),
            ww = quantile(wire_warm, (size_t)repeat, 0.5);
     double hp = quantile(health, (size_t)repeat, 0.5);
+    double lc = quantile(legacy_cold, (size_t)repeat, 0.5),
+           lw = quantile(legacy_warm, (size_t)repeat, 0.5);
     printf("bench_e2e: demo trajectory, %d waypoints x %d links, max_distance 0.1 m, closest pair "
            "(median of %d, interleaved)\n",
            nw, nl, repeat);
-    printf("  %-6s %14s %14s %12s\n", "", "in-process", "gjkd loopback", "overhead");
-    printf("  %-6s %11.3f ms %11.3f ms %10.1f %%\n", "cold", 1e3 * ic, 1e3 * wc,
-           100.0 * (wc - ic) / ic);
-    printf("  %-6s %11.3f ms %11.3f ms %10.1f %%\n", "warm", 1e3 * iw, 1e3 * ww,
-           100.0 * (ww - iw) / iw);
+    printf("  %-6s %14s %14s %12s %16s %12s\n", "", "in-process", "gjkd loopback", "overhead",
+           "nested+full", "overhead");
+    printf("  %-6s %11.3f ms %11.3f ms %10.1f %% %13.3f ms %10.1f %%\n", "cold", 1e3 * ic, 1e3 * wc,
+           100.0 * (wc - ic) / ic, 1e3 * lc, 100.0 * (lc - ic) / ic);
+    printf("  %-6s %11.3f ms %11.3f ms %10.1f %% %13.3f ms %10.1f %%\n", "warm", 1e3 * iw, 1e3 * ww,
+           100.0 * (ww - iw) / iw, 1e3 * lw, 100.0 * (lw - iw) / iw);
+    printf("  (gjkd loopback: gjkd_query_trajectory, packed poses + compact reply; nested+full: "
+           "the first encoding, nested poses + full reply, raw call)\n");
     printf("  health round trip (transport floor): %.1f us; minimum distance in-process %.6f, "
            "over the wire %.6f%s\n",
            1e6 * hp, min_in, min_wire, fabs(min_in - min_wire) < 1e-9 ? " (equal)" : " (DIFFER)");
@@ -508,8 +592,9 @@ int main(int argc, char **argv)
            "same unpack + pack on the daemon side %.1f us;\n  daemon handler mean %.3f ms "
            "(world query + decode + encode, from its stats)\n",
            req_bytes, reply_bytes, 1e6 * pk, 1e6 * up, 1e6 * mirror, 1e3 * handler);
-    printf("  the same poses as one packed repeated double (%zu bytes): pack + unpack %.1f us\n",
-           packed_bytes, 1e6 * packed_t);
+    printf("  the daemon's request path in-process (gjkd_service_handle on the same bytes, warm): "
+           "%.3f ms\n",
+           1e3 * service_t);
     printf("bench_e2e: state queries (demo pose, closest pair, max_distance 0.1 m), %s worker "
            "threads, %.1f s each\n",
            threads, seconds);
@@ -528,6 +613,9 @@ int main(int argc, char **argv)
     free(in_warm);
     free(wire_cold);
     free(wire_warm);
+    free(legacy_cold);
+    free(legacy_warm);
+    free(cp);
     free(health);
     free(lp);
     gjk_world_destroy(&world);

@@ -117,6 +117,18 @@ static bool check_length(double v, const char *where, const char *field, gjkd_er
     return true;
 }
 
+/* A quaternion (w, x, y, z) as the wire gives it: finite with unit norm within tolerance, then
+ * normalised into *out. False if not; *norm tells which (not finite, or off by how much). */
+static bool check_quat(double w, double x, double y, double z, gjk_quat *out, double *norm)
+{
+    gjk_quat r = gjk_quat_make(w, x, y, z);
+    *norm = gjk_quat_norm(r);
+    if (!isfinite(*norm) || fabs(*norm - 1.0) > GJK_QUAT_NORM_TOLERANCE)
+        return false;
+    *out = gjk_quat_normalize(r);
+    return true;
+}
+
 bool gjkd_decode_pose(const Gjkd__V1__Pose *pose, const char *where, gjk_transform *out,
                       gjkd_error *error)
 {
@@ -131,15 +143,14 @@ bool gjkd_decode_pose(const Gjkd__V1__Pose *pose, const char *where, gjk_transfo
     }
     if (pose->orientation != NULL) {
         const Gjkd__V1__Quaternion *q = pose->orientation;
-        gjk_quat r = gjk_quat_make(q->w, q->x, q->y, q->z);
-        double n = gjk_quat_norm(r);
-        if (!isfinite(n))
+        double n;
+        bool unit = check_quat(q->w, q->x, q->y, q->z, &out->q, &n);
+        if (!unit && !isfinite(n))
             return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.orientation: not finite", where);
-        if (fabs(n - 1.0) > GJK_QUAT_NORM_TOLERANCE)
+        if (!unit)
             return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
                              "%s.orientation: norm %.9g is not 1 (quaternion order w, x, y, z)",
                              where, n);
-        out->q = gjk_quat_normalize(r);
     }
     return true;
 }
@@ -482,20 +493,63 @@ done:
     return ok;
 }
 
+/* The packed encoding: 7 values per pose, px py pz qw qx qy qz. */
+static bool decode_packed_poses(const Gjkd__V1__LinkPoses *m, int32_t link_count, const char *where,
+                                gjk_transform *out, gjkd_error *error)
+{
+    size_t n = m->n_xyz_wxyz;
+    if (n % 7 != 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s.link_poses.xyz_wxyz: %zu values, expected 7 per pose "
+                         "(px py pz qw qx qy qz)",
+                         where, n);
+    if (n / 7 != (size_t)link_count)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s.link_poses.xyz_wxyz: %zu poses for a robot of %d links", where, n / 7,
+                         link_count);
+    for (int32_t i = 0; i < link_count; ++i) {
+        const double *v = m->xyz_wxyz + 7 * (size_t)i;
+        gjk_vec3 p = gjk_v3(v[0], v[1], v[2]);
+        if (!gjk_vec3_is_finite(p))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s.link_poses.xyz_wxyz: pose %d: position not finite", where, i);
+        double norm;
+        bool unit = check_quat(v[3], v[4], v[5], v[6], &out[i].q, &norm);
+        if (!unit && !isfinite(norm))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s.link_poses.xyz_wxyz: pose %d: orientation not finite", where, i);
+        if (!unit)
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s.link_poses.xyz_wxyz: pose %d: orientation norm %.9g is not 1 "
+                             "(values px py pz qw qx qy qz)",
+                             where, i, norm);
+        out[i].p = p;
+    }
+    return true;
+}
+
 bool gjkd_decode_link_poses(const Gjkd__V1__LinkPoses *poses, int32_t link_count, const char *where,
                             gjk_transform *out, gjkd_error *error)
 {
     if (poses == NULL)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.link_poses: missing", where);
+    if (poses->n_xyz_wxyz != 0) {
+        if (poses->n_poses != 0)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s.link_poses: give poses or xyz_wxyz, not both", where);
+        return decode_packed_poses(poses, link_count, where, out, error);
+    }
     if (poses->n_poses != (size_t)link_count)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "%s.link_poses: %zu poses for a robot of %d links", where, poses->n_poses,
                          link_count);
-    char sub[200];
+    /* The field name is only formatted for a failure (this runs per waypoint and link). */
     for (int32_t i = 0; i < link_count; ++i) {
-        snprintf(sub, sizeof sub, "%s.link_poses[%d]", where, i);
-        if (!gjkd_decode_pose(poses->poses[i], sub, &out[i], error))
-            return false;
+        if (!gjkd_decode_pose(poses->poses[i], "", &out[i], error)) {
+            char sub[200];
+            snprintf(sub, sizeof sub, "%s.link_poses[%d]", where, i);
+            return gjkd_decode_pose(poses->poses[i], sub, &out[i], error);
+        }
     }
     return true;
 }
@@ -621,8 +675,18 @@ Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *
     return m;
 }
 
+/* A waypoint; with_closest false leaves its pairs out (the compact form adds them). */
+static void encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool all_pairs,
+                         bool with_closest, Gjkd__V1__StateResult *out);
+
 void gjkd_encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool all_pairs,
                        Gjkd__V1__StateResult *out)
+{
+    encode_state(arena, w, all_pairs, true, out);
+}
+
+static void encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool all_pairs,
+                         bool with_closest, Gjkd__V1__StateResult *out)
 {
     gjkd__v1__state_result__init(out);
     out->evaluated = w->evaluated;
@@ -632,7 +696,7 @@ void gjkd_encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool all_
         out->min_distance_opt_case = GJKD__V1__STATE_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
         out->min_distance = w->min_distance;
     }
-    if (w->pair_count > 0)
+    if (w->pair_count > 0 && with_closest)
         out->closest = gjkd_encode_pair(arena, &w->pairs[0]);
     if (all_pairs && w->pair_count > 0) {
         out->n_pairs = (size_t)w->pair_count;
@@ -647,8 +711,17 @@ void gjkd_encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool all_
     out->truncated = w->truncated;
 }
 
+static void encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
+                              bool with_closest, Gjkd__V1__TrajectoryResult *out);
+
 void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
                             Gjkd__V1__TrajectoryResult *out)
+{
+    encode_trajectory(arena, r, all_pairs, true, out);
+}
+
+static void encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
+                              bool with_closest, Gjkd__V1__TrajectoryResult *out)
 {
     gjkd__v1__trajectory_result__init(out);
     out->n_waypoints = (size_t)r->waypoint_count;
@@ -656,7 +729,7 @@ void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool a
     uint32_t colliding = 0;
     for (int32_t i = 0; i < r->waypoint_count; ++i) {
         Gjkd__V1__StateResult *s = gjkd_arena_alloc(arena, sizeof *s);
-        gjkd_encode_state(arena, &r->waypoints[i], all_pairs, s);
+        encode_state(arena, &r->waypoints[i], all_pairs, with_closest, s);
         out->waypoints[i] = s;
         colliding += r->waypoints[i].evaluated && r->waypoints[i].collision;
     }
@@ -668,4 +741,103 @@ void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool a
     out->first_collision = r->first_collision;
     out->colliding_waypoints = colliding;
     out->trajectory_cache_hit = r->trajectory_cache_hit;
+}
+
+/* ---------------------------------------------------------------- compact trajectories */
+
+/* Distinct pairs of one reply, found by an open-addressing hash on the pair's identity. */
+typedef struct pair_table {
+    const gjk_world_pair **keys;    /* first occurrence of each entry */
+    Gjkd__V1__PairResult **entries; /* names, ids, indices, padding */
+    uint32_t *slots;                /* entry index + 1; 0 = empty */
+    size_t count, mask;
+} pair_table;
+
+static bool same_side(const gjk_world_side *x, const gjk_world_side *y)
+{
+    return x->body.kind == y->body.kind && x->body.object == y->body.object &&
+           (x->body.kind != GJK_BODY_LINK || x->body.link == y->body.link) && x->part == y->part;
+}
+
+static uint64_t side_hash(const gjk_world_side *s, uint64_t h)
+{
+    int32_t link = s->body.kind == GJK_BODY_LINK ? s->body.link : -1;
+    int32_t v[4] = {(int32_t)s->body.kind, s->body.object, link, s->part};
+    for (int i = 0; i < 4; ++i)
+        h = (h ^ (uint32_t)v[i]) * 0x100000001b3ull; /* FNV-1a over the ints */
+    return h;
+}
+
+/* The table index of `pair`, adding an entry the first time. */
+static uint32_t pair_table_index(gjkd_arena *arena, pair_table *t, const gjk_world_pair *pair)
+{
+    size_t i = (size_t)side_hash(&pair->b, side_hash(&pair->a, 0xcbf29ce484222325ull)) & t->mask;
+    while (t->slots[i] != 0) {
+        const gjk_world_pair *k = t->keys[t->slots[i] - 1];
+        if (same_side(&k->a, &pair->a) && same_side(&k->b, &pair->b))
+            return t->slots[i] - 1;
+        i = (i + 1) & t->mask;
+    }
+    Gjkd__V1__PairResult *m = gjkd_arena_alloc(arena, sizeof *m);
+    gjkd__v1__pair_result__init(m);
+    m->body_a = encode_body(arena, &pair->a);
+    m->part_a = gjkd_arena_strdup(arena, pair->a.part_name);
+    m->body_a_id = (uint32_t)pair->a.body.object;
+    m->part_a_index = (uint32_t)pair->a.part;
+    m->link_a_index = pair->a.body.link;
+    m->body_b = encode_body(arena, &pair->b);
+    m->part_b = gjkd_arena_strdup(arena, pair->b.part_name);
+    m->body_b_id = (uint32_t)pair->b.body.object;
+    m->part_b_index = (uint32_t)pair->b.part;
+    m->link_b_index = pair->b.body.kind == GJK_BODY_LINK ? pair->b.body.link : -1;
+    m->padding = pair->padding;
+    t->keys[t->count] = pair;
+    t->entries[t->count] = m;
+    t->slots[i] = (uint32_t)(++t->count);
+    return (uint32_t)(t->count - 1);
+}
+
+static Gjkd__V1__PairResult *encode_compact_pair(gjkd_arena *arena, pair_table *t,
+                                                 const gjk_world_pair *pair)
+{
+    Gjkd__V1__PairResult *m = gjkd_arena_alloc(arena, sizeof *m);
+    gjkd__v1__pair_result__init(m);
+    m->pair_index = pair_table_index(arena, t, pair);
+    m->distance = pair->distance;
+    m->status = (gjkd_code)pair->status;
+    m->iterations = pair->iterations;
+    m->epa_iterations = pair->epa_iterations;
+    enum { GEOMETRY = 15 };
+    double *g = gjkd_arena_alloc(arena, GEOMETRY * sizeof *g);
+    const gjk_vec3 v[5] = {pair->a.point, pair->b.point, pair->a.local_point, pair->b.local_point,
+                           pair->normal};
+    for (int i = 0; i < 5; ++i) {
+        g[3 * i] = v[i].x;
+        g[3 * i + 1] = v[i].y;
+        g[3 * i + 2] = v[i].z;
+    }
+    m->n_geometry = GEOMETRY;
+    m->geometry = g;
+    return m;
+}
+
+void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *r,
+                                    Gjkd__V1__TrajectoryResult *out)
+{
+    /* The waypoints as in the full form without their pairs, then the closest pairs. */
+    encode_trajectory(arena, r, false, false, out);
+    size_t n = (size_t)r->waypoint_count;
+    size_t slots = 16;
+    while (slots < 2 * n)
+        slots *= 2;
+    pair_table t = {gjkd_arena_alloc(arena, (n + 1) * sizeof *t.keys),
+                    gjkd_arena_alloc(arena, (n + 1) * sizeof *t.entries),
+                    gjkd_arena_alloc(arena, slots * sizeof *t.slots), 0, slots - 1};
+    for (size_t i = 0; i < n; ++i) {
+        const gjk_world_waypoint *w = &r->waypoints[i];
+        if (w->evaluated && w->pair_count > 0)
+            out->waypoints[i]->closest = encode_compact_pair(arena, &t, &w->pairs[0]);
+    }
+    out->n_pair_table = t.count;
+    out->pair_table = t.entries;
 }

@@ -77,7 +77,8 @@ bool gjkd_decode_obstacle(const Gjkd__V1__Obstacle *obstacle, const gjkd_limits 
 /* Frees what a decode built; safe on a zeroed or already-released build. */
 void gjkd_body_build_release(gjkd_body_build *build);
 
-/* Link poses of a LinkPoses message: exactly `link_count` valid poses into out[]. */
+/* Link poses of a LinkPoses message, nested (poses) or packed (xyz_wxyz): exactly
+ * `link_count` valid poses into out[]. `where` names the state for messages ("robots[0]"). */
 bool gjkd_decode_link_poses(const Gjkd__V1__LinkPoses *poses, int32_t link_count, const char *where,
                             gjk_transform *out, gjkd_error *error);
 
@@ -97,5 +98,10 @@ void gjkd_encode_state(gjkd_arena *arena, const gjk_world_waypoint *waypoint, bo
                        Gjkd__V1__StateResult *out);
 void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *result, bool all_pairs,
                             Gjkd__V1__TrajectoryResult *out);
+/* The compact form (QueryOptions.compact, CLOSEST and FIRST_COLLISION modes): each waypoint's
+ * closest pair carries only distance, status, iterations and its 15 geometry values, and
+ * points at pair_table, which lists every distinct pair once with names, ids and padding. */
+void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *result,
+                                    Gjkd__V1__TrajectoryResult *out);
 
 #endif /* GJKD_CODEC_H */

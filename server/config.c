@@ -8,6 +8,7 @@
 
 #include "gjk/base.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -52,7 +53,13 @@ static const opt k_options[] = {
     {"monitor-endpoint", OPT_STRING, OFF(monitor_endpoint), "", 0, 0,
      "PUB endpoint for MonitorEvent messages (empty: off)"},
     {"insecure", OPT_BOOL, OFF(insecure), "false", 0, 0,
-     "allow binding non-loopback endpoints without authentication"},
+     "allow binding non-loopback endpoints without CURVE (logged as a warning)"},
+    {"curve-secret-key", OPT_STRING, OFF(curve_secret_key), "", 0, 0,
+     "server secret key file (Z85, mode 0600; gjkctl keygen): CURVE on every socket"},
+    {"curve-allow", OPT_STRING, OFF(curve_allow), "", 0, 0,
+     "client public keys allowed with CURVE: a file of Z85 keys or a directory of *.pub"},
+    {"scene", OPT_STRING, OFF(scene_file), "", 0, 0,
+     "JSON scene file loaded at start when no persisted scene exists"},
     {"drain-seconds", OPT_DOUBLE, OFF(drain_seconds), "5", 0, 3600,
      "on SIGTERM, longest wait for in-flight requests"},
     {"max-message-bytes", OPT_UINT64, LIM(max_message_bytes), "16777216", 1024, 1073741824.0,
@@ -199,7 +206,9 @@ void gjkd_config_defaults(gjkd_config *config)
 void gjkd_config_print_help(FILE *out)
 {
     fprintf(out, "usage: gjkd [--option value | --option=value]...\n\noptions (defaults in "
-                 "brackets; the same names work in the --config ini file):\n");
+                 "brackets; the same names work in the --config ini file, and as GJKD_NAME\n"
+                 "environment variables, e.g. GJKD_MAX_WAYPOINTS; precedence: defaults < file "
+                 "< environment < command line):\n");
     for (size_t i = 0; i < OPTION_COUNT; ++i) {
         const opt *o = &k_options[i];
         fprintf(out, "  --%-22s %s [%s]\n", o->name, o->help,
@@ -280,6 +289,36 @@ static int split_arg(int argc, char **argv, int i, const char **name, char *name
     return 2;
 }
 
+/* "max-waypoints" -> "GJKD_MAX_WAYPOINTS". */
+static void env_name(const char *option, char *out, size_t out_size)
+{
+    int n = snprintf(out, out_size, "GJKD_%s", option);
+    for (int i = 5; i < n && (size_t)i < out_size; ++i)
+        out[i] = out[i] == '-' ? '_' : (char)toupper((unsigned char)out[i]);
+}
+
+/* Every option set in the environment, through the same setter (config excepted: it was
+ * taken before the file was read). */
+static bool load_environment(gjkd_config *config, char *err, size_t err_size)
+{
+    for (size_t i = 0; i < OPTION_COUNT; ++i) {
+        const opt *o = &k_options[i];
+        if (o == find_option("config"))
+            continue;
+        char name[80];
+        env_name(o->name, name, sizeof name);
+        const char *value = getenv(name);
+        if (value == NULL)
+            continue;
+        char inner[256];
+        if (!set_option(config, o, value, inner, sizeof inner)) {
+            snprintf(err, err_size, "environment %s: %s", name, inner);
+            return false;
+        }
+    }
+    return true;
+}
+
 gjkd_config_result gjkd_config_load(gjkd_config *config, int argc, char **argv, FILE *help_out,
                                     char *err, size_t err_size)
 {
@@ -308,6 +347,10 @@ gjkd_config_result gjkd_config_load(gjkd_config *config, int argc, char **argv, 
             return GJKD_CONFIG_ERROR;
         i += used;
     }
+    const char *env_config = getenv("GJKD_CONFIG");
+    if (config->config_file[0] == '\0' && env_config != NULL &&
+        !gjkd_config_set(config, "config", env_config, err, err_size))
+        return GJKD_CONFIG_ERROR;
     if (config->config_file[0] != '\0') {
         ini_context ctx = {config, err, err_size, false};
         int rc = ini_parse(config->config_file, on_ini_entry, &ctx);
@@ -323,6 +366,8 @@ gjkd_config_result gjkd_config_load(gjkd_config *config, int argc, char **argv, 
             return GJKD_CONFIG_ERROR;
         }
     }
+    if (!load_environment(config, err, err_size))
+        return GJKD_CONFIG_ERROR;
     /* Pass 2: the command line wins. */
     for (int i = 1; i < argc;) {
         const char *name, *value;

@@ -1,9 +1,12 @@
 /* config.h — the daemon's typed configuration table.
  *
  * Every option has a name, a type, a default, bounds and a help line in one table
- * (config.c). Precedence: defaults < config file (ini, --config FILE) < command line. The
- * same names are used on the command line (--max-waypoints 500, --max-waypoints=500) and in
- * the file (max-waypoints = 500 or max_waypoints = 500, top level or in a [gjkd] section). */
+ * (config.c). Precedence: defaults < config file (ini, --config FILE) < environment <
+ * command line. The same names are used on the command line (--max-waypoints 500,
+ * --max-waypoints=500), in the file (max-waypoints = 500 or max_waypoints = 500, top level or
+ * in a [gjkd] section) and in the environment (GJKD_MAX_WAYPOINTS=500: the name upper-cased,
+ * '-' -> '_'); every source goes through the same setter. GJKD_CONFIG names the file when
+ * the command line does not. */
 #ifndef GJKD_CONFIG_H
 #define GJKD_CONFIG_H
 
@@ -35,6 +38,9 @@ typedef struct gjkd_config {
     char pose_endpoint[GJKD_PATH_MAX];    /* "" = no pose stream */
     char monitor_endpoint[GJKD_PATH_MAX]; /* "" = no monitor stream */
     char config_file[GJKD_PATH_MAX];      /* "" = none */
+    char curve_secret_key[GJKD_PATH_MAX]; /* server secret key file; "" = no CURVE */
+    char curve_allow[GJKD_PATH_MAX];      /* allow-list: file of keys or dir of *.pub */
+    char scene_file[GJKD_PATH_MAX];       /* JSON scene loaded at start if none persisted */
     int32_t threads;                      /* worker threads */
     int32_t query_threads;                /* threads per trajectory query */
     int32_t log_level;                    /* gjkd_log_level */
@@ -53,7 +59,8 @@ typedef enum gjkd_config_result {
 /* Fills every field with its default. */
 void gjkd_config_defaults(gjkd_config *config);
 
-/* defaults < file named by --config < argv. argv[0] is the program name. */
+/* defaults < file named by --config (or GJKD_CONFIG) < GJKD_* environment < argv. argv[0]
+ * is the program name. */
 gjkd_config_result gjkd_config_load(gjkd_config *config, int argc, char **argv, FILE *help_out,
                                     char *err, size_t err_size);
 

@@ -52,6 +52,9 @@ bool gjkd_service_pose_update(gjkd_service *service, const uint8_t *data, size_t
 bool gjkd_service_monitor_event(gjkd_service *service, uint64_t sequence, uint8_t **event,
                                 size_t *event_size);
 
+/* One handshake refused by CURVE authentication (reported as auth_refused in stats). */
+void gjkd_service_count_auth_refused(gjkd_service *service);
+
 void gjkd_service_set_limits(gjkd_service *service, const gjkd_limits *limits);
 gjkd_limits gjkd_service_limits(gjkd_service *service);
 void gjkd_service_set_draining(gjkd_service *service, bool draining);

@@ -1,9 +1,11 @@
-/* main.c — gjkd: configuration, signals, persistence, and the transport loop.
+/* main.c — gjkd: configuration, signals, persistence, authentication and the transport loop.
  *
  * Signals only set flags (Redis style); the transport loop does the work: SIGTERM/SIGINT
  * drain in-flight requests and exit 0, SIGHUP re-reads the log level and limits from the
- * config file (command-line values still take precedence). */
+ * config file (environment and command-line values still take precedence) and the CURVE
+ * allow-list. */
 #define _POSIX_C_SOURCE 200809L
+#include "auth.h"
 #include "config.h"
 #include "demo.h"
 #include "dispatch.h"
@@ -36,6 +38,7 @@ typedef struct daemon_state {
     char **argv;
     gjkd_config *config;
     gjkd_service *service;
+    gjkd_auth *auth; /* NULL without CURVE */
 } daemon_state;
 
 static void reload_config(void *user, void *frontend)
@@ -55,6 +58,12 @@ static void reload_config(void *user, void *frontend)
     d->config->limits = fresh.limits;
     gjkd_log_set_level((gjkd_log_level)fresh.log_level);
     gjkd_service_set_limits(d->service, &fresh.limits);
+    if (d->auth != NULL) {
+        if (gjkd_auth_reload(d->auth, fresh.curve_allow, err, sizeof err))
+            GJKD_LOG(GJKD_LOG_INFO, "allow_list_reloaded", 0, "allow=%s", fresh.curve_allow);
+        else
+            GJKD_LOG(GJKD_LOG_ERROR, "reload_failed", 0, "%s; keeping the current allow-list", err);
+    }
     int64_t hard = (int64_t)(2 * fresh.limits.max_message_bytes);
     zmq_setsockopt(frontend, ZMQ_MAXMSGSIZE, &hard, sizeof hard);
     GJKD_LOG(GJKD_LOG_INFO, "reloaded", 0, "log_level=%s max_message_bytes=%llu",
@@ -84,15 +93,31 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    /* Every socket we bind follows the loopback-only rule (the request endpoint is also
-     * checked where it is bound, next to the CURVE hook). */
+    /* CURVE needs both halves; --scene and --demo both name the first scene. */
+    bool curve = config.curve_secret_key[0] != '\0';
+    if (curve != (config.curve_allow[0] != '\0')) {
+        fprintf(stderr, "gjkd: CURVE needs both --curve-secret-key and --curve-allow\n");
+        return 2;
+    }
+    if (config.demo && config.scene_file[0] != '\0') {
+        fprintf(stderr, "gjkd: --demo and --scene both name the initial scene; give one\n");
+        return 2;
+    }
+    /* Every socket we bind follows the exposure rule: loopback only, unless CURVE is on (then
+     * anywhere) or --insecure (anywhere, with a warning in the log). Checked here so that a
+     * refusal stops the start before anything is loaded; the request endpoint is checked (and
+     * its warning logged) again where it is bound. */
+    if (!curve && !config.insecure && !gjkd_endpoint_is_loopback(config.endpoint)) {
+        gjkd_endpoint_check(config.endpoint, "request", false, false, err, sizeof err);
+        fprintf(stderr, "gjkd: %s\n", err);
+        return 2;
+    }
     const char *streams[2] = {config.pose_endpoint, config.monitor_endpoint};
+    const char *stream_names[2] = {"pose", "monitor"};
     for (int i = 0; i < 2; ++i) {
-        if (streams[i][0] != '\0' && !config.insecure && !gjkd_endpoint_is_loopback(streams[i])) {
-            fprintf(stderr,
-                    "gjkd: refusing to bind non-loopback endpoint '%s' without authentication; "
-                    "pass --insecure to allow it\n",
-                    streams[i]);
+        if (streams[i][0] != '\0' && !gjkd_endpoint_check(streams[i], stream_names[i], curve,
+                                                          config.insecure, err, sizeof err)) {
+            fprintf(stderr, "gjkd: %s\n", err);
             return 2;
         }
     }
@@ -101,6 +126,7 @@ int main(int argc, char **argv)
     gjkd_store *store = NULL;
     gjkd_service *service = NULL;
     gjkd_stream *stream = NULL;
+    gjkd_auth *auth = NULL;
     void *zctx = NULL;
     gjkd_error error;
 
@@ -112,6 +138,13 @@ int main(int argc, char **argv)
     gjkd_service_def def = {config.limits, config.query_threads, config.threads, store};
     if ((service = gjkd_service_create(&def, &error)) == NULL) {
         GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", error.message);
+        goto done;
+    }
+    /* Keys before scenes: a bad key file stops the start before anything is loaded. */
+    zctx = zmq_ctx_new();
+    if (curve && (auth = gjkd_auth_start(zctx, config.curve_secret_key, config.curve_allow, service,
+                                         err, sizeof err)) == NULL) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
         goto done;
     }
     bool loaded = false;
@@ -139,6 +172,14 @@ int main(int argc, char **argv)
                      gjkd_store_path(store), (unsigned long long)gjkd_service_revision(service));
         }
     }
+    if (config.scene_file[0] != '\0' && !loaded) {
+        if (!gjkd_scene_file_load(service, config.scene_file, &error)) {
+            GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "--scene: %s", error.message);
+            goto done;
+        }
+        GJKD_LOG(GJKD_LOG_INFO, "scene_loaded", 0, "path=%s revision=%llu", config.scene_file,
+                 (unsigned long long)gjkd_service_revision(service));
+    }
     if (config.demo && !loaded) {
         if (!gjkd_demo_load(service, &error)) {
             GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "--demo: %s", error.message);
@@ -148,20 +189,20 @@ int main(int argc, char **argv)
                  (unsigned long long)gjkd_service_revision(service));
     }
 
-    zctx = zmq_ctx_new();
-    stream = gjkd_stream_start(zctx, config.pose_endpoint, config.monitor_endpoint, service, err,
-                               sizeof err);
+    stream = gjkd_stream_start_auth(zctx, config.pose_endpoint, config.monitor_endpoint, auth,
+                                    service, err, sizeof err);
     if (stream == NULL && err[0] != '\0') {
         GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
         goto done;
     }
-    daemon_state state = {argc, argv, &config, service};
+    daemon_state state = {argc, argv, &config, service, auth};
     gjkd_transport_def tdef;
     memset(&tdef, 0, sizeof tdef);
     tdef.zmq_context = zctx;
     tdef.endpoint = config.endpoint;
     tdef.threads = config.threads;
     tdef.insecure = config.insecure;
+    tdef.auth = auth;
     tdef.drain_seconds = config.drain_seconds;
     tdef.service = service;
     tdef.stop = &g_stop;
@@ -177,6 +218,7 @@ int main(int argc, char **argv)
              (unsigned long long)gjkd_service_revision(service));
 done:
     gjkd_stream_stop(&stream);
+    gjkd_auth_stop(&auth);
     if (zctx != NULL)
         zmq_ctx_term(zctx);
     gjkd_service_destroy(&service);

@@ -72,13 +72,19 @@ static void *stream_main(void *arg)
     return NULL;
 }
 
-static void *bind_socket(void *context, int type, const char *endpoint, char *err, size_t err_size)
+static void *bind_socket(void *context, int type, const char *endpoint, gjkd_auth *auth, char *err,
+                         size_t err_size)
 {
     void *sock = zmq_socket(context, type);
     int linger = 0;
     zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger);
     if (type == ZMQ_SUB)
         zmq_setsockopt(sock, ZMQ_SUBSCRIBE, "", 0);
+    if (auth != NULL &&
+        !gjkd_auth_secure_socket(auth, sock, type == ZMQ_SUB ? "pose" : "monitor", err, err_size)) {
+        zmq_close(sock);
+        return NULL;
+    }
     if (zmq_bind(sock, endpoint) != 0) {
         snprintf(err, err_size, "cannot bind '%s': %s", endpoint, zmq_strerror(zmq_errno()));
         zmq_close(sock);
@@ -91,6 +97,14 @@ gjkd_stream *gjkd_stream_start(void *zmq_context, const char *pose_endpoint,
                                const char *monitor_endpoint, gjkd_service *service, char *err,
                                size_t err_size)
 {
+    return gjkd_stream_start_auth(zmq_context, pose_endpoint, monitor_endpoint, NULL, service, err,
+                                  err_size);
+}
+
+gjkd_stream *gjkd_stream_start_auth(void *zmq_context, const char *pose_endpoint,
+                                    const char *monitor_endpoint, gjkd_auth *auth,
+                                    gjkd_service *service, char *err, size_t err_size)
+{
     err[0] = '\0';
     if (pose_endpoint[0] == '\0' && monitor_endpoint[0] == '\0')
         return NULL;
@@ -101,10 +115,10 @@ gjkd_stream *gjkd_stream_start(void *zmq_context, const char *pose_endpoint,
     }
     s->service = service;
     if (pose_endpoint[0] != '\0' &&
-        (s->sub = bind_socket(zmq_context, ZMQ_SUB, pose_endpoint, err, err_size)) == NULL)
+        (s->sub = bind_socket(zmq_context, ZMQ_SUB, pose_endpoint, auth, err, err_size)) == NULL)
         goto fail;
     if (monitor_endpoint[0] != '\0' &&
-        (s->pub = bind_socket(zmq_context, ZMQ_PUB, monitor_endpoint, err, err_size)) == NULL)
+        (s->pub = bind_socket(zmq_context, ZMQ_PUB, monitor_endpoint, auth, err, err_size)) == NULL)
         goto fail;
     sigset_t all, old;
     sigfillset(&all);

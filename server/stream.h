@@ -8,6 +8,7 @@
 #ifndef GJKD_STREAM_H
 #define GJKD_STREAM_H
 
+#include "auth.h"
 #include "dispatch.h"
 
 typedef struct gjkd_stream gjkd_stream;
@@ -17,6 +18,11 @@ typedef struct gjkd_stream gjkd_stream;
 gjkd_stream *gjkd_stream_start(void *zmq_context, const char *pose_endpoint,
                                const char *monitor_endpoint, gjkd_service *service, char *err,
                                size_t err_size);
+/* The same with CURVE: auth != NULL makes both sockets CURVE servers authenticated by its
+ * allow-list (publishers and subscribers need a listed key and the server's public key). */
+gjkd_stream *gjkd_stream_start_auth(void *zmq_context, const char *pose_endpoint,
+                                    const char *monitor_endpoint, gjkd_auth *auth,
+                                    gjkd_service *service, char *err, size_t err_size);
 /* Stops and joins the thread, closes its sockets; safe on NULL. */
 void gjkd_stream_stop(gjkd_stream **stream);
 

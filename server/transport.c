@@ -36,16 +36,33 @@ bool gjkd_endpoint_is_loopback(const char *endpoint)
     return strncmp(host, "localhost:", 10) == 0 || strncmp(host, "[::1]:", 6) == 0;
 }
 
+bool gjkd_endpoint_check(const char *endpoint, const char *name, bool curve, bool insecure,
+                         char *err, size_t err_size)
+{
+    if (curve || gjkd_endpoint_is_loopback(endpoint))
+        return true;
+    if (!insecure) {
+        snprintf(err, err_size,
+                 "refusing to bind the %s socket to non-loopback endpoint '%s' without "
+                 "authentication; configure CURVE (--curve-secret-key and --curve-allow) or "
+                 "pass --insecure",
+                 name, endpoint);
+        return false;
+    }
+    GJKD_LOG(GJKD_LOG_WARN, "insecure_endpoint", 0,
+             "socket=%s endpoint=%s: bound without authentication or encryption (--insecure)", name,
+             endpoint);
+    return true;
+}
+
 bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
                                     uint64_t max_message_bytes, char *err, size_t err_size)
 {
-    if (!def->insecure && !gjkd_endpoint_is_loopback(def->endpoint)) {
-        snprintf(err, err_size,
-                 "refusing to bind non-loopback endpoint '%s' without authentication; "
-                 "pass --insecure to allow it (CURVE comes later)",
-                 def->endpoint);
+    if (!gjkd_endpoint_check(def->endpoint, "request", def->auth != NULL, def->insecure, err,
+                             err_size))
         return false;
-    }
+    if (def->auth != NULL && !gjkd_auth_secure_socket(def->auth, socket, "request", err, err_size))
+        return false;
     /* Requests up to max_message_bytes are read and answered (RESOURCE_EXHAUSTED above the
      * limit is decided by the service); beyond twice that, libzmq drops the connection
      * without reading the message into memory. */
@@ -55,6 +72,25 @@ bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
 }
 
 /* ---------------------------------------------------------------- workers */
+
+/* Frees a reply buffer ZeroMQ has sent (zero-copy send of the malloc'd reply). */
+static void free_reply(void *data, void *hint)
+{
+    (void)hint;
+    free(data);
+}
+
+/* Sends a malloc'd reply as the last frame without copying it; frees it on failure. */
+static void send_owned(void *socket, uint8_t *reply, size_t size)
+{
+    zmq_msg_t m;
+    if (zmq_msg_init_data(&m, reply, size, free_reply, NULL) != 0) {
+        free(reply);
+        return;
+    }
+    if (zmq_msg_send(&m, socket, 0) < 0)
+        zmq_msg_close(&m); /* closing calls free_reply */
+}
 
 typedef struct worker {
     pthread_t thread;
@@ -133,8 +169,7 @@ static void *worker_main(void *arg)
                             &reply_size);
         zmq_msg_send(&f[0], sock, ZMQ_SNDMORE);
         zmq_msg_send(&f[1], sock, ZMQ_SNDMORE);
-        zmq_send(sock, reply, reply_size, 0);
-        free(reply);
+        send_owned(sock, reply, reply_size);
         zmq_msg_close(&f[2]);
     }
     zmq_close(sock);
@@ -160,10 +195,22 @@ static void send_reply(void *frontend, zmq_msg_t *identity, int framing, const v
     zmq_send(frontend, data, size, 0);
 }
 
-/* Reads one client message and passes it to the idle worker `worker_id` (or answers it). Returns
- * true if a worker got it. */
+/* True if another message is already queued on the socket. */
+static bool more_queued(void *socket)
+{
+    int events = 0;
+    size_t len = sizeof events;
+    return zmq_getsockopt(socket, ZMQ_EVENTS, &events, &len) == 0 && (events & ZMQ_POLLIN);
+}
+
+/* Reads one client message and passes it to the idle worker `worker_id`, or answers it here.
+ * When every worker is idle and no other request is queued, the broker serves the request
+ * itself (inline): that saves two thread hand-offs (broker -> worker -> broker) on the latency
+ * of a lone client, and costs nothing else, since no worker had anything to do. A request
+ * arriving meanwhile waits for this one to finish before it is passed on. Returns true if a
+ * worker got the request. */
 static bool forward_request(void *frontend, void *backend, zmq_msg_t *worker_id,
-                            gjkd_service *service)
+                            gjkd_service *service, bool all_idle)
 {
     zmq_msg_t f[4];
     int total;
@@ -186,6 +233,19 @@ static bool forward_request(void *frontend, void *backend, zmq_msg_t *worker_id,
         send_reply(frontend, &f[0], total >= 3 && zmq_msg_size(&f[1]) == 0, reply, reply_size);
         free(reply);
         close_frames(f, n);
+        return false;
+    }
+    if (all_idle && !more_queued(frontend)) {
+        uint8_t *reply = NULL;
+        size_t reply_size = 0;
+        gjkd_service_handle(service, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]), &reply,
+                            &reply_size);
+        zmq_msg_send(&f[0], frontend, ZMQ_SNDMORE);
+        if (framing == FRAMING_DELIMITED)
+            zmq_send(frontend, "", 0, ZMQ_SNDMORE);
+        send_owned(frontend, reply, reply_size);
+        for (int i = 1; i < n; ++i)
+            zmq_msg_close(&f[i]);
         return false;
     }
     uint8_t fb = (uint8_t)framing;
@@ -325,7 +385,8 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
             n_idle++;
         if (n_items == 2 && (items[1].revents & ZMQ_POLLIN)) {
             quiet_since = now_seconds();
-            if (forward_request(frontend, backend, &idle[n_idle - 1], def->service))
+            if (forward_request(frontend, backend, &idle[n_idle - 1], def->service,
+                                n_idle == started))
                 zmq_msg_close(&idle[--n_idle]);
         }
     }

@@ -6,6 +6,11 @@
  * frontend only while some worker is idle (natural backpressure) and answers malformed
  * framing itself. No socket is ever used by two threads.
  *
+ * Inline requests: when every worker is idle and no other request is queued, the broker
+ * handles the request itself instead of handing it to a worker and back (two thread hops
+ * fewer for a lone client). A request arriving meanwhile waits until that one is answered,
+ * then goes to a worker as usual. Replies are sent without a copy (zmq_msg_init_data).
+ *
  * Shutdown: when *stop becomes non-zero the service reports DRAINING (health) and the loop
  * keeps answering until nothing is in flight and the frontend has been quiet for 200 ms, or
  * drain_seconds pass; then the workers are stopped and joined. The frontend is not unbound
@@ -13,6 +18,7 @@
 #ifndef GJKD_TRANSPORT_H
 #define GJKD_TRANSPORT_H
 
+#include "auth.h"
 #include "dispatch.h"
 
 #include <stdatomic.h>
@@ -22,7 +28,8 @@ typedef struct gjkd_transport_def {
     void *zmq_context;
     const char *endpoint;
     int32_t threads;
-    bool insecure; /* allow non-loopback endpoints */
+    bool insecure;   /* allow non-loopback endpoints without CURVE (logged as a warning) */
+    gjkd_auth *auth; /* NULL: no CURVE; else the frontend is a CURVE server (auth.h) */
     double drain_seconds;
     gjkd_service *service;
     atomic_int *stop;   /* set by the signal handler (lock-free: async-signal-safe) */
@@ -37,9 +44,14 @@ typedef struct gjkd_transport_def {
 /* True for ipc://, inproc:// and tcp:// on 127.0.0.0/8, localhost or [::1]. */
 bool gjkd_endpoint_is_loopback(const char *endpoint);
 
-/* Applies the frontend's security settings (ZMQ_MAXMSGSIZE etc.). CURVE and the ZAP
- * allow-list of client keys go here (a later issue); today a non-loopback endpoint is refused
- * unless def->insecure. */
+/* The exposure rule for any socket gjkd binds: with CURVE (auth != NULL) every endpoint is
+ * allowed; without it a non-loopback endpoint is refused (false, message in err) unless
+ * insecure, which allows it with a warning in the log. name: "request", "pose", ... */
+bool gjkd_endpoint_check(const char *endpoint, const char *name, bool curve, bool insecure,
+                         char *err, size_t err_size);
+
+/* Applies the frontend's security settings: the exposure rule, CURVE and the ZAP
+ * authentication when def->auth is set, ZMQ_MAXMSGSIZE. */
 bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
                                     uint64_t max_message_bytes, char *err, size_t err_size);
 

@@ -7,6 +7,8 @@
 #   persistence  kill -9 after acknowledged changes, restart, all present; corrupt state refused
 #   concurrency  several clients at once, replies never mixed up
 #   shutdown     SIGTERM with requests in flight: all answered, exit 0
+#   wire         the lean encoding from Python (packed poses, compact replies) against the
+#                first one, and packed faults refused with their own messages
 if(TARGET gjkd_json)
   gjk_add_test(test_json SOURCES e2e/test_json.c LIBS gjkd::json LABELS unit TIMEOUT 60
                ARGS ${PROJECT_SOURCE_DIR}/examples/demo)
@@ -19,7 +21,7 @@ if(TARGET gjkd AND TARGET gjkctl)
 
   find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
   if(GJK_SYSTEM_PYTHON)
-    foreach(group requests bad_input persistence concurrency shutdown)
+    foreach(group requests bad_input persistence concurrency shutdown wire)
       add_test(NAME e2e_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e.py
                        --group ${group}
@@ -29,5 +31,18 @@ if(TARGET gjkd AND TARGET gjkctl)
                        --source-dir ${PROJECT_SOURCE_DIR})
       set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
     endforeach()
+    # Authentication and start-up configuration (tests/e2e/e2e_security.py): curve,
+    # curve_refusals (also labelled fault), config (GJKD_* environment, --scene).
+    foreach(group curve curve_refusals config)
+      add_test(NAME e2e_${group}
+               COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_security.py
+                       --group ${group}
+                       --gjkd $<TARGET_FILE:gjkd> --gjkctl $<TARGET_FILE:gjkctl>
+                       --e2e-client $<TARGET_FILE:e2e_client>
+                       --python-proto ${CMAKE_BINARY_DIR}/python
+                       --source-dir ${PROJECT_SOURCE_DIR})
+      set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
+    endforeach()
+    set_tests_properties(e2e_curve_refusals PROPERTIES LABELS "e2e;fault")
   endif()
 endif()

@@ -1,4 +1,5 @@
-/* test_server_config.c — defaults, validation and precedence: defaults < file < command line. */
+/* test_server_config.c — defaults, validation and precedence: defaults < file < environment
+ * (GJKD_<OPTION>) < command line. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,6 +49,10 @@ static void test_defaults(void **state)
     assert_false(c.demo);
     assert_int_equal(c.limits.max_message_bytes, 16777216);
     assert_int_equal(c.limits.max_points_per_part, 10000);
+    assert_false(c.insecure);
+    assert_string_equal(c.curve_secret_key, "");
+    assert_string_equal(c.curve_allow, "");
+    assert_string_equal(c.scene_file, "");
 }
 
 static void test_precedence(void **state)
@@ -119,13 +124,102 @@ static void test_help(void **state)
     assert_int_equal(load(&c, err, 2, argv), GJKD_CONFIG_EXIT);
 }
 
+static void clear_environment(void)
+{
+    static const char *const names[] = {
+        "GJKD_CONFIG",   "GJKD_THREADS",     "GJKD_MAX_PAIRS",        "GJKD_STATE_DIR",
+        "GJKD_ENDPOINT", "GJKD_INSECURE",    "GJKD_MAX_WAYPOINTS",    "GJKD_LOG_LEVEL",
+        "GJKD_SCENE",    "GJKD_CURVE_ALLOW", "GJKD_CURVE_SECRET_KEY", "GJKD_DRAIN_SECONDS"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        unsetenv(names[i]);
+}
+
+/* defaults < file < environment < command line, each through the same setter. */
+static void test_environment(void **state)
+{
+    (void)state;
+    clear_environment();
+    write_file("threads = 3\nlog_level = debug\nmax-pairs = 5\nendpoint = ipc:///tmp/file\n");
+    setenv("GJKD_THREADS", "4", 1);
+    setenv("GJKD_MAX_PAIRS", "11", 1);
+    setenv("GJKD_STATE_DIR", "/tmp/gjkd-env-state", 1);
+    setenv("GJKD_ENDPOINT", "tcp://127.0.0.1:9999", 1);
+    setenv("GJKD_INSECURE", "yes", 1);
+    setenv("GJKD_CURVE_SECRET_KEY", "/etc/gjkd/server.key", 1);
+    setenv("GJKD_SCENE", "/etc/gjkd/scene.json", 1);
+    gjkd_config c;
+    char err[256];
+    char *argv[] = {"gjkd", "--config", g_file, "--threads", "6"};
+    assert_int_equal(load(&c, err, 5, argv), GJKD_CONFIG_OK);
+    assert_int_equal(c.threads, 6);                    /* command line beats environment */
+    assert_int_equal(c.limits.max_pairs_returned, 11); /* environment beats file */
+    assert_string_equal(c.endpoint, "tcp://127.0.0.1:9999");
+    assert_int_equal(c.log_level, GJKD_LOG_DEBUG); /* file beats default */
+    assert_string_equal(c.state_dir, "/tmp/gjkd-env-state");
+    assert_true(c.insecure);
+    assert_string_equal(c.curve_secret_key, "/etc/gjkd/server.key");
+    assert_string_equal(c.scene_file, "/etc/gjkd/scene.json");
+    assert_int_equal(c.limits.max_waypoints, 10000); /* default untouched */
+
+    /* GJKD_CONFIG names the file when the command line does not. */
+    char *argv2[] = {"gjkd"};
+    setenv("GJKD_CONFIG", g_file, 1);
+    assert_int_equal(load(&c, err, 1, argv2), GJKD_CONFIG_OK);
+    assert_int_equal(c.threads, 4); /* environment beats file */
+    assert_int_equal(c.log_level, GJKD_LOG_DEBUG);
+    assert_string_equal(c.config_file, g_file);
+    /* ... and --config beats GJKD_CONFIG. */
+    char *argv3[] = {"gjkd", "--config", "/nonexistent/other.ini"};
+    assert_int_equal(load(&c, err, 3, argv3), GJKD_CONFIG_ERROR);
+    if (strstr(err, "/nonexistent/other.ini") == NULL) {
+        print_error("message '%s' does not name the --config file\n", err);
+        fail();
+    }
+    clear_environment();
+    unlink(g_file);
+}
+
+static void test_environment_errors(void **state)
+{
+    (void)state;
+    clear_environment();
+    char *argv[] = {"gjkd"};
+    setenv("GJKD_MAX_WAYPOINTS", "1.5", 1);
+    expect_error(1, argv, "environment GJKD_MAX_WAYPOINTS: max-waypoints: expected an integer");
+    clear_environment();
+    setenv("GJKD_THREADS", "0", 1);
+    expect_error(1, argv, "environment GJKD_THREADS: threads: 0 is outside");
+    clear_environment();
+    setenv("GJKD_INSECURE", "maybe", 1);
+    expect_error(1, argv, "GJKD_INSECURE: insecure: expected true or false");
+    clear_environment();
+    setenv("GJKD_LOG_LEVEL", "loud", 1);
+    expect_error(1, argv, "GJKD_LOG_LEVEL");
+    clear_environment();
+    /* The command line does not rescue a bad environment value: it is reported. */
+    setenv("GJKD_THREADS", "zero", 1);
+    char *argv2[] = {"gjkd", "--threads", "2"};
+    expect_error(3, argv2, "GJKD_THREADS");
+    clear_environment();
+    setenv("GJKD_CONFIG", "/nonexistent/env.ini", 1);
+    expect_error(1, argv, "cannot open config file '/nonexistent/env.ini'");
+    clear_environment();
+}
+
+/* The tests expect no GJKD_* variable from the caller's environment. */
+static int group_setup(void **state)
+{
+    (void)state;
+    clear_environment();
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_precedence),
-        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_defaults),    cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_bad_values),  cmocka_unit_test(test_help),
+        cmocka_unit_test(test_environment), cmocka_unit_test(test_environment_errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, group_setup, NULL);
 }

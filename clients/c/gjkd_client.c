@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,8 @@ struct gjkd_client {
     uint64_t revision;
     bool expect;
     uint64_t expected_revision;
+    bool curve;
+    char server_key[41], secret_key[41], public_key[41]; /* Z85, with curve */
     char error[512];
 };
 
@@ -69,8 +72,57 @@ static int64_t now_ms(void)
 
 gjkd_client_options gjkd_client_default_options(void)
 {
-    gjkd_client_options o = {DEFAULT_ENDPOINT, 5000, 2, NULL};
+    gjkd_client_options o = {DEFAULT_ENDPOINT, 5000, 2, NULL, NULL, NULL};
     return o;
+}
+
+/* True if text is a Z85 key: 40 characters that decode to 32 bytes. */
+static bool is_z85_key(const char *text)
+{
+    uint8_t key[32];
+    return text != NULL && strlen(text) == 40 && zmq_z85_decode(key, text) != NULL;
+}
+
+bool gjkd_client_read_key_file(const char *path, bool secret, char z85[41], char *err,
+                               size_t err_size)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, err_size, "cannot open key file '%s': %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (secret && fstat(fileno(f), &st) == 0 && (st.st_mode & 077) != 0) {
+        snprintf(err, err_size,
+                 "secret key file '%s' is accessible by group or others (mode %04o); "
+                 "run: chmod 600 '%s'",
+                 path, (unsigned)(st.st_mode & 07777), path);
+        fclose(f);
+        return false;
+    }
+    char line[256];
+    bool found = false, ok = false;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        size_t n = strlen(p);
+        while (n > 0 &&
+               (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+            p[--n] = '\0';
+        if (n == 0 || p[0] == '#')
+            continue;
+        found = true;
+        ok = is_z85_key(p);
+        if (ok)
+            memcpy(z85, p, 41);
+    }
+    fclose(f);
+    if (!found)
+        snprintf(err, err_size, "key file '%s' holds no key", path);
+    else if (!ok)
+        snprintf(err, err_size, "key file '%s': not a Z85 key (expected 40 characters)", path);
+    return ok;
 }
 
 static gjkd_status open_socket(gjkd_client *c)
@@ -81,6 +133,14 @@ static gjkd_status open_socket(gjkd_client *c)
     int linger = 0;
     zmq_setsockopt(c->socket, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt(c->socket, ZMQ_SNDTIMEO, &c->timeout_ms, sizeof c->timeout_ms);
+    if (c->curve && (zmq_setsockopt(c->socket, ZMQ_CURVE_SERVERKEY, c->server_key, 40) != 0 ||
+                     zmq_setsockopt(c->socket, ZMQ_CURVE_PUBLICKEY, c->public_key, 40) != 0 ||
+                     zmq_setsockopt(c->socket, ZMQ_CURVE_SECRETKEY, c->secret_key, 40) != 0)) {
+        int e = zmq_errno();
+        zmq_close(c->socket);
+        c->socket = NULL;
+        return fail(c, GJKD_TRANSPORT, "cannot set the CURVE keys: %s", zmq_strerror(e));
+    }
     if (zmq_connect(c->socket, c->endpoint) != 0) {
         int e = zmq_errno();
         zmq_close(c->socket);
@@ -99,9 +159,21 @@ gjkd_status gjkd_client_create(const gjkd_client_options *options, gjkd_client *
         o.endpoint = DEFAULT_ENDPOINT;
     if (o.timeout_ms <= 0 || o.retries < 0)
         return GJKD_CLIENT_ERROR;
+    bool curve = o.curve_server_key != NULL || o.curve_secret_key != NULL;
+    if (curve && (!is_z85_key(o.curve_server_key) || !is_z85_key(o.curve_secret_key)))
+        return GJKD_CLIENT_ERROR; /* CURVE needs both keys, 40 characters of Z85 each */
     gjkd_client *c = calloc(1, sizeof *c);
     if (c == NULL)
         return GJKD_CLIENT_ERROR;
+    if (curve) {
+        c->curve = true;
+        memcpy(c->server_key, o.curve_server_key, 41);
+        memcpy(c->secret_key, o.curve_secret_key, 41);
+        if (zmq_curve_public(c->public_key, c->secret_key) != 0) {
+            free(c);
+            return GJKD_CLIENT_ERROR;
+        }
+    }
     c->endpoint = strdup(o.endpoint);
     c->timeout_ms = o.timeout_ms;
     c->retries = o.retries;
@@ -132,6 +204,7 @@ void gjkd_client_destroy(gjkd_client **client)
     if (c->own_context && c->context)
         zmq_ctx_term(c->context);
     free(c->endpoint);
+    memset(c->secret_key, 0, sizeof c->secret_key);
     free(c);
     *client = NULL;
 }
@@ -330,14 +403,52 @@ static void pair_of(const Gjkd__V1__PairResult *p, gjkd_pair *out)
     out->padding = p->padding;
 }
 
+/* A pair in the compact form (gjkd.proto PairResult.geometry): names, ids and padding from
+ * its pair_table entry, the rest from the pair itself. False if the reply is inconsistent. */
+enum { COMPACT_GEOMETRY = 15 };
+
+static bool compact_pair_of(const Gjkd__V1__PairResult *p, const Gjkd__V1__TrajectoryResult *t,
+                            gjkd_pair *out)
+{
+    if (p->n_geometry != COMPACT_GEOMETRY || t == NULL || p->pair_index >= t->n_pair_table)
+        return false;
+    const Gjkd__V1__PairResult *entry = t->pair_table[p->pair_index];
+    pair_of(entry, out);
+    const double *g = p->geometry;
+    gjkd_vec3 *v[5] = {&out->point_a, &out->point_b, &out->local_point_a, &out->local_point_b,
+                       &out->normal};
+    for (int i = 0; i < 5; i++) {
+        v[i]->x = g[3 * i];
+        v[i]->y = g[3 * i + 1];
+        v[i]->z = g[3 * i + 2];
+    }
+    out->distance = p->distance;
+    out->status = (int)p->status;
+    out->iterations = p->iterations;
+    out->epa_iterations = p->epa_iterations;
+    return true;
+}
+
+/* Either form; t is the trajectory holding the pair table (NULL for a state query). */
+static bool any_pair_of(const Gjkd__V1__PairResult *p, const Gjkd__V1__TrajectoryResult *t,
+                        gjkd_pair *out)
+{
+    if (p->n_geometry != 0)
+        return compact_pair_of(p, t, out);
+    pair_of(p, out);
+    return true;
+}
+
 static size_t state_pair_count(const Gjkd__V1__StateResult *s)
 {
     return (s->closest ? 1 : 0) + s->n_pairs;
 }
 
-/* Fills *out from s, taking its pairs from pairs[0 ..) (closest first); returns pairs used. */
-static size_t state_of(const Gjkd__V1__StateResult *s, uint64_t revision, gjkd_pair *pairs,
-                       gjkd_state *out)
+/* Fills *out from s, taking its pairs from pairs[0 ..) (closest first); adds the pairs used to
+ * *used. t: the trajectory s belongs to (its pair table), or NULL. False on an inconsistent
+ * compact pair. */
+static bool state_of(const Gjkd__V1__StateResult *s, const Gjkd__V1__TrajectoryResult *t,
+                     uint64_t revision, gjkd_pair *pairs, gjkd_state *out, size_t *used_total)
 {
     size_t used = 0;
     memset(out, 0, sizeof *out);
@@ -346,19 +457,22 @@ static size_t state_of(const Gjkd__V1__StateResult *s, uint64_t revision, gjkd_p
         s->min_distance_opt_case == GJKD__V1__STATE_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
     out->min_distance = out->has_min_distance ? s->min_distance : 0.0;
     if (s->closest) {
-        pair_of(s->closest, &pairs[used]);
+        if (!any_pair_of(s->closest, t, &pairs[used]))
+            return false;
         out->closest = &pairs[used++];
     }
     out->pairs = &pairs[used];
     for (size_t i = 0; i < s->n_pairs; i++)
-        pair_of(s->pairs[i], &pairs[used++]);
+        if (!any_pair_of(s->pairs[i], t, &pairs[used++]))
+            return false;
     out->pair_count = s->n_pairs;
     out->colliding = s->colliding;
     out->truncated = s->truncated;
     out->pairs_checked = s->pairs_checked;
     out->pairs_candidate = s->pairs_candidate;
     out->revision = revision;
-    return used;
+    *used_total += used;
+    return true;
 }
 
 /* ------------------------------------------------------------------ health */
@@ -449,6 +563,7 @@ gjkd_status gjkd_stats_get(gjkd_client *c, gjkd_stats **out)
     p->trajectories_cached = st->trajectories_cached;
     p->trajectory_cache_hits = st->trajectory_cache_hits;
     p->trajectory_cache_misses = st->trajectory_cache_misses;
+    p->auth_refused = st->auth_refused;
     if (st->limits) {
         const Gjkd__V1__Limits *l = st->limits;
         p->limits.max_message_bytes = l->max_message_bytes;
@@ -688,47 +803,16 @@ gjkd_status gjkd_load_scene(gjkd_client *c, const Gjkd__V1__Scene *scene, gjkd_c
 
 /* ------------------------------------------------------------------ link poses */
 
-/* Wire poses for `count` gjkd_poses, in caller-provided storage. */
-typedef struct wire_poses {
-    Gjkd__V1__Pose *poses;
-    Gjkd__V1__Pose **ptrs;
-    Gjkd__V1__Vec3 *positions;
-    Gjkd__V1__Quaternion *orientations;
-} wire_poses;
-
-static bool wire_poses_make(wire_poses *w, const gjkd_pose *poses, size_t count)
+/* px py pz qw qx qy qz: one pose of the packed encoding. */
+static void put_pose7(double *v, const gjkd_pose *p)
 {
-    size_t n = count ? count : 1;
-    w->poses = malloc(n * sizeof *w->poses);
-    w->ptrs = malloc(n * sizeof *w->ptrs);
-    w->positions = malloc(n * sizeof *w->positions);
-    w->orientations = malloc(n * sizeof *w->orientations);
-    if (!w->poses || !w->ptrs || !w->positions || !w->orientations)
-        return false;
-    for (size_t i = 0; i < count; i++) {
-        gjkd__v1__pose__init(&w->poses[i]);
-        gjkd__v1__vec3__init(&w->positions[i]);
-        gjkd__v1__quaternion__init(&w->orientations[i]);
-        w->positions[i].x = poses[i].p.x;
-        w->positions[i].y = poses[i].p.y;
-        w->positions[i].z = poses[i].p.z;
-        w->orientations[i].w = poses[i].q.w;
-        w->orientations[i].x = poses[i].q.x;
-        w->orientations[i].y = poses[i].q.y;
-        w->orientations[i].z = poses[i].q.z;
-        w->poses[i].position = &w->positions[i];
-        w->poses[i].orientation = &w->orientations[i];
-        w->ptrs[i] = &w->poses[i];
-    }
-    return true;
-}
-
-static void wire_poses_free(wire_poses *w)
-{
-    free(w->poses);
-    free(w->ptrs);
-    free(w->positions);
-    free(w->orientations);
+    v[0] = p->p.x;
+    v[1] = p->p.y;
+    v[2] = p->p.z;
+    v[3] = p->q.w;
+    v[4] = p->q.x;
+    v[5] = p->q.y;
+    v[6] = p->q.z;
 }
 
 gjkd_status gjkd_set_link_poses_request(gjkd_client *c,
@@ -749,14 +833,14 @@ gjkd_status gjkd_set_link_poses(gjkd_client *c, const char *robot, const gjkd_po
 {
     if (robot == NULL || (poses == NULL && count > 0))
         return fail(c, GJKD_CLIENT_ERROR, "gjkd_set_link_poses: NULL robot or poses");
-    wire_poses w;
-    if (!wire_poses_make(&w, poses, count)) {
-        wire_poses_free(&w);
+    double *values = malloc((7 * count + 1) * sizeof *values);
+    if (values == NULL)
         return fail(c, GJKD_CLIENT_ERROR, "out of memory");
-    }
-    Gjkd__V1__LinkPoses lp = GJKD__V1__LINK_POSES__INIT;
-    lp.n_poses = count;
-    lp.poses = w.ptrs;
+    for (size_t i = 0; i < count; i++)
+        put_pose7(values + 7 * i, &poses[i]);
+    Gjkd__V1__LinkPoses lp = GJKD__V1__LINK_POSES__INIT; /* packed: LinkPoses.xyz_wxyz */
+    lp.n_xyz_wxyz = 7 * count;
+    lp.xyz_wxyz = values;
     Gjkd__V1__RobotState rs = GJKD__V1__ROBOT_STATE__INIT;
     rs.robot = (char *)robot;
     rs.state_case = GJKD__V1__ROBOT_STATE__STATE_LINK_POSES;
@@ -766,7 +850,7 @@ gjkd_status gjkd_set_link_poses(gjkd_client *c, const char *robot, const gjkd_po
     body.n_robots = 1;
     body.robots = &rsp;
     gjkd_status s = gjkd_set_link_poses_request(c, &body);
-    wire_poses_free(&w);
+    free(values);
     return s;
 }
 
@@ -819,7 +903,12 @@ gjkd_status gjkd_query_state(gjkd_client *c, const gjkd_query_options *options, 
     }
     box->response = r;
     box->pairs = pairs;
-    state_of(r->state, r->revision, pairs, &box->pub);
+    size_t used = 0;
+    if (!state_of(r->state, NULL, r->revision, pairs, &box->pub, &used)) {
+        gjkd_state *p = &box->pub;
+        gjkd_state_destroy(&p);
+        return fail(c, GJKD_BAD_REPLY, "a compact pair in a state reply");
+    }
     *out = &box->pub;
     return GJKD_OK;
 }
@@ -842,23 +931,99 @@ typedef struct trajectory_box {
     gjkd_pair *pairs;
 } trajectory_box;
 
+/* A request's nested waypoints re-encoded packed, in storage of our own (the request stays
+ * untouched). waypoints is NULL when there is nothing to re-encode. */
+typedef struct packed_waypoints {
+    Gjkd__V1__Waypoint **waypoints;
+    Gjkd__V1__Waypoint *storage;
+    Gjkd__V1__LinkPoses *link_poses;
+    double *values;
+} packed_waypoints;
+
+static void packed_waypoints_free(packed_waypoints *pw)
+{
+    free(pw->waypoints);
+    free(pw->storage);
+    free(pw->link_poses);
+    free(pw->values);
+    memset(pw, 0, sizeof *pw);
+}
+
+static bool packed_waypoints_make(packed_waypoints *pw, const Gjkd__V1__TrajectoryQueryRequest *r)
+{
+    memset(pw, 0, sizeof *pw);
+    size_t n_poses = 0, nested = 0;
+    for (size_t i = 0; i < r->n_waypoints; i++) {
+        const Gjkd__V1__Waypoint *w = r->waypoints[i];
+        if (w->state_case == GJKD__V1__WAYPOINT__STATE_LINK_POSES && w->link_poses &&
+            w->link_poses->n_poses > 0 && w->link_poses->n_xyz_wxyz == 0) {
+            n_poses += w->link_poses->n_poses;
+            nested++;
+        }
+    }
+    if (nested == 0)
+        return true;
+    size_t n = r->n_waypoints;
+    pw->waypoints = malloc((n + 1) * sizeof *pw->waypoints);
+    pw->storage = malloc((n + 1) * sizeof *pw->storage);
+    pw->link_poses = malloc((n + 1) * sizeof *pw->link_poses);
+    pw->values = malloc((7 * n_poses + 1) * sizeof *pw->values);
+    if (!pw->waypoints || !pw->storage || !pw->link_poses || !pw->values) {
+        packed_waypoints_free(pw);
+        return false;
+    }
+    double *v = pw->values;
+    for (size_t i = 0; i < n; i++) {
+        const Gjkd__V1__Waypoint *w = r->waypoints[i];
+        if (!(w->state_case == GJKD__V1__WAYPOINT__STATE_LINK_POSES && w->link_poses &&
+              w->link_poses->n_poses > 0 && w->link_poses->n_xyz_wxyz == 0)) {
+            pw->waypoints[i] = (Gjkd__V1__Waypoint *)w; /* sent as given (only packed) */
+            continue;
+        }
+        const Gjkd__V1__LinkPoses *lp = w->link_poses;
+        gjkd__v1__link_poses__init(&pw->link_poses[i]);
+        pw->link_poses[i].n_xyz_wxyz = 7 * lp->n_poses;
+        pw->link_poses[i].xyz_wxyz = v;
+        for (size_t k = 0; k < lp->n_poses; k++, v += 7) {
+            gjkd_pose p = pose_of(lp->poses[k]); /* absent parts: origin, identity */
+            put_pose7(v, &p);
+        }
+        pw->storage[i] = *w;
+        pw->storage[i].link_poses = &pw->link_poses[i];
+        pw->waypoints[i] = &pw->storage[i];
+    }
+    return true;
+}
+
 gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_options *options,
                                           Gjkd__V1__TrajectoryQueryRequest *request,
                                           gjkd_trajectory **out)
 {
     *out = NULL;
+    /* The request goes out with compact results asked for (the pairs are expanded below, so
+     * callers see no difference) and its nested poses sent packed; the caller's message is
+     * left as it was. */
     Gjkd__V1__QueryOptions wo;
-    Gjkd__V1__QueryOptions *saved = request->options;
-    if (options) {
+    if (options)
         options_to_wire(options, &wo);
-        request->options = &wo;
-    }
+    else if (request->options)
+        wo = *request->options;
+    else
+        gjkd__v1__query_options__init(&wo);
+    wo.compact = true;
+    Gjkd__V1__TrajectoryQueryRequest body = *request;
+    body.options = &wo;
+    packed_waypoints pw;
+    if (!packed_waypoints_make(&pw, request))
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    if (pw.waypoints != NULL)
+        body.waypoints = pw.waypoints;
     Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
     req.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
-    req.trajectory_query = request;
+    req.trajectory_query = &body;
     Gjkd__V1__Response *r;
     gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_TRAJECTORY, &r);
-    request->options = saved;
+    packed_waypoints_free(&pw);
     if (s != GJKD_OK)
         return s;
     const Gjkd__V1__TrajectoryResult *t = r->trajectory;
@@ -878,10 +1043,14 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     box->response = r;
     box->states = states;
     box->pairs = pairs;
-    size_t used = 0;
-    for (size_t i = 0; i < t->n_waypoints; i++)
-        used += state_of(t->waypoints[i], r->revision, pairs + used, &states[i]);
     gjkd_trajectory *p = &box->pub;
+    size_t used = 0;
+    for (size_t i = 0; i < t->n_waypoints; i++) {
+        if (!state_of(t->waypoints[i], t, r->revision, pairs + used, &states[i], &used)) {
+            gjkd_trajectory_destroy(&p);
+            return fail(c, GJKD_BAD_REPLY, "waypoint %zu: inconsistent compact pair", i);
+        }
+    }
     p->waypoints = states;
     p->waypoint_count = t->n_waypoints;
     p->has_min_distance =
@@ -903,18 +1072,21 @@ gjkd_status gjkd_query_trajectory(gjkd_client *c, const gjkd_query_options *opti
     *out = NULL;
     if (robot == NULL || (poses == NULL && waypoint_count * link_count > 0))
         return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory: NULL robot or poses");
-    wire_poses w;
+    /* One packed LinkPoses per waypoint (gjkd.proto LinkPoses.xyz_wxyz), all pointing into one
+     * array of 7 doubles per pose. */
     size_t n = waypoint_count * link_count;
     Gjkd__V1__Waypoint *wps = malloc((waypoint_count + 1) * sizeof *wps);
     Gjkd__V1__Waypoint **wpp = malloc((waypoint_count + 1) * sizeof *wpp);
     Gjkd__V1__LinkPoses *lps = malloc((waypoint_count + 1) * sizeof *lps);
-    bool ok = wire_poses_make(&w, poses, n) && wps && wpp && lps;
+    double *values = malloc((7 * n + 1) * sizeof *values);
     gjkd_status s = GJKD_CLIENT_ERROR;
-    if (ok) {
+    if (wps && wpp && lps && values) {
+        for (size_t i = 0; i < n; i++)
+            put_pose7(values + 7 * i, &poses[i]);
         for (size_t i = 0; i < waypoint_count; i++) {
             gjkd__v1__link_poses__init(&lps[i]);
-            lps[i].n_poses = link_count;
-            lps[i].poses = w.ptrs + i * link_count;
+            lps[i].n_xyz_wxyz = 7 * link_count;
+            lps[i].xyz_wxyz = values + 7 * i * link_count;
             gjkd__v1__waypoint__init(&wps[i]);
             wps[i].state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
             wps[i].link_poses = &lps[i];
@@ -926,11 +1098,13 @@ gjkd_status gjkd_query_trajectory(gjkd_client *c, const gjkd_query_options *opti
             body.name = (char *)name;
         body.n_waypoints = waypoint_count;
         body.waypoints = wpp;
-        s = gjkd_query_trajectory_request(c, options ? options : NULL, &body, out);
+        gjkd_query_options defaults;
+        memset(&defaults, 0, sizeof defaults);
+        s = gjkd_query_trajectory_request(c, options ? options : &defaults, &body, out);
     } else {
         fail(c, GJKD_CLIENT_ERROR, "out of memory");
     }
-    wire_poses_free(&w);
+    free(values);
     free(wps);
     free(wpp);
     free(lps);

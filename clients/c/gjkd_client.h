@@ -93,9 +93,21 @@ typedef struct gjkd_client_options {
     int retries;          /* further attempts after a timeout, >= 0; default 2 */
     void *zmq_context;    /* optional shared ZeroMQ context (not owned); NULL: the client
                              creates and owns one */
+    /* CURVE (gjkd --curve-secret-key/--curve-allow): both NULL = plain. Z85 text, 40
+     * characters: the daemon's public key, and this client's secret key (its public key,
+     * derived, must be on the daemon's allow-list). A daemon that refuses the key gives no
+     * reply: the call ends with GJKD_TIMEOUT. */
+    const char *curve_server_key;
+    const char *curve_secret_key;
 } gjkd_client_options;
 
 gjkd_client_options gjkd_client_default_options(void);
+
+/* Reads a CURVE key file (gjkctl keygen: NAME.pub, NAME.key; Z85 text, 40 characters; blank
+ * and '#' lines skipped) into z85 (41 bytes with the NUL). secret: the file must not be
+ * accessible by group or others (0600). False with a message in err. */
+bool gjkd_client_read_key_file(const char *path, bool secret, char z85[41], char *err,
+                               size_t err_size);
 
 /* Creates a client and connects (ZeroMQ connects lazily: a daemon that is not there yet shows
  * up as GJKD_TIMEOUT on the first call). options may be NULL (defaults). *out NULL on failure.
@@ -167,6 +179,7 @@ typedef struct gjkd_stats {
     size_t command_count;
     gjkd_code_count *errors; /* replies per non-OK code */
     size_t error_count;
+    uint64_t auth_refused; /* handshakes refused by CURVE authentication */
 } gjkd_stats;
 
 gjkd_status gjkd_stats_get(gjkd_client *client, gjkd_stats **out);

@@ -1,18 +1,23 @@
 /* gjkctl — command-line client of gjkd, on libgjkd-client and gjkd_json.
  *
- *   gjkctl [--endpoint E] [--timeout S] [--retries N] [--json] COMMAND [ARGS]
+ *   gjkctl [--endpoint E] [--timeout S] [--retries N] [--json]
+ *          [--server-key SERVER.pub --key CLIENT.key] COMMAND [ARGS]
  *
  * Exit status: 0 success; 1 the daemon refused the request (its status and message are
  * printed); 2 bad usage or a bad input file; 3 no reply (timeout) or a transport failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <zmq.h>
 
 #include "gjkd_client.h"
 #include "gjkd_json.h"
@@ -33,6 +38,8 @@ static const char usage_text[] =
     "                                  distances at the current link poses\n"
     "  trajectory TRAJ.json [--name N] [--max-distance D] [--all] [--plot OUT.svg]\n"
     "                                  distances along a trajectory, per waypoint\n"
+    "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
+    "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
     "\n"
     "global options:\n"
     "  --endpoint E     daemon endpoint (default tcp://127.0.0.1:7471, or $GJKD_ENDPOINT)\n"
@@ -40,6 +47,8 @@ static const char usage_text[] =
     "  --retries N      attempts after a timeout, reconnecting each time (default 2)\n"
     "  --expect-revision R   refuse the request unless the scene is at revision R\n"
     "  --json           machine-readable JSON on stdout instead of tables\n"
+    "  --server-key F   CURVE: the daemon's public key file (or $GJKD_SERVER_KEY)\n"
+    "  --key F          CURVE: this client's secret key file, 0600 (or $GJKD_CLIENT_KEY)\n"
     "\n"
     "exit status: 0 ok, 1 refused by the daemon, 2 bad usage or input, 3 no reply\n";
 
@@ -47,6 +56,8 @@ static const char usage_text[] =
 
 typedef struct args {
     const char *endpoint;
+    const char *server_key_file; /* CURVE: both or neither */
+    const char *key_file;
     double timeout_s;
     int retries;
     bool json;
@@ -107,6 +118,8 @@ static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
     a->endpoint = getenv("GJKD_ENDPOINT");
+    a->server_key_file = getenv("GJKD_SERVER_KEY");
+    a->key_file = getenv("GJKD_CLIENT_KEY");
     a->timeout_s = 5.0;
     a->retries = 2;
     for (int i = 1; i < argc; i++) {
@@ -155,7 +168,11 @@ static int parse_args(int argc, char **argv, args *a)
                 return usage_error("%s needs a value", key);
             value = argv[++i];
         }
-        if (strcmp(key, "--endpoint") == 0) {
+        if (strcmp(key, "--server-key") == 0) {
+            a->server_key_file = value;
+        } else if (strcmp(key, "--key") == 0) {
+            a->key_file = value;
+        } else if (strcmp(key, "--endpoint") == 0) {
             a->endpoint = value;
         } else if (strcmp(key, "--timeout") == 0) {
             if (!parse_double(value, &a->timeout_s) || a->timeout_s <= 0.0 ||
@@ -372,6 +389,7 @@ static int cmd_stats(gjkd_client *c, const args *a)
         cJSON_AddNumberToObject(o, "trajectories_cached", st->trajectories_cached);
         cJSON_AddNumberToObject(o, "trajectory_cache_hits", (double)st->trajectory_cache_hits);
         cJSON_AddNumberToObject(o, "trajectory_cache_misses", (double)st->trajectory_cache_misses);
+        cJSON_AddNumberToObject(o, "auth_refused", (double)st->auth_refused);
         cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
         for (size_t i = 0; i < st->command_count; i++) {
             const gjkd_command_stats *cs = &st->commands[i];
@@ -410,8 +428,9 @@ static int cmd_stats(gjkd_client *c, const args *a)
            st->robots, st->obstacles, st->parts, st->trajectories_cached,
            (unsigned long long)st->trajectory_cache_hits,
            (unsigned long long)st->trajectory_cache_misses);
-    printf("pose stream: %llu updates, %llu monitor events\n\n",
-           (unsigned long long)st->pose_updates, (unsigned long long)st->monitor_events);
+    printf("pose stream: %llu updates, %llu monitor events   refused handshakes (CURVE): %llu\n\n",
+           (unsigned long long)st->pose_updates, (unsigned long long)st->monitor_events,
+           (unsigned long long)st->auth_refused);
     printf("  %-20s %10s %8s %12s %12s\n", "command", "calls", "errors", "mean ms", "max ms");
     for (size_t i = 0; i < st->command_count; i++) {
         const gjkd_command_stats *cs = &st->commands[i];
@@ -910,6 +929,68 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
     return rc;
 }
 
+/* ------------------------------------------------------------------ keygen */
+
+/* Creates path (which must not exist) with mode and writes text. */
+static bool write_new_file(const char *path, mode_t mode, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd < 0) {
+        fprintf(stderr, "gjkctl: cannot create \"%s\": %s\n", path, strerror(errno));
+        return false;
+    }
+    size_t n = strlen(text);
+    bool ok = write(fd, text, n) == (ssize_t)n;
+    if (close(fd) != 0)
+        ok = false;
+    if (!ok)
+        fprintf(stderr, "gjkctl: cannot write \"%s\": %s\n", path, strerror(errno));
+    return ok;
+}
+
+/* gjkctl keygen NAME: NAME.key (secret, 0600) and NAME.pub; refuses to overwrite. */
+static int cmd_keygen(const args *a)
+{
+    if (a->n_positional != 1)
+        return usage_error("keygen needs one NAME (writes NAME.key and NAME.pub)");
+    char public_key[41], secret_key[41];
+    if (zmq_curve_keypair(public_key, secret_key) != 0) {
+        fprintf(stderr, "gjkctl: zmq_curve_keypair: %s (libzmq without CURVE?)\n",
+                zmq_strerror(zmq_errno()));
+        return EXIT_USAGE;
+    }
+    const char *name = a->positional[0];
+    size_t n = strlen(name) + 5;
+    char *key_path = malloc(n), *pub_path = malloc(n);
+    int rc = EXIT_USAGE;
+    if (key_path != NULL && pub_path != NULL) {
+        snprintf(key_path, n, "%s.key", name);
+        snprintf(pub_path, n, "%s.pub", name);
+        char text[128];
+        snprintf(text, sizeof text, "# gjkd CURVE secret key (Z85); keep private\n%s\n",
+                 secret_key);
+        if (write_new_file(key_path, 0600, text)) {
+            snprintf(text, sizeof text, "%s\n", public_key);
+            if (write_new_file(pub_path, 0644, text)) {
+                rc = 0;
+                if (a->json)
+                    printf("{\"public_key\": \"%s\", \"secret_key_file\": \"%s\", "
+                           "\"public_key_file\": \"%s\"}\n",
+                           public_key, key_path, pub_path);
+                else
+                    printf("public key %s\nwritten: %s (secret, 0600), %s\n", public_key, key_path,
+                           pub_path);
+            } else {
+                unlink(key_path); /* no half pair */
+            }
+        }
+    }
+    memset(secret_key, 0, sizeof secret_key);
+    free(key_path);
+    free(pub_path);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -918,6 +999,8 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc != 0)
         return rc;
+    if (strcmp(a.command, "keygen") == 0)
+        return cmd_keygen(&a);
     static const struct {
         const char *name;
         int (*run)(gjkd_client *, const args *);
@@ -937,6 +1020,20 @@ int main(int argc, char **argv)
         o.endpoint = a.endpoint;
     o.timeout_ms = (int)ceil(a.timeout_s * 1000.0);
     o.retries = a.retries;
+    char server_key[41], secret_key[41], err[512];
+    bool has_server = a.server_key_file && a.server_key_file[0];
+    bool has_key = a.key_file && a.key_file[0];
+    if (has_server != has_key)
+        return usage_error("CURVE needs both --server-key and --key");
+    if (has_server) {
+        if (!gjkd_client_read_key_file(a.server_key_file, false, server_key, err, sizeof err) ||
+            !gjkd_client_read_key_file(a.key_file, true, secret_key, err, sizeof err)) {
+            fprintf(stderr, "gjkctl: %s\n", err);
+            return EXIT_USAGE;
+        }
+        o.curve_server_key = server_key;
+        o.curve_secret_key = secret_key;
+    }
     gjkd_client *c;
     gjkd_status s = gjkd_client_create(&o, &c);
     if (s != GJKD_OK) {

@@ -5,7 +5,7 @@
         --gjkctl BUILD/clients/gjkctl --e2e-client BUILD/tests/e2e_client \
         --python-proto BUILD/python --source-dir .
 
-Groups: requests, bad_input, persistence, concurrency, shutdown (see tests/e2e.cmake). Every
+Groups: requests, bad_input, persistence, concurrency, shutdown, wire (see tests/e2e.cmake). Every
 daemon is started here on a free loopback port, every wait is bounded, and every process
 started is reaped on the way out (SIGKILL if it is still running). Exit status 0 if every
 check of the group passed."""
@@ -778,9 +778,97 @@ def group_shutdown():
 # ------------------------------------------------------------------ main
 
 
+# ------------------------------------------------------------------ group: wire
+
+
+def group_wire():
+    """The lean encoding from Python: the client sends packed poses (LinkPoses.xyz_wxyz) and
+    asks for compact trajectory replies; the results equal those of the first encoding (nested
+    poses, full reply) exactly. Packed faults are refused with their own messages, and leave
+    scene and state as they were."""
+    d = Daemon()
+    wps = [w["link_poses"] for w in load_json("trajectory.json")["waypoints"]]
+    lp = pb.LinkPoses()
+    gjkd.documents.link_poses_to_pb(wps[0], lp)
+    check(len(lp.poses) == 0 and len(lp.xyz_wxyz) == 7 * len(wps[0]), "packed: %r" % lp)
+    with d.client() as c:
+        c.set_link_poses("arm", load_json("poses.json")["link_poses"])
+        scene0, rev0 = scene_bytes(c)
+        state0 = state_fingerprint(c)
+        for mode in ("closest", "first_collision", "all"):
+            lean = c.query_trajectory("arm", wps, max_distance=0.1, mode=mode)
+            r = pb.Request()
+            t = r.trajectory_query
+            t.robot = "arm"
+            t.options.max_distance = 0.1
+            t.options.mode = gjkd.client._MODES[mode]
+            for wp in wps:
+                poses = t.waypoints.add().link_poses
+                for p in wp:
+                    gjkd.documents.pose_to_pb(p, poses.poses.add())
+            full = c.call(r)
+            check(full.status.code == pb.STATUS_CODE_OK and len(full.trajectory.pair_table) == 0,
+                  "first encoding: %s" % full.status)
+            ref = [gjkd.client.state_to_dict(s) for s in full.trajectory.waypoints]
+            check(lean["waypoints"] == ref, "%s: compact + packed differs from nested + full"
+                  % mode)
+            check(lean["min_distance"] == full.trajectory.min_distance and
+                  lean["first_collision"] == full.trajectory.first_collision, mode)
+
+        def packed(values, both=False):
+            r = pb.Request()
+            rs = r.set_link_poses.robots.add()
+            rs.robot = "arm"
+            rs.link_poses.xyz_wxyz.extend(values)
+            if both:
+                rs.link_poses.poses.add()
+            return r
+
+        good = []
+        for p in load_json("poses.json")["link_poses"]:
+            good.extend(gjkd.documents.pose_values(p))
+        nan, zero_q, inf_q = list(good), list(good), list(good)
+        nan[7 * 2 + 1] = float("nan")
+        zero_q[7 * 4 + 3:7 * 4 + 7] = [0.0, 0.0, 0.0, 0.0]
+        inf_q[7 * 6 + 5] = float("-inf")
+        traj = pb.Request()
+        traj.trajectory_query.robot = "arm"
+        for i, wp in enumerate(wps[:5]):
+            gjkd.documents.link_poses_to_pb(wp, traj.trajectory_query.waypoints.add().link_poses)
+        traj.trajectory_query.waypoints[3].link_poses.xyz_wxyz[7 * 1 + 3] = 1.5
+        cases = [(packed(good[:20]), "INVALID_ARGUMENT",
+                  "robots[0].link_poses.xyz_wxyz: 20 values, expected 7 per pose"),
+                 (packed(good[:21]), "INVALID_ARGUMENT",
+                  "robots[0].link_poses.xyz_wxyz: 3 poses for a robot of 7 links"),
+                 (packed(nan), "INVALID_INPUT",
+                  "robots[0].link_poses.xyz_wxyz: pose 2: position not finite"),
+                 (packed(zero_q), "INVALID_INPUT",
+                  "robots[0].link_poses.xyz_wxyz: pose 4: orientation norm 0 is not 1"),
+                 (packed(inf_q), "INVALID_INPUT",
+                  "robots[0].link_poses.xyz_wxyz: pose 6: orientation not finite"),
+                 (packed(good, both=True), "INVALID_ARGUMENT",
+                  "robots[0].link_poses: give poses or xyz_wxyz, not both"),
+                 (traj, "INVALID_INPUT", "waypoints[3].link_poses.xyz_wxyz: pose 1: orientation "
+                  "norm")]
+        for req, name, message in cases:
+            r = c.call(req)
+            check(gjkd.status_name(r.status.code) == name and message in r.status.message,
+                  "expected %s '%s', got %s '%s'" % (name, message,
+                                                      gjkd.status_name(r.status.code),
+                                                      r.status.message))
+        try:
+            c.set_link_poses("arm", [((0, 0, 0), (1, 0, 0, 0))] * 3)
+            check(False, "3 poses for 7 links accepted")
+        except gjkd.GjkdError as e:
+            check(e.name == "INVALID_ARGUMENT" and "xyz_wxyz: 3 poses" in e.message, str(e))
+        check(scene_bytes(c) == (scene0, rev0), "scene changed by refused requests")
+        check(state_fingerprint(c) == state0, "state changed by refused requests")
+    check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+
 GROUPS = {"requests": group_requests, "bad_input": group_bad_input,
           "persistence": group_persistence, "concurrency": group_concurrency,
-          "shutdown": group_shutdown}
+          "shutdown": group_shutdown, "wire": group_wire}
 
 
 def main():

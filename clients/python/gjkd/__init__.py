@@ -9,12 +9,14 @@ module gjkd_pb2 comes from the build tree: set GJKD_PYTHON_PROTO=BUILD/python (s
         c.set_link_poses("arm", poses)                       # poses: one per link
         s = c.query_state(max_distance=0.1, mode="all")
         print(s["min_distance"], s["closest"]["normal"])
+
+With CURVE: gjkd.Client(endpoint, server_key="server.pub", secret_key="client.key").
 """
 
 from ._proto import pb
 from .client import (DEFAULT_ENDPOINT, Client, GjkdError, Monitor, PoseStream, Timeout,
-                     status_name)
+                     load_key, status_name)
 from .documents import DocumentError
 
 __all__ = ["Client", "PoseStream", "Monitor", "GjkdError", "Timeout", "DocumentError",
-           "status_name", "DEFAULT_ENDPOINT", "pb"]
+           "status_name", "load_key", "DEFAULT_ENDPOINT", "pb"]

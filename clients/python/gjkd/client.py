@@ -5,6 +5,12 @@ Each call waits `timeout` seconds; on a timeout the socket is closed and reopene
 request sent again with a new request_id, `retries` more times (Lazy Pirate), then Timeout is
 raised. A reply with a status other than OK raises GjkdError (code, name, message).
 
+CURVE (gjkd --curve-secret-key/--curve-allow): pass server_key (the daemon's public key) and
+secret_key (this client's secret key; its public key must be on the daemon's allow-list), each
+as Z85 text (40 characters) or the path of a key file written by `gjkctl keygen`; without
+them the environment's GJKD_SERVER_KEY and GJKD_CLIENT_KEY (paths) are used if both are set.
+A daemon that refuses the key never replies: calls end with Timeout.
+
 Values: metres, radians; a pose is {"position": [x, y, z], "quat_wxyz": [w, x, y, z]} or a
 pair ((x, y, z), (w, x, y, z)); vectors come back as (x, y, z) tuples. Normals are unit
 vectors from body A (a robot link) towards body B, and point_b - point_a = distance * normal."""
@@ -16,6 +22,7 @@ import random
 import time
 
 import zmq
+import zmq.utils.z85
 
 from . import documents
 from ._proto import pb
@@ -25,6 +32,52 @@ OK = pb.STATUS_CODE_OK
 
 _MODES = {"closest": pb.QUERY_MODE_CLOSEST, "all": pb.QUERY_MODE_ALL_WITHIN,
           "first_collision": pb.QUERY_MODE_FIRST_COLLISION}
+
+
+def load_key(value, secret=False):
+    """A CURVE key as 40 bytes of Z85: value is Z85 text (str or bytes) or a key file's path
+    (blank and '#' lines skipped). A secret key file must not be readable by group or others."""
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    text = value.strip()
+    if len(text) == 40 and not os.path.exists(text):
+        key = text
+    else:
+        if secret and os.stat(value).st_mode & 0o077:
+            raise ValueError("secret key file %r is accessible by group or others; "
+                             "run: chmod 600 %r" % (value, value))
+        with open(value) as f:
+            lines = [ln.strip() for ln in f if ln.strip() and not ln.strip().startswith("#")]
+        if not lines:
+            raise ValueError("key file %r holds no key" % value)
+        key = lines[0]
+    try:
+        if len(key) != 40 or len(zmq.utils.z85.decode(key)) != 32:
+            raise ValueError
+    except Exception:  # noqa: BLE001 - z85 raises several kinds
+        raise ValueError("not a Z85 CURVE key (40 characters): %r" % (value,)) from None
+    return key.encode("ascii")
+
+
+def _curve_keys(server_key, secret_key):
+    """(server, secret) as Z85 bytes, from the arguments or the environment; None = plain."""
+    if server_key is None and secret_key is None:
+        server_key = os.environ.get("GJKD_SERVER_KEY") or None
+        secret_key = os.environ.get("GJKD_CLIENT_KEY") or None
+        if server_key is None or secret_key is None:
+            return None
+    if server_key is None or secret_key is None:
+        raise ValueError("CURVE needs both server_key and secret_key")
+    return load_key(server_key), load_key(secret_key, secret=True)
+
+
+def _apply_curve(socket, keys):
+    if keys is None:
+        return
+    server, secret = keys
+    socket.curve_serverkey = server
+    socket.curve_secretkey = secret
+    socket.curve_publickey = zmq.curve_public(secret)
 
 
 def status_name(code):
@@ -61,24 +114,39 @@ def _body(b):
     return {"robot": b.robot, "link": b.link}
 
 
-def pair_to_dict(p):
-    a = _body(p.body_a)
-    a.update(part=p.part_a, id=p.body_a_id, part_index=p.part_a_index)
-    b = _body(p.body_b)
-    b.update(part=p.part_b, id=p.body_b_id, part_index=p.part_b_index)
-    return {"a": a, "b": b, "distance": p.distance, "status": status_name(p.status),
-            "point_a": _vec(p.point_a), "point_b": _vec(p.point_b),
-            "local_point_a": _vec(p.local_point_a), "local_point_b": _vec(p.local_point_b),
-            "normal": _vec(p.normal), "iterations": p.iterations,
-            "epa_iterations": p.epa_iterations, "padding": p.padding}
+def pair_to_dict(p, table=None):
+    """A PairResult as a dict. A compact pair (geometry set, QueryOptions.compact) takes its
+    bodies, parts, ids and padding from table[p.pair_index] (TrajectoryResult.pair_table)."""
+    names = p
+    if len(p.geometry) != 0:
+        if len(p.geometry) != 15 or table is None or p.pair_index >= len(table):
+            raise GjkdError(102, "inconsistent compact pair in the reply")
+        names = table[p.pair_index]
+    a = _body(names.body_a)
+    a.update(part=names.part_a, id=names.body_a_id, part_index=names.part_a_index)
+    b = _body(names.body_b)
+    b.update(part=names.part_b, id=names.body_b_id, part_index=names.part_b_index)
+    if names is p:
+        geometry = {"point_a": _vec(p.point_a), "point_b": _vec(p.point_b),
+                    "local_point_a": _vec(p.local_point_a), "local_point_b": _vec(p.local_point_b),
+                    "normal": _vec(p.normal)}
+    else:
+        g = tuple(p.geometry)
+        geometry = {"point_a": g[0:3], "point_b": g[3:6], "local_point_a": g[6:9],
+                    "local_point_b": g[9:12], "normal": g[12:15]}
+    d = {"a": a, "b": b, "distance": p.distance, "status": status_name(p.status),
+         "iterations": p.iterations, "epa_iterations": p.epa_iterations,
+         "padding": names.padding}
+    d.update(geometry)
+    return d
 
 
-def state_to_dict(s):
+def state_to_dict(s, table=None):
     has_min = s.WhichOneof("min_distance_opt") == "min_distance"
     return {"evaluated": s.evaluated,
             "min_distance": s.min_distance if has_min else None,
-            "closest": pair_to_dict(s.closest) if s.HasField("closest") else None,
-            "pairs": [pair_to_dict(p) for p in s.pairs],
+            "closest": pair_to_dict(s.closest, table) if s.HasField("closest") else None,
+            "pairs": [pair_to_dict(p, table) for p in s.pairs],
             "colliding": s.colliding, "truncated": s.truncated,
             "pairs_checked": s.pairs_checked, "pairs_candidate": s.pairs_candidate}
 
@@ -100,8 +168,10 @@ def _options(o, max_distance=None, mode="closest", pair_kinds=0, no_penetration_
 class Client:
     """A connection to gjkd. Use as a context manager or call close()."""
 
-    def __init__(self, endpoint=None, timeout=5.0, retries=2, context=None):
+    def __init__(self, endpoint=None, timeout=5.0, retries=2, context=None, server_key=None,
+                 secret_key=None):
         self.endpoint = endpoint or os.environ.get("GJKD_ENDPOINT") or DEFAULT_ENDPOINT
+        self._curve = _curve_keys(server_key, secret_key)
         self.timeout = float(timeout)
         self.retries = int(retries)
         self._own_context = context is None
@@ -114,6 +184,7 @@ class Client:
     def _open(self):
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        _apply_curve(self._socket, self._curve)
         self._socket.connect(self.endpoint)
 
     def close(self):
@@ -193,7 +264,8 @@ class Client:
         out = {f.name: v for f, v in s.ListFields() if f.name not in ("commands", "errors", "limits")}
         for k in ("uptime_seconds", "revision", "in_flight", "threads", "requests", "robots",
                   "obstacles", "parts", "pose_updates", "monitor_events", "trajectories_cached",
-                  "trajectory_cache_hits", "trajectory_cache_misses", "pose_revision"):
+                  "trajectory_cache_hits", "trajectory_cache_misses", "pose_revision",
+                  "auth_refused"):
             out[k] = getattr(s, k)
         out["commands"] = {c.name: {"calls": c.calls, "errors": c.errors,
                                     "total_seconds": c.total_seconds, "max_seconds": c.max_seconds}
@@ -289,9 +361,7 @@ class Client:
         for robot, poses in robots:
             rs = req.set_link_poses.robots.add()
             rs.robot = robot
-            rs.link_poses.SetInParent()
-            for i, p in enumerate(poses):
-                documents.pose_to_pb(p, rs.link_poses.poses.add(), "link_poses[%d]" % i)
+            documents.link_poses_to_pb(poses, rs.link_poses, "link_poses")
         self._ok(req, expected_revision)
         return {"revision": self.revision}
 
@@ -319,11 +389,9 @@ class Client:
         if name:
             t.name = name
         _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs)
+        t.options.compact = True  # expanded below: the result is the same
         for i, wp in enumerate(waypoints):
-            w = t.waypoints.add()
-            w.link_poses.SetInParent()
-            for k, p in enumerate(wp):
-                documents.pose_to_pb(p, w.link_poses.poses.add(), "waypoints[%d][%d]" % (i, k))
+            documents.link_poses_to_pb(wp, t.waypoints.add().link_poses, "waypoints[%d]" % i)
         r = self._ok(req, expected_revision, body="trajectory")
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
@@ -332,18 +400,20 @@ class Client:
                 "min_waypoint": tr.min_waypoint, "first_collision": tr.first_collision,
                 "colliding_waypoints": tr.colliding_waypoints,
                 "cache_hit": tr.trajectory_cache_hit,
-                "waypoints": [state_to_dict(s) for s in tr.waypoints]}
+                "waypoints": [state_to_dict(s, tr.pair_table) for s in tr.waypoints]}
 
 
 class PoseStream:
     """Publishes link poses to the daemon's pose endpoint (gjkd --pose-endpoint), at any rate;
     the daemon applies them in order, latest wins. Fire and forget: no reply."""
 
-    def __init__(self, endpoint, context=None):
+    def __init__(self, endpoint, context=None, server_key=None, secret_key=None):
+        keys = _curve_keys(server_key, secret_key)
         self._own_context = context is None
         self._context = context or zmq.Context()
         self._socket = self._context.socket(zmq.PUB)
         self._socket.setsockopt(zmq.LINGER, 0)
+        _apply_curve(self._socket, keys)
         self._socket.connect(endpoint)
         self.sequence = 0
 
@@ -353,9 +423,7 @@ class PoseStream:
         u = pb.PoseUpdate(sequence=self.sequence)
         rs = u.robots.add()
         rs.robot = robot
-        rs.link_poses.SetInParent()
-        for i, p in enumerate(poses):
-            documents.pose_to_pb(p, rs.link_poses.poses.add(), "link_poses[%d]" % i)
+        documents.link_poses_to_pb(poses, rs.link_poses, "link_poses")
         self._socket.send(u.SerializeToString())
         return self.sequence
 
@@ -370,11 +438,13 @@ class Monitor:
     """Subscribes to the daemon's monitor endpoint (gjkd --monitor-endpoint): after each
     applied batch of pose updates, the closest pair and minimum distance."""
 
-    def __init__(self, endpoint, context=None):
+    def __init__(self, endpoint, context=None, server_key=None, secret_key=None):
+        keys = _curve_keys(server_key, secret_key)
         self._own_context = context is None
         self._context = context or zmq.Context()
         self._socket = self._context.socket(zmq.SUB)
         self._socket.setsockopt(zmq.LINGER, 0)
+        _apply_curve(self._socket, keys)
         self._socket.setsockopt(zmq.SUBSCRIBE, b"state")
         self._socket.connect(endpoint)
 

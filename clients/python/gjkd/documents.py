@@ -74,6 +74,30 @@ def pose_to_pb(pose, out, path="pose"):
     return out
 
 
+def pose_values(pose, path="pose"):
+    """The same pose forms as pose_to_pb -> the 7 values of the packed encoding
+    (LinkPoses.xyz_wxyz): px, py, pz, qw, qx, qy, qz; absent parts are the origin and the
+    identity rotation."""
+    if isinstance(pose, (list, tuple)) and len(pose) == 2:
+        p, q = pose
+    else:
+        _obj(pose, path, ("position", "quat_wxyz"))
+        p, q = pose.get("position"), pose.get("quat_wxyz")
+    xyz = _nums(p, 3, path + ".position") if p is not None else (0.0, 0.0, 0.0)
+    wxyz = _nums(q, 4, path + ".quat_wxyz") if q is not None else (1.0, 0.0, 0.0, 0.0)
+    return tuple(xyz) + tuple(wxyz)
+
+
+def link_poses_to_pb(poses, out, path="link_poses"):
+    """A list of link poses -> the LinkPoses message `out`, packed (xyz_wxyz)."""
+    values = []
+    for i, p in enumerate(poses):
+        values.extend(pose_values(p, "%s[%d]" % (path, i)))
+    out.SetInParent()
+    out.xyz_wxyz.extend(values)
+    return out
+
+
 def _part(d, out, path):
     t = d.get("type") if isinstance(d, dict) else None
     if t not in _SHAPE_KEYS:

@@ -1,0 +1,381 @@
+#!/usr/bin/python3
+"""End-to-end tests of gjkd's authentication and exposure rules, and of its start-up
+configuration (environment, --scene). Same harness and arguments as e2e.py, whose helpers
+(Daemon, run, gjkctl, check, reaping) it uses:
+
+    /usr/bin/python3 tests/e2e/e2e_security.py --group GROUP --gjkd BUILD/server/gjkd \
+        --gjkctl BUILD/clients/gjkctl --e2e-client BUILD/tests/e2e_client \
+        --python-proto BUILD/python --source-dir .
+
+Groups:
+  curve           gjkctl keygen round trip; CURVE daemon: gjkctl (C client) and Python served
+                  with listed keys, allow-list file and directory, SIGHUP reload, pose and
+                  monitor streams under CURVE; start refused for a readable secret key, a
+                  missing list, half a configuration, a non-loopback bind without CURVE
+  curve_refusals  no key, a key not on the list, the wrong server key: no reply (timeout),
+                  the refusal counter rises, the log says so in few lines
+  config          GJKD_* environment: precedence file < environment < command line, bad
+                  values stop the start; --scene loads a JSON scene, a persisted scene wins,
+                  a bad file stops the start with a clear message"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e  # noqa: E402
+from e2e import check, demo, free_port, gjkctl, load_json, run  # noqa: E402
+
+
+def keygen(tmp, name):
+    """gjkctl keygen tmp/name: returns (secret path, public path, public Z85)."""
+    base = os.path.join(tmp, name)
+    out, _ = gjkctl("tcp://127.0.0.1:1", "--json", "keygen", base)
+    info = json.loads(out)
+    return base + ".key", base + ".pub", info["public_key"]
+
+
+class CurveDaemon(e2e.Daemon):
+    """A gjkd with CURVE: server key pair 'server', allow-list `allow` (path)."""
+
+    def __init__(self, keys, allow, *extra, **kw):
+        self.keys = keys  # {"server": (key, pub, z85), "client": (...)} used to wait
+        super().__init__("--curve-secret-key", keys["server"][0], "--curve-allow", allow,
+                         *extra, **kw)
+
+    def _wait_ready(self, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        with self.client(timeout=0.2) as c:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    return False
+                try:
+                    c.health()
+                    return True
+                except e2e.gjkd.Timeout:
+                    pass
+        return False
+
+    def client(self, timeout=10.0, retries=0, key="client"):
+        return e2e.gjkd.Client(self.endpoint, timeout=timeout, retries=retries,
+                               server_key=self.keys["server"][1], secret_key=self.keys[key][0])
+
+    def ctl(self, *args, key="client", expect=0, timeout=60):
+        return gjkctl(self, "--server-key", self.keys["server"][1], "--key", self.keys[key][0],
+                      *args, expect=expect, timeout=timeout)
+
+    def refused(self):
+        with self.client() as c:
+            return c.stats()["auth_refused"]
+
+
+def start_fails(args, needle, status=None, env=None):
+    """gjkd with args must exit by itself (status if given) saying needle on stderr."""
+    rc, out, err = run([e2e.ARGS.gjkd, "--log-level", "warn"] + list(args), 30, env)
+    check(rc != 0 and (status is None or rc == status),
+          "gjkd %s: exit %d, expected failure%s\n%s" % (" ".join(args), rc,
+                                                        "" if status is None else " %d" % status,
+                                                        err[-1500:]))
+    check(needle in err, "gjkd %s: stderr does not say %r:\n%s" % (" ".join(args), needle,
+                                                                    err[-1500:]))
+
+
+# ------------------------------------------------------------------ group: curve
+
+
+def keygen_round_trip(tmp):
+    key, pub, z85 = keygen(tmp, "alice")
+    check(os.stat(key).st_mode & 0o777 == 0o600, "secret key file mode %o"
+          % (os.stat(key).st_mode & 0o777))
+    with open(pub) as f:
+        text = f.read().strip()
+    check(text == z85 and len(z85) == 40, "public key file %r vs %r" % (text, z85))
+    secret = e2e.gjkd.load_key(key, secret=True)
+    check(e2e.zmq.curve_public(secret).decode() == z85,
+          "the public key is the secret key's public key")
+    # Never overwrites an existing pair (exit 2, the old files intact).
+    gjkctl("tcp://127.0.0.1:1", "keygen", os.path.join(tmp, "alice"), expect=2)
+    with open(pub) as f:
+        check(f.read().strip() == z85, "keygen overwrote alice.pub")
+    gjkctl("tcp://127.0.0.1:1", "keygen", expect=2)  # no NAME
+
+
+def group_curve():
+    with tempfile.TemporaryDirectory() as tmp:
+        keygen_round_trip(tmp)
+        keys = {n: keygen(tmp, n) for n in ("server", "client", "client2", "stranger")}
+
+        # Start refusals: clear messages, nothing served.
+        os.chmod(keys["server"][0], 0o640)
+        start_fails(["--curve-secret-key", keys["server"][0], "--curve-allow", keys["client"][1]],
+                    "chmod 600")
+        os.chmod(keys["server"][0], 0o600)
+        start_fails(["--curve-secret-key", keys["server"][0],
+                     "--curve-allow", os.path.join(tmp, "nothing-here")],
+                    "cannot read allow-list")
+        start_fails(["--curve-secret-key", keys["server"][0]],
+                    "CURVE needs both --curve-secret-key and --curve-allow", 2)
+        port = free_port()
+        start_fails(["--endpoint", "tcp://0.0.0.0:%d" % port],
+                    "refusing to bind the request socket to non-loopback endpoint", 2)
+        start_fails(["--pose-endpoint", "tcp://0.0.0.0:%d" % port],
+                    "refusing to bind the pose socket", 2)
+        start_fails(["--monitor-endpoint", "tcp://*:%d" % port],
+                    "refusing to bind the monitor socket", 2)
+
+        # An allow-list file with comments: the C client (gjkctl) and Python are served.
+        allow = os.path.join(tmp, "allowed.txt")
+        with open(allow, "w") as f:
+            f.write("# robot cell 1\n%s\n" % keys["client"][2])
+        d = CurveDaemon(keys, allow, stream=True)
+        # The baseline: waiting for the start may have abandoned a handshake (counted).
+        baseline = d.refused()
+        h = json.loads(d.ctl("--json", "health")[0])
+        check(h["state"] == "serving" and h["revision"] >= 1, "CURVE health: %r" % h)
+        q = json.loads(d.ctl("--json", "query", "--max-distance", "0.5")[0])
+        check("min_distance" in json.dumps(q), "CURVE query: %r" % q)
+        with e2e.gjkd.Client(d.endpoint, timeout=10, retries=0, server_key=keys["server"][2],
+                             secret_key=keys["client"][0]) as c:  # Z85 text for the server key
+            c.set_link_poses("arm", load_json("poses.json")["link_poses"])
+            s = c.query_state(max_distance=0.5, mode="all")
+            check(s["evaluated"] and s["pairs"], "Python state query under CURVE: %r" % s)
+        check(d.refused() == baseline, "listed clients were counted as refused")
+
+        # Clients refuse a secret key file others can read, as the daemon does.
+        os.chmod(keys["client"][0], 0o644)
+        _, err = d.ctl("health", expect=2)
+        check("chmod 600" in err, "gjkctl with a readable secret key: %r" % err)
+        try:
+            d.client()
+            check(False, "the Python client took a readable secret key file")
+        except ValueError as e:
+            check("chmod 600" in str(e), "Python message: %s" % e)
+        os.chmod(keys["client"][0], 0o600)
+
+        # Pose and monitor streams under CURVE: a listed publisher and subscriber work.
+        ctx = e2e.zmq_ctx
+        mon = e2e.gjkd.Monitor(d.monitor_endpoint, context=ctx, server_key=keys["server"][1],
+                               secret_key=keys["client"][0])
+        plain_mon = e2e.gjkd.Monitor(d.monitor_endpoint, context=ctx)
+        pub = e2e.gjkd.PoseStream(d.pose_endpoint, context=ctx, server_key=keys["server"][1],
+                                  secret_key=keys["client"][0])
+        poses = load_json("poses.json")["link_poses"]
+        event = None
+        deadline = time.monotonic() + 20
+        while event is None and time.monotonic() < deadline:  # PUB/SUB: the first may be lost
+            pub.send("arm", poses)
+            event = mon.receive(timeout=0.2)
+        check(event is not None and event["state"]["evaluated"],
+              "monitor event under CURVE: %r" % event)
+        check(plain_mon.receive(timeout=0.5) is None, "a monitor without CURVE got an event")
+        for s in (mon, plain_mon, pub):
+            s.close()
+        with d.client() as c:
+            st = c.stats()
+            check(st["pose_updates"] >= 1 and st["auth_refused"] >= 1,
+                  "stream counters under CURVE: %r"
+                  % {k: st[k] for k in ("pose_updates", "auth_refused")})
+
+        # SIGHUP reloads the list: client2 is refused, then allowed after the reload.
+        d.ctl("--timeout", "1", "--retries", "0", "health", key="client2", expect=3, timeout=30)
+        with open(allow, "a") as f:
+            f.write("%s\n" % keys["client2"][2])
+        d.proc.send_signal(signal.SIGHUP)
+        ok = False
+        deadline = time.monotonic() + 20
+        while not ok and time.monotonic() < deadline:
+            rc, _, _ = run([e2e.ARGS.gjkctl, "--endpoint", d.endpoint, "--timeout", "0.5",
+                            "--retries", "0", "--server-key", keys["server"][1],
+                            "--key", keys["client2"][0], "health"], 30)
+            ok = rc == 0
+        check(ok, "client2 not served after the allow-list reload:\n%s" % d.stderr()[-2000:])
+        check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+        # An allow-list directory of *.pub files (as a Kubernetes Secret or ConfigMap mounts).
+        adir = os.path.join(tmp, "clients.d")
+        os.mkdir(adir)
+        for n in ("client2",):
+            with open(os.path.join(adir, n + ".pub"), "w") as f:
+                f.write(keys[n][2] + "\n")
+        with open(os.path.join(adir, "README"), "w") as f:
+            f.write("not a key file, ignored\n")
+        d = CurveDaemon(dict(keys, client=keys["client2"]), adir)
+        d.ctl("health")
+        with d.client() as c:
+            check(c.health()["state"] == "serving", "directory allow-list")
+        check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+        # Environment form of the keys, as a container would pass them.
+        env = dict(os.environ, GJKD_SERVER_KEY=keys["server"][1], GJKD_CLIENT_KEY=keys["client"][0])
+        d = CurveDaemon(keys, keys["client"][1])
+        rc, out, err = run([e2e.ARGS.gjkctl, "--endpoint", d.endpoint, "--timeout", "10",
+                            "health"], 30, env)
+        check(rc == 0 and "serving" in out, "gjkctl with GJKD_SERVER_KEY/GJKD_CLIENT_KEY: %d %s"
+              % (rc, err))
+        check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+
+# ------------------------------------------------------------------ group: curve_refusals
+
+
+def group_curve_refusals():
+    with tempfile.TemporaryDirectory() as tmp:
+        keys = {n: keygen(tmp, n) for n in ("server", "client", "stranger", "fake_server")}
+        d = CurveDaemon(keys, keys["client"][1])
+        before = d.refused()  # waiting for the start may have abandoned a handshake
+
+        # 1. No key at all: the handshake fails (mechanism mismatch); gjkctl exits 3 (no reply).
+        gjkctl(d, "--retries", "0", "--timeout", "1", "health", expect=3)
+        with e2e.gjkd.Client(d.endpoint, timeout=0.5, retries=1) as c:
+            try:
+                c.health()
+                check(False, "a client without CURVE was served")
+            except e2e.gjkd.Timeout:
+                pass
+        r1 = d.refused()
+        check(r1 > before, "no-key refusals not counted: %d" % r1)
+
+        # 2. A valid CURVE key that is not on the list: ZAP refuses it.
+        d.ctl("--retries", "0", "--timeout", "1", "health", key="stranger", expect=3)
+        try:
+            with d.client(timeout=0.5, key="stranger") as c:
+                c.health()
+            check(False, "an unlisted key was served")
+        except e2e.gjkd.Timeout:
+            pass
+        r2 = d.refused()
+        check(r2 > r1, "unlisted-key refusals not counted: %d -> %d" % (r1, r2))
+
+        # 3. A listed client that trusts the wrong server key.
+        rc, _, _ = run([e2e.ARGS.gjkctl, "--endpoint", d.endpoint, "--timeout", "1",
+                        "--retries", "0", "--server-key", keys["fake_server"][1],
+                        "--key", keys["client"][0], "health"], 30)
+        check(rc == 3, "wrong server key: gjkctl exit %d, expected 3" % rc)
+        r3 = d.refused()
+        check(r3 > r2, "wrong-server-key refusals not counted: %d -> %d" % (r2, r3))
+
+        # 4. A raw socket flooding handshakes (no CURVE): counted, but the log stays short.
+        socks = []
+        for _ in range(30):
+            s = e2e.zmq_ctx.socket(e2e.zmq.DEALER)
+            s.setsockopt(e2e.zmq.LINGER, 0)
+            s.connect(d.endpoint)
+            socks.append(s)
+        r4 = r3
+        deadline = time.monotonic() + 10
+        while r4 < r3 + 30 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            r4 = d.refused()
+        for s in socks:
+            s.close(0)
+        check(r4 >= r3 + 30, "flood refusals: %d -> %d" % (r3, r4))
+
+        # The listed client is still served, and stats report the count.
+        st = json.loads(d.ctl("--json", "stats")[0])
+        check(st["auth_refused"] >= r4, "gjkctl stats auth_refused %r" % st["auth_refused"])
+        log = d.stderr()
+        lines = [ln for ln in log.splitlines() if "auth_refused" in ln]
+        check(lines, "no auth_refused log line:\n%s" % log[-2000:])
+        check(any("not on the allow-list" in ln and keys["stranger"][2] in ln for ln in lines)
+              or any("suppressed=" in ln for ln in lines), "refusal lines: %r" % lines)
+        # At most one line a second (the daemon has run for a few seconds).
+        check(len(lines) <= 20 and len(lines) < r4,
+              "refusals are logged rate-limited: %d lines for %d refusals" % (len(lines), r4))
+        check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+
+# ------------------------------------------------------------------ group: config
+
+
+def group_config():
+    with tempfile.TemporaryDirectory() as tmp:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("GJKD_")}
+        ini = os.path.join(tmp, "gjkd.ini")
+        with open(ini, "w") as f:
+            f.write("[gjkd]\nmax-pairs = 5\nmax-waypoints = 50\nmax-robots = 3\n")
+        endpoint = "tcp://127.0.0.1:%d" % free_port()
+        env = dict(base, GJKD_ENDPOINT=endpoint, GJKD_CONFIG=ini, GJKD_MAX_PAIRS="11",
+                   GJKD_MAX_ROBOTS="4", GJKD_DEMO="true", GJKD_LOG_LEVEL="warn")
+        p = subprocess.Popen([e2e.ARGS.gjkd, "--max-robots", "6"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        e2e.PROCS.append(p)
+        try:
+            with e2e.gjkd.Client(endpoint, timeout=0.2, retries=0) as c:
+                st = None
+                deadline = time.monotonic() + 20
+                while st is None and time.monotonic() < deadline and p.poll() is None:
+                    try:
+                        st = c.stats()
+                    except e2e.gjkd.Timeout:
+                        pass
+            check(st is not None, "gjkd configured by GJKD_* did not serve on GJKD_ENDPOINT")
+            lim = st["limits"]
+            check(lim["max_waypoints"] == 50, "file value: %r" % lim)
+            check(lim["max_pairs_returned"] == 11, "environment beats file: %r" % lim)
+            check(lim["max_robots"] == 6, "command line beats environment: %r" % lim)
+            check(st["robots"] == 1, "GJKD_DEMO loads the demo: %r" % st["robots"])
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.wait(20)
+        check(p.returncode == 0, "exit status %d" % p.returncode)
+
+        start_fails([], "environment GJKD_MAX_WAYPOINTS: max-waypoints: expected a number",
+                    2, dict(base, GJKD_MAX_WAYPOINTS="many"))
+        start_fails([], "environment GJKD_THREADS: threads: 0 is outside", 2,
+                    dict(base, GJKD_THREADS="0"))
+
+        # --scene: the JSON scene is loaded at start, as --demo stores it.
+        d = e2e.Daemon("--scene", demo("scene.json"), demo=False)
+        with d.client() as c:
+            from_file = c.scene_summary(include_scene=True)
+        check(d.stop() == 0, "exit status")
+        d = e2e.Daemon()
+        with d.client() as c:
+            from_demo = c.scene_summary(include_scene=True)
+        check(d.stop() == 0, "exit status")
+        check(from_file["revision"] == 1, "--scene revision %r" % from_file["revision"])
+        a, b = from_file["scene"], from_demo["scene"]
+        a.revision = b.revision = 0
+        check(a.SerializeToString(deterministic=True) == b.SerializeToString(deterministic=True),
+              "--scene stores the scene --demo stores")
+
+        # With a state directory, --scene seeds it once; a persisted scene wins afterwards.
+        state = os.path.join(tmp, "state")
+        d = e2e.Daemon("--scene", demo("scene.json"), demo=False, state_dir=state)
+        with d.client() as c:
+            obstacles = c.scene_summary()["obstacles"]
+            name = obstacles[0]["name"] if isinstance(obstacles[0], dict) else obstacles[0]
+            c.remove_obstacle(name)
+            rev = c.revision
+        check(d.stop() == 0, "exit status")
+        d = e2e.Daemon("--scene", demo("scene.json"), demo=False, state_dir=state)
+        with d.client() as c:
+            s = c.scene_summary()
+        check(s["revision"] == rev and len(s["obstacles"]) == len(obstacles) - 1,
+              "the persisted scene (revision %d) must win over --scene: %r" % (rev, s["revision"]))
+        check(d.stop() == 0, "exit status")
+
+        # A bad scene file stops the start, naming the file and the problem.
+        bad = os.path.join(tmp, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"format": "gjkd-scene/1", "robots": [ {"name": 3} ]}')
+        start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene", bad],
+                    "--scene: %s" % bad, 1)
+        start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene",
+                     os.path.join(tmp, "missing.json")], "missing.json", 1)
+        with open(bad, "w") as f:
+            f.write('{"format": "gjkd-scene/1", "robots": [')
+        start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene", bad],
+                    "bad.json", 1)
+        start_fails(["--scene", demo("scene.json"), "--demo"], "--demo and --scene", 2)
+
+
+GROUPS = {"curve": group_curve, "curve_refusals": group_curve_refusals, "config": group_config}
+
+if __name__ == "__main__":
+    e2e.GROUPS = GROUPS
+    sys.exit(e2e.main())
