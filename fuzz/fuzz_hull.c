@@ -190,25 +190,6 @@ static bool climb_exact(const gjk_polytope *p, const gjk_hull_info *info)
     return true;
 }
 
-/* KNOWN FINDING (test_fuzz_regressions: climb_stuck_on_rounding_plateau,
- * climb_far_from_origin): hill climbing compares absolute dots x_j . d. On a polytope far
- * from its own origin (offset / size ~ 1e6) neighbours better by less than the dots'
- * rounding look equal or worse, and the climb stops (seen: 70% of the extent short).
- * Until support.c compares (x_j - x_cur) . d instead, a climb that ended next to a
- * neighbour within rounding of its own dot is not held to the scan's value. */
-static bool on_false_plateau(const gjk_polytope *p, int32_t at, gjk_vec3 d)
-{
-    double here = p->x[at] * d.x + p->y[at] * d.y + p->z[at] * d.z;
-    double round = 16.0 * DBL_EPSILON * (fabs(p->x[at]) + fabs(p->y[at]) + fabs(p->z[at]));
-    for (int32_t k = p->adj_start[at]; k < p->adj_start[at + 1]; ++k) {
-        int32_t j = p->adj[k];
-        if (fabs(p->x[j] * d.x + p->y[j] * d.y + p->z[j] * d.z - here) <= round) {
-            return true; /* a neighbour within rounding: possibly better in exact arithmetic */
-        }
-    }
-    return false;
-}
-
 static void check_geometry(const gjk_polytope *p, const gjk_vec3 *pts, int32_t n, double tol,
                            bool climb_exact, double climb_tol, fuzz_rng *rng)
 {
@@ -231,7 +212,7 @@ static void check_geometry(const gjk_polytope *p, const gjk_vec3 *pts, int32_t n
             hint = (uint32_t)fuzz_rng_next(rng); /* hints out of range are harmless */
         }
         gjk_vec3 c = gjk_core_support(&hull, dirs[k], true, hint, &i_hill);
-        if (!climb_exact || on_false_plateau(p, (int32_t)i_hill, dirs[k])) {
+        if (!climb_exact) {
             continue;
         }
         /* qhull's graph is convex up to its own rounding: a few ulps of the coordinates. */

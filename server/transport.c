@@ -195,22 +195,10 @@ static void send_reply(void *frontend, zmq_msg_t *identity, int framing, const v
     zmq_send(frontend, data, size, 0);
 }
 
-/* True if another message is already queued on the socket. */
-static bool more_queued(void *socket)
-{
-    int events = 0;
-    size_t len = sizeof events;
-    return zmq_getsockopt(socket, ZMQ_EVENTS, &events, &len) == 0 && (events & ZMQ_POLLIN);
-}
-
-/* Reads one client message and passes it to the idle worker `worker_id`, or answers it here.
- * When every worker is idle and no other request is queued, the broker serves the request
- * itself (inline): that saves two thread hand-offs (broker -> worker -> broker) on the latency
- * of a lone client, and costs nothing else, since no worker had anything to do. A request
- * arriving meanwhile waits for this one to finish before it is passed on. Returns true if a
- * worker got the request. */
+/* Reads one client message and passes it to the idle worker `worker_id` (or answers it). Returns
+ * true if a worker got it. */
 static bool forward_request(void *frontend, void *backend, zmq_msg_t *worker_id,
-                            gjkd_service *service, bool all_idle)
+                            gjkd_service *service)
 {
     zmq_msg_t f[4];
     int total;
@@ -233,19 +221,6 @@ static bool forward_request(void *frontend, void *backend, zmq_msg_t *worker_id,
         send_reply(frontend, &f[0], total >= 3 && zmq_msg_size(&f[1]) == 0, reply, reply_size);
         free(reply);
         close_frames(f, n);
-        return false;
-    }
-    if (all_idle && !more_queued(frontend)) {
-        uint8_t *reply = NULL;
-        size_t reply_size = 0;
-        gjkd_service_handle(service, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]), &reply,
-                            &reply_size);
-        zmq_msg_send(&f[0], frontend, ZMQ_SNDMORE);
-        if (framing == FRAMING_DELIMITED)
-            zmq_send(frontend, "", 0, ZMQ_SNDMORE);
-        send_owned(frontend, reply, reply_size);
-        for (int i = 1; i < n; ++i)
-            zmq_msg_close(&f[i]);
         return false;
     }
     uint8_t fb = (uint8_t)framing;
@@ -385,8 +360,7 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
             n_idle++;
         if (n_items == 2 && (items[1].revents & ZMQ_POLLIN)) {
             quiet_since = now_seconds();
-            if (forward_request(frontend, backend, &idle[n_idle - 1], def->service,
-                                n_idle == started))
+            if (forward_request(frontend, backend, &idle[n_idle - 1], def->service))
                 zmq_msg_close(&idle[--n_idle]);
         }
     }

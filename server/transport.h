@@ -6,10 +6,7 @@
  * frontend only while some worker is idle (natural backpressure) and answers malformed
  * framing itself. No socket is ever used by two threads.
  *
- * Inline requests: when every worker is idle and no other request is queued, the broker
- * handles the request itself instead of handing it to a worker and back (two thread hops
- * fewer for a lone client). A request arriving meanwhile waits until that one is answered,
- * then goes to a worker as usual. Replies are sent without a copy (zmq_msg_init_data).
+ * Replies are handed to ZeroMQ without a copy (zmq_msg_init_data).
  *
  * Shutdown: when *stop becomes non-zero the service reports DRAINING (health) and the loop
  * keeps answering until nothing is in flight and the frontend has been quiet for 200 ms, or

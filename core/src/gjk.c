@@ -45,14 +45,29 @@
 
 #include <float.h>
 
-/* A sub-simplex: indices into the working vertex array and barycentric weights. */
-typedef struct sub_simplex {
-    int32_t n;
-    int32_t idx[4];
+/* GJK's working simplex: up to four vertices of a pool that never move. The simplex names
+ * them by slot, in the order the sub-algorithm works on them, so reducing a simplex (or
+ * keeping the previous one when an iteration makes no progress) copies a few indices and
+ * weights, never the 80-byte vertices with both witness sets. */
+typedef struct slot_simplex {
+    int32_t count;
+    int32_t slot[4];
     double lambda[4];
+} slot_simplex;
+
+/* A sub-simplex: slots and barycentric weights, and its point nearest the origin. */
+typedef struct sub_simplex {
+    slot_simplex s;
     gjk_vec3 v;   /* its point nearest the origin */
     double dist2; /* |v|^2 */
 } sub_simplex;
+
+/* max(a, b) without the libm call fmax compiles to (gcc 12 keeps fmax's NaN rules out of
+ * line); the arguments here are never NaN. */
+static inline double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
 
 static bool same_sign(double a, double b)
 {
@@ -71,9 +86,9 @@ static gjk_vec3 edge(const gjk_vertex *x, const gjk_vertex *y)
 
 static void sub_point(const gjk_vertex *x, int32_t i, sub_simplex *out)
 {
-    out->n = 1;
-    out->idx[0] = i;
-    out->lambda[0] = 1.0;
+    out->s.count = 1;
+    out->s.slot[0] = i;
+    out->s.lambda[0] = 1.0;
     out->v = x[i].w;
     out->dist2 = gjk_length_sq(x[i].w);
 }
@@ -92,11 +107,11 @@ static void sub_segment(const gjk_vertex *x, int32_t i, int32_t j, sub_simplex *
         sub_point(x, j, out);
         return;
     }
-    out->n = 2;
-    out->idx[0] = i;
-    out->idx[1] = j;
-    out->lambda[0] = 1.0 - t;
-    out->lambda[1] = t;
+    out->s.count = 2;
+    out->s.slot[0] = i;
+    out->s.slot[1] = j;
+    out->s.lambda[0] = 1.0 - t;
+    out->s.lambda[1] = t;
     /* v = w_i + t e keeps a component along e of the rounding of w_i, which tilts a tiny v
      * (parallel edges nearly touching) by eps |w_i| / |v|; a second projection removes it,
      * leaving v exactly perpendicular to the accurate edge direction. */
@@ -164,13 +179,13 @@ static void sub_triangle(const gjk_vertex *x, int32_t i0, int32_t j0, int32_t k0
         ck = e1u * qv - e1v * qu;
         ci = mu - cj - ck;
         if (same_sign(mu, ci) && same_sign(mu, cj) && same_sign(mu, ck)) {
-            out->n = 3;
-            out->idx[0] = i;
-            out->idx[1] = j;
-            out->idx[2] = k;
-            out->lambda[1] = cj / mu;
-            out->lambda[2] = ck / mu;
-            out->lambda[0] = 1.0 - out->lambda[1] - out->lambda[2];
+            out->s.count = 3;
+            out->s.slot[0] = i;
+            out->s.slot[1] = j;
+            out->s.slot[2] = k;
+            out->s.lambda[1] = cj / mu;
+            out->s.lambda[2] = ck / mu;
+            out->s.lambda[0] = 1.0 - out->s.lambda[1] - out->s.lambda[2];
             /* v is the projected origin itself, n (a.n) / n.n: its direction is that of
              * the accurate normal, its length |a.n| / |n| is accurate to the rounding of
              * a. Summing weighted vertices instead would tilt v by (rounding of w) / |v|,
@@ -206,10 +221,11 @@ static double det3(gjk_vec3 a, gjk_vec3 b, gjk_vec3 c)
 /* Tetrahedron: with edges e_k = w_k - w_0 (k = 1..3), the origin is w_0 + sum lambda_k e_k
  * where, by Cramer's rule, lambda_k = C_k / mu, mu = det(e1, e2, e3) and C_k the same
  * determinant with e_k replaced by -w_0; C_0 = mu - C_1 - C_2 - C_3. */
-static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
+static void sub_tetrahedron(const gjk_vertex *x, const int32_t slot[4], sub_simplex *out)
 {
-    gjk_vec3 e1 = edge(&x[0], &x[1]), e2 = edge(&x[0], &x[2]), e3 = edge(&x[0], &x[3]);
-    gjk_vec3 o = gjk_neg(x[0].w);
+    const gjk_vertex *x0 = &x[slot[0]];
+    gjk_vec3 e1 = edge(x0, &x[slot[1]]), e2 = edge(x0, &x[slot[2]]), e3 = edge(x0, &x[slot[3]]);
+    gjk_vec3 o = gjk_neg(x0->w);
     double mu = det3(e1, e2, e3);
     double c[4];
     c[1] = det3(o, e2, e3);
@@ -217,12 +233,12 @@ static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
     c[3] = det3(e1, e2, o);
     c[0] = mu - c[1] - c[2] - c[3];
     if (same_sign(mu, c[0]) && same_sign(mu, c[1]) && same_sign(mu, c[2]) && same_sign(mu, c[3])) {
-        out->n = 4;
+        out->s.count = 4;
         for (int32_t k = 0; k < 4; ++k) {
-            out->idx[k] = k;
-            out->lambda[k] = c[k] / mu;
+            out->s.slot[k] = slot[k];
+            out->s.lambda[k] = c[k] / mu;
         }
-        out->lambda[0] = 1.0 - out->lambda[1] - out->lambda[2] - out->lambda[3];
+        out->s.lambda[0] = 1.0 - out->s.lambda[1] - out->s.lambda[2] - out->s.lambda[3];
         out->v = gjk_v3(0.0, 0.0, 0.0);
         out->dist2 = 0.0; /* the origin is inside */
         return;
@@ -232,54 +248,60 @@ static void sub_tetrahedron(const gjk_vertex *x, sub_simplex *out)
     sub_simplex cand;
     for (int32_t k = 0; k < 4; ++k) {
         if (!same_sign(mu, c[k])) {
-            sub_triangle(x, face[k][0], face[k][1], face[k][2], &cand);
+            sub_triangle(x, slot[face[k][0]], slot[face[k][1]], slot[face[k][2]], &cand);
             keep_nearest(out, &cand);
         }
     }
 }
 
-/* Writes into *out the sub-simplex of the first n vertices of src nearest the origin, with
- * weights; returns |v|^2 and v. src keeps its own count (the caller may have put an extra
- * vertex past it) and is left intact, so it still holds the previous simplex. */
-static double reduce(const gjk_simplex *src, int32_t n, gjk_simplex *out, gjk_vec3 *v)
+/* Writes into *out the sub-simplex of the vertices slot[0..n) of the pool nearest the
+ * origin, with weights; returns |v|^2 and v. */
+static double reduce(const gjk_vertex *pool, const int32_t *slot, int32_t n, slot_simplex *out,
+                     gjk_vec3 *v)
 {
     sub_simplex r;
     switch (n) {
     case 1:
-        sub_point(src->v, 0, &r);
+        sub_point(pool, slot[0], &r);
         break;
     case 2:
-        sub_segment(src->v, 0, 1, &r);
+        sub_segment(pool, slot[0], slot[1], &r);
         break;
     case 3:
-        sub_triangle(src->v, 0, 1, 2, &r);
+        sub_triangle(pool, slot[0], slot[1], slot[2], &r);
         break;
     default:
-        sub_tetrahedron(src->v, &r);
+        sub_tetrahedron(pool, slot, &r);
         break;
     }
-    for (int32_t k = 0; k < r.n; ++k) {
-        out->v[k] = src->v[r.idx[k]];
-        out->lambda[k] = r.lambda[k];
-    }
-    out->count = r.n;
+    *out = r.s; /* a fixed-size copy: entries past the count are never read */
     *v = r.v;
     return r.dist2;
 }
 
 /* True if x is already a vertex of s: same support features, or (for features without an
  * index, such as a cylinder rim point) the same point. */
-static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
+static bool in_simplex(const gjk_vertex *pool, const slot_simplex *s, const gjk_vertex *x)
 {
     bool indexed = x->ia != GJK_CACHE_NO_INDEX && x->ib != GJK_CACHE_NO_INDEX;
     for (int32_t k = 0; k < s->count; ++k) {
-        const gjk_vertex *y = &s->v[k];
+        const gjk_vertex *y = &pool[s->slot[k]];
         if (indexed ? (x->ia == y->ia && x->ib == y->ib)
                     : (y->w.x == x->w.x && y->w.y == x->w.y && y->w.z == x->w.z)) {
             return true;
         }
     }
     return false;
+}
+
+/* The pool slot s does not use (s has at most three vertices). */
+static int32_t free_slot(const slot_simplex *s)
+{
+    unsigned used = 0;
+    for (int32_t k = 0; k < s->count; ++k) {
+        used |= 1u << s->slot[k];
+    }
+    return (used & 1u) == 0 ? 0 : (used & 2u) == 0 ? 1 : (used & 4u) == 0 ? 2 : 3;
 }
 
 /* |v| below this many ulps of the pair's scale is contact to rounding (EPA treats support
@@ -293,12 +315,13 @@ static bool in_simplex(const gjk_simplex *s, const gjk_vertex *x)
  * distance (see query.c). */
 static bool at_contact(double dist2, double abs_tol, double scale)
 {
-    double noise = fmax(abs_tol, GJK_CONTACT_ULPS * DBL_EPSILON * scale);
+    double noise = max2(abs_tol, GJK_CONTACT_ULPS * DBL_EPSILON * scale);
     return dist2 <= noise * noise;
 }
 
 /* Rebuilds the cached simplex; false when the cache is cold, foreign or stale. */
-static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_simplex *s)
+static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_vertex *pool,
+                         slot_simplex *s)
 {
     if (cache->count < 1 || cache->count > 4 || cache->kind_a != (uint8_t)f->a->kind ||
         cache->kind_b != (uint8_t)f->b->kind) {
@@ -306,7 +329,7 @@ static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_si
     }
     s->count = 0;
     for (int32_t k = 0; k < cache->count; ++k) {
-        gjk_vertex *x = &s->v[s->count]; /* built in place, kept unless a duplicate */
+        gjk_vertex *x = &pool[s->count]; /* built in place, kept unless a duplicate */
         gjk_vec3 bl;
         x->ia = cache->index_a[k];
         x->ib = cache->index_b[k];
@@ -315,20 +338,23 @@ static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_si
         }
         x->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
         x->w = gjk_sub(x->a, x->b);
-        if (!in_simplex(s, x)) {
+        if (!in_simplex(pool, s, x)) {
+            s->slot[s->count] = s->count;
             s->count += 1;
         }
     }
     return s->count > 0;
 }
 
-static void write_cache(const gjk_pair_frame *f, const gjk_simplex *s, gjk_vec3 v, gjk_cache *cache)
+static void write_cache(const gjk_pair_frame *f, const gjk_vertex *pool, const slot_simplex *s,
+                        gjk_vec3 v, gjk_cache *cache)
 {
     uint8_t n = 0;
     for (int32_t k = 0; k < s->count; ++k) {
-        if (s->v[k].ia != GJK_CACHE_NO_INDEX && s->v[k].ib != GJK_CACHE_NO_INDEX) {
-            cache->index_a[n] = s->v[k].ia;
-            cache->index_b[n] = s->v[k].ib;
+        const gjk_vertex *x = &pool[s->slot[k]];
+        if (x->ia != GJK_CACHE_NO_INDEX && x->ib != GJK_CACHE_NO_INDEX) {
+            cache->index_a[n] = x->ia;
+            cache->index_b[n] = x->ib;
             ++n;
         }
     }
@@ -360,120 +386,143 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     r.support_calls = 0;
     r.lower = 0.0;
 
-    gjk_simplex buf[2]; /* current simplex and scratch, swapped on progress */
-    gjk_simplex *s = &buf[0], *spare = &buf[1];
+    gjk_vertex pool[4];
+    slot_simplex cur; /* the current simplex */
     uint32_t hint_a = 0, hint_b = 0;
     double dist2;
     gjk_vec3 v;
-    if (cache != NULL && warm_simplex(f, cache, s)) {
-        hint_a = s->v[s->count - 1].ia;
-        hint_b = s->v[s->count - 1].ib;
-        dist2 = reduce(s, s->count, spare, &v);
-        gjk_simplex *t = s;
-        s = spare;
-        spare = t;
-    } else {
-        /* First support point: along the cached direction, else towards B's origin (the
-         * centre of D is roughly -pos_b, so the nearest point of D to the origin lies on
-         * the side facing +pos_b). */
-        bool ok = false;
-        gjk_vec3 d = cache != NULL ? gjk_neg(cached_direction(cache, &ok)) : gjk_v3(0, 0, 0);
-        if (!ok) {
-            d = gjk_length_sq(f->pos_b) > 0.0 ? f->pos_b : gjk_v3(1.0, 0.0, 0.0);
-        }
-        if (cache != NULL && cache->count >= 1 && cache->count <= 4 &&
-            cache->kind_a == (uint8_t)f->a->kind && cache->kind_b == (uint8_t)f->b->kind) {
-            hint_a = cache->index_a[0];
-            hint_b = cache->index_b[0];
-        }
-        gjk_pair_support(f, d, hint_a, hint_b, &s->v[0]);
-        r.support_calls = 1;
-        s->count = 1;
-        s->lambda[0] = 1.0;
-        hint_a = s->v[0].ia;
-        hint_b = s->v[0].ib;
-        v = s->v[0].w;
-        dist2 = gjk_length_sq(v);
-    }
-
     const double abs_tol = opt->abs_tolerance * f->scale;
     const double rel_tol = opt->rel_tolerance;
-    bool overlap = s->count == 4 || at_contact(dist2, abs_tol, f->scale);
-
-    while (!overlap) {
-        double upper = sqrt(dist2);
-        if (in->boolean_only && upper <= in->threshold) {
-            overlap = true;
-            break;
-        }
-        if (r.iterations >= opt->max_iterations) {
-            r.status = GJK_STATUS_ITERATION_LIMIT;
-            break;
-        }
-        ++r.iterations;
-        gjk_vertex x;
-        gjk_pair_support(f, gjk_neg(v), hint_a, hint_b, &x);
-        ++r.support_calls;
-        if (x.ia != GJK_CACHE_NO_INDEX) {
-            hint_a = x.ia;
-        }
-        if (x.ib != GJK_CACHE_NO_INDEX) {
-            hint_b = x.ib;
-        }
-
-        /* Duality gap: lower bound v.w / |v| from the supporting plane. */
-        double lower = gjk_dot(v, x.w) / upper;
-        if (lower > r.lower) {
-            r.lower = lower;
-        }
-        /* A positive lower bound certifies that the cores are apart, so the signed
-         * distance is at least lower - inflate; before that, an overlap (negative signed
-         * distance) is not excluded and no negative cutoff may fire. */
-        if (r.lower > 0.0 && r.lower > in->cutoff) {
-            r.status = GJK_STATUS_BEYOND_CUTOFF;
-            break;
-        }
-        if (in->boolean_only && r.lower > in->threshold) {
-            break; /* separation certified */
-        }
-        if (upper - r.lower <= fmax(rel_tol * upper, abs_tol) || in_simplex(s, &x)) {
-            break; /* converged: no support point improves on the simplex */
+    bool overlap = false;
+    bool try_warm = cache != NULL;
+    for (;;) {
+        slot_simplex warm;
+        const bool warmed = try_warm && warm_simplex(f, cache, pool, &warm);
+        if (warmed) {
+            hint_a = pool[warm.count - 1].ia;
+            hint_b = pool[warm.count - 1].ib;
+            dist2 = reduce(pool, warm.slot, warm.count, &cur, &v);
+        } else {
+            /* First support point: along the cached direction, else towards B's origin (the
+             * centre of D is roughly -pos_b, so the nearest point of D to the origin lies on
+             * the side facing +pos_b). */
+            bool ok = false;
+            gjk_vec3 d = cache != NULL ? gjk_neg(cached_direction(cache, &ok)) : gjk_v3(0, 0, 0);
+            if (!ok) {
+                d = gjk_length_sq(f->pos_b) > 0.0 ? f->pos_b : gjk_v3(1.0, 0.0, 0.0);
+            }
+            if (cache != NULL && cache->count >= 1 && cache->count <= 4 &&
+                cache->kind_a == (uint8_t)f->a->kind && cache->kind_b == (uint8_t)f->b->kind) {
+                hint_a = cache->index_a[0];
+                hint_b = cache->index_b[0];
+            }
+            gjk_pair_support(f, d, hint_a, hint_b, &pool[0]);
+            r.support_calls = 1;
+            cur.count = 1;
+            cur.slot[0] = 0;
+            cur.lambda[0] = 1.0;
+            hint_a = pool[0].ia;
+            hint_b = pool[0].ib;
+            v = pool[0].w;
+            dist2 = gjk_length_sq(v);
         }
 
-        gjk_vec3 next_v;
-        s->v[s->count] = x;
-        double next2 = reduce(s, s->count + 1, spare, &next_v);
-        if (spare->count == 4) {
-            s = spare;
-            overlap = true;
-            break;
+        overlap = cur.count == 4 || at_contact(dist2, abs_tol, f->scale);
+        /* Set when the loop stops on a repeated support point or on no progress while the
+         * duality gap is still open: from a cached simplex, whose features may name one
+         * point twice, that is not convergence. */
+        bool stalled = false;
+
+        while (!overlap) {
+            double upper = sqrt(dist2);
+            if (in->boolean_only && upper <= in->threshold) {
+                overlap = true;
+                break;
+            }
+            if (r.iterations >= opt->max_iterations) {
+                r.status = GJK_STATUS_ITERATION_LIMIT;
+                break;
+            }
+            ++r.iterations;
+            /* The new support point goes straight into the slot the simplex leaves free. */
+            const int32_t free = free_slot(&cur);
+            const gjk_vertex *x = &pool[free];
+            gjk_pair_support(f, gjk_neg(v), hint_a, hint_b, &pool[free]);
+            ++r.support_calls;
+            if (x->ia != GJK_CACHE_NO_INDEX) {
+                hint_a = x->ia;
+            }
+            if (x->ib != GJK_CACHE_NO_INDEX) {
+                hint_b = x->ib;
+            }
+
+            /* Duality gap: lower bound v.w / |v| from the supporting plane. */
+            double lower = gjk_dot(v, x->w) / upper;
+            if (lower > r.lower) {
+                r.lower = lower;
+            }
+            /* A positive lower bound certifies that the cores are apart, so the signed
+             * distance is at least lower - inflate; before that, an overlap (negative signed
+             * distance) is not excluded and no negative cutoff may fire. */
+            if (r.lower > 0.0 && r.lower > in->cutoff) {
+                r.status = GJK_STATUS_BEYOND_CUTOFF;
+                break;
+            }
+            if (in->boolean_only && r.lower > in->threshold) {
+                break; /* separation certified */
+            }
+            const bool gap_closed = upper - r.lower <= max2(rel_tol * upper, abs_tol);
+            if (gap_closed || in_simplex(pool, &cur, x)) {
+                stalled = !gap_closed;
+                break; /* converged: no support point improves on the simplex */
+            }
+
+            gjk_vec3 next_v;
+            slot_simplex next;
+            int32_t grown[4] = {cur.slot[0], cur.slot[1], cur.slot[2], free};
+            grown[cur.count] = free;
+            double next2 = reduce(pool, grown, cur.count + 1, &next, &next_v);
+            if (next.count == 4) {
+                cur = next;
+                overlap = true;
+                break;
+            }
+            if (!(next2 < dist2)) {
+                stalled = !gap_closed;
+                break; /* no progress in floating point: keep the previous, better simplex */
+            }
+            cur = next;
+            dist2 = next2;
+            v = next_v;
+            if (at_contact(dist2, abs_tol, f->scale)) {
+                overlap = true;
+            }
         }
-        if (!(next2 < dist2)) {
-            break; /* no progress in floating point: keep the previous, better simplex */
+        if (warmed && stalled) {
+            /* The warm simplex stalled with an open gap: start again cold. The counters keep
+             * the work already done. */
+            try_warm = false;
+            r.status = GJK_STATUS_SEPARATED;
+            r.lower = 0.0;
+            continue;
         }
-        gjk_simplex *t = s;
-        s = spare;
-        spare = t;
-        dist2 = next2;
-        v = next_v;
-        if (at_contact(dist2, abs_tol, f->scale)) {
-            overlap = true;
-        }
+        break;
     }
 
-    gjk_vec3 pa = s->v[0].a, pb = s->v[0].b;
-    for (int32_t k = 1; k < s->count; ++k) {
-        pa = gjk_madd(pa, s->lambda[k], gjk_sub(s->v[k].a, s->v[0].a));
-        pb = gjk_madd(pb, s->lambda[k], gjk_sub(s->v[k].b, s->v[0].b));
+    const gjk_vertex *x0 = &pool[cur.slot[0]];
+    gjk_vec3 pa = x0->a, pb = x0->b;
+    for (int32_t k = 1; k < cur.count; ++k) {
+        const gjk_vertex *xk = &pool[cur.slot[k]];
+        pa = gjk_madd(pa, cur.lambda[k], gjk_sub(xk->a, x0->a));
+        pb = gjk_madd(pb, cur.lambda[k], gjk_sub(xk->b, x0->b));
     }
     r.point_a = pa;
     r.point_b = pb;
     r.v = v;
     if (overlap) {
         r.status = GJK_STATUS_OVERLAPPING;
-        r.upper = s->count == 4 ? 0.0 : sqrt(dist2);
+        r.upper = cur.count == 4 ? 0.0 : sqrt(dist2);
         r.lower = 0.0;
-        r.simplex = *s; /* EPA's seed */
     } else {
         r.upper = sqrt(dist2);
         if (r.lower > r.upper) {
@@ -481,9 +530,9 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
         }
     }
     if (cache != NULL) {
-        write_cache(f, s, v, cache);
+        write_cache(f, pool, &cur, v, cache);
     }
-    /* Everything but the simplex, which only an overlap needs. */
+    /* Everything but the simplex, which only an overlap needs (EPA's seed). */
     out->status = r.status;
     out->point_a = r.point_a;
     out->point_b = r.point_b;
@@ -492,9 +541,9 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     out->upper = r.upper;
     out->iterations = r.iterations;
     out->support_calls = r.support_calls;
-    if (overlap) {
-        out->simplex = r.simplex;
-    } else {
-        out->simplex.count = 0;
+    out->simplex.count = overlap ? cur.count : 0;
+    for (int32_t k = 0; k < out->simplex.count; ++k) {
+        out->simplex.v[k] = pool[cur.slot[k]];
+        out->simplex.lambda[k] = cur.lambda[k];
     }
 }

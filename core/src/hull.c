@@ -62,6 +62,7 @@ typedef struct cloud_frame {
     int32_t origin;    /* input index of p1 */
     int32_t far_index; /* input index of p2 */
     gjk_vec3 u, w, n;
+    double scale; /* power of two: coordinates relative to p1 times scale are about 1 */
 } cloud_frame;
 
 static int32_t farthest_from_point(const gjk_vec3 *p, int32_t count, gjk_vec3 q)
@@ -78,30 +79,28 @@ static int32_t farthest_from_point(const gjk_vec3 *p, int32_t count, gjk_vec3 q)
     return best;
 }
 
-static cloud_frame measure_cloud(const gjk_vec3 *p, int32_t count)
+/* Dimension and frame of the cloud q (coordinates relative to a point of the cloud,
+ * scaled by a power of two to about unit size; see gjk_hull_build), with the flatness
+ * tolerance tol in those coordinates. */
+static cloud_frame measure_cloud(const gjk_vec3 *q, int32_t count, double tol)
 {
     cloud_frame f;
     memset(&f, 0, sizeof f);
-    double max_abs = 0.0;
-    for (int32_t i = 0; i < count; ++i) {
-        max_abs = fmax(max_abs, fmax(fabs(p[i].x), fmax(fabs(p[i].y), fabs(p[i].z))));
-    }
-    f.origin = farthest_from_point(p, count, p[0]);
-    gjk_vec3 o = p[f.origin];
-    f.far_index = farthest_from_point(p, count, o);
-    double len = gjk_distance_between(p[f.far_index], o);
+    f.origin = farthest_from_point(q, count, q[0]);
+    gjk_vec3 o = q[f.origin];
+    f.far_index = farthest_from_point(q, count, o);
+    double len = gjk_distance_between(q[f.far_index], o);
     if (len == 0.0) {
         f.dimension = 0;
         return f;
     }
-    double tol = fmax(GJK_HULL_FLAT_TOLERANCE * len, 64.0 * DBL_EPSILON * max_abs);
-    f.u = gjk_scale(gjk_sub(p[f.far_index], o), 1.0 / len);
+    f.u = gjk_scale(gjk_sub(q[f.far_index], o), 1.0 / len);
 
     /* Farthest from the line o + t u. */
     gjk_vec3 r_best = gjk_v3(0.0, 0.0, 0.0);
     double h1 = 0.0;
     for (int32_t i = 0; i < count; ++i) {
-        gjk_vec3 d = gjk_sub(p[i], o);
+        gjk_vec3 d = gjk_sub(q[i], o);
         gjk_vec3 r = gjk_madd(d, -gjk_dot(d, f.u), f.u);
         double h = gjk_length(r);
         if (h > h1) {
@@ -118,10 +117,96 @@ static cloud_frame measure_cloud(const gjk_vec3 *p, int32_t count)
 
     double h2 = 0.0;
     for (int32_t i = 0; i < count; ++i) {
-        h2 = fmax(h2, fabs(gjk_dot(gjk_sub(p[i], o), f.n)));
+        h2 = fmax(h2, fabs(gjk_dot(gjk_sub(q[i], o), f.n)));
     }
     f.dimension = h2 <= tol ? 2 : 3;
     return f;
+}
+
+/* A point's cell in the merge grid (cells of side tol), and its input index. */
+typedef struct merge_cell {
+    int64_t cx, cy, cz;
+    int32_t index;
+} merge_cell;
+
+static int compare_cells(const void *a, const void *b)
+{
+    const merge_cell *x = a, *y = b;
+    if (x->cx != y->cx) {
+        return x->cx < y->cx ? -1 : 1;
+    }
+    if (x->cy != y->cy) {
+        return x->cy < y->cy ? -1 : 1;
+    }
+    if (x->cz != y->cz) {
+        return x->cz < y->cz ? -1 : 1;
+    }
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* First cell entry not below (cx, cy, cz). */
+static int32_t lower_cell(const merge_cell *c, int32_t n, int64_t cx, int64_t cy, int64_t cz)
+{
+    merge_cell key = {cx, cy, cz, INT32_MIN};
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (compare_cells(&c[mid], &key) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* Marks in keep[] the points to hand to qhull: in input order, a point is dropped when a
+ * kept point lies within tol of it in every coordinate (near twins: qhull's graph over
+ * them is not the exact skeleton of the hull, so hill climbing could stop short). The
+ * hull of the kept points is then within tol of the cloud's. Grid of cells of side tol,
+ * sorted: each point looks at the 27 cells around its own. false: out of memory. */
+static bool merge_near_twins(const gjk_vec3 *q, int32_t count, double tol, bool *keep)
+{
+    merge_cell *cell = malloc((size_t)count * sizeof *cell);
+    int32_t *rank = malloc((size_t)count * sizeof *rank);
+    if (cell == NULL || rank == NULL) {
+        free(cell);
+        free(rank);
+        return false;
+    }
+    /* |q| <= 2 and tol >= 1e-9 * |cloud|, so cell coordinates stay far below 2^62. */
+    for (int32_t i = 0; i < count; ++i) {
+        cell[i] = (merge_cell){(int64_t)floor(q[i].x / tol), (int64_t)floor(q[i].y / tol),
+                               (int64_t)floor(q[i].z / tol), i};
+        keep[i] = false;
+    }
+    qsort(cell, (size_t)count, sizeof *cell, compare_cells);
+    for (int32_t k = 0; k < count; ++k) {
+        rank[cell[k].index] = k;
+    }
+    for (int32_t i = 0; i < count; ++i) {
+        const merge_cell *me = &cell[rank[i]];
+        bool twin = false;
+        for (int64_t dx = -1; dx <= 1 && !twin; ++dx) {
+            for (int64_t dy = -1; dy <= 1 && !twin; ++dy) {
+                int64_t cx = me->cx + dx, cy = me->cy + dy;
+                for (int32_t k = lower_cell(cell, count, cx, cy, me->cz - 1);
+                     k < count && cell[k].cx == cx && cell[k].cy == cy && cell[k].cz <= me->cz + 1;
+                     ++k) {
+                    int32_t j = cell[k].index;
+                    if (keep[j] && fabs(q[j].x - q[i].x) <= tol && fabs(q[j].y - q[i].y) <= tol &&
+                        fabs(q[j].z - q[i].z) <= tol) {
+                        twin = true;
+                        break;
+                    }
+                }
+            }
+        }
+        keep[i] = !twin;
+    }
+    free(cell);
+    free(rank);
+    return true;
 }
 
 static int compare_edges(const void *a, const void *b)
@@ -279,9 +364,9 @@ static gjk_status hull_3d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     }
     gjk_vec3 o = p[f->origin];
     for (int32_t i = 0; i < count; ++i) {
-        c[3 * i + 0] = p[i].x - o.x;
-        c[3 * i + 1] = p[i].y - o.y;
-        c[3 * i + 2] = p[i].z - o.z;
+        c[3 * i + 0] = (p[i].x - o.x) * f->scale;
+        c[3 * i + 1] = (p[i].y - o.y) * f->scale;
+        c[3 * i + 2] = (p[i].z - o.z) * f->scale;
     }
     gjk_status s = run_qhull(3, c, count, g, flat);
     free(c);
@@ -298,7 +383,7 @@ static gjk_status hull_2d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     }
     gjk_vec3 o = p[f->origin];
     for (int32_t i = 0; i < count; ++i) {
-        gjk_vec3 d = gjk_sub(p[i], o);
+        gjk_vec3 d = gjk_scale(gjk_sub(p[i], o), f->scale);
         c[2 * i + 0] = gjk_dot(d, f->u);
         c[2 * i + 1] = gjk_dot(d, f->w);
     }
@@ -316,7 +401,7 @@ static gjk_status hull_1d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
         gjk_vec3 o = p[f->origin];
         double tmin = HUGE_VAL, tmax = -HUGE_VAL;
         for (int32_t i = 0; i < count; ++i) {
-            double t = gjk_dot(gjk_sub(p[i], o), f->u);
+            double t = gjk_dot(gjk_scale(gjk_sub(p[i], o), f->scale), f->u);
             if (t < tmin) {
                 tmin = t;
                 lo = i;
@@ -351,7 +436,8 @@ static gjk_status hull_1d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
 
 /* Owned polytope from the graph: vertices copied from the input, CSR adjacency with
  * each vertex's neighbours in ascending order. */
-static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, const hull_graph *g)
+static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, const hull_graph *g,
+                                      bool with_adjacency)
 {
     int32_t nv = g->vertex_count;
     gjk_vec3 *verts = malloc((size_t)nv * sizeof *verts);
@@ -380,12 +466,126 @@ static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, cons
         for (int32_t e = 0; e < g->edge_count; ++e) {
             adj[fill[g->edge[e].lo]++] = g->edge[e].hi;
         }
-        s = gjk_polytope_create(out, verts, nv, start, adj);
+        s = gjk_polytope_create(out, verts, nv, with_adjacency ? start : NULL,
+                                with_adjacency ? adj : NULL);
     }
     free(verts);
     free(start);
     free(adj);
     free(fill);
+    return s;
+}
+
+/* Whether the hull vertices are coplanar up to the rounding of their coordinates: every one
+ * is within 64 eps of the plane of the first non-degenerate triangle, in coordinates
+ * relative to vertex 0 and scaled by a power of two to at most 2 (so nothing underflows).
+ * A tilted polygon is never exactly planar in floating point; its cycle is kept. */
+static bool exactly_planar(const gjk_vec3 *p, const hull_graph *g, double scale)
+{
+    gjk_vec3 o = p[g->vertex[0]];
+    gjk_vec3 e1 = gjk_scale(gjk_sub(p[g->vertex[1]], o), scale);
+    gjk_vec3 nrm = gjk_v3(0.0, 0.0, 0.0);
+    for (int32_t i = 2; i < g->vertex_count && gjk_length_sq(nrm) == 0.0; ++i) {
+        nrm = gjk_cross(e1, gjk_scale(gjk_sub(p[g->vertex[i]], o), scale));
+    }
+    double limit = 64.0 * DBL_EPSILON * gjk_length(nrm);
+    for (int32_t i = 1; i < g->vertex_count; ++i) {
+        if (fabs(gjk_dot(nrm, gjk_scale(gjk_sub(p[g->vertex[i]], o), scale))) > limit) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The hull of `count` finite points; q, kept and keep are scratch arrays of count. */
+static gjk_status hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t count,
+                             gjk_hull_info *info, gjk_vec3 *q, gjk_vec3 *kept, bool *keep)
+{
+    /* Work on q = (p - p0) * 2^-e, about unit size: the scaling is exact, so nothing
+     * squared underflows or overflows for tiny or huge clouds, and vertices stay input
+     * points. */
+    double max_abs = 0.0, max_rel = 0.0;
+    for (int32_t i = 0; i < count; ++i) {
+        gjk_vec3 d = gjk_sub(points[i], points[0]);
+        max_abs =
+            fmax(max_abs, fmax(fabs(points[i].x), fmax(fabs(points[i].y), fabs(points[i].z))));
+        max_rel = fmax(max_rel, fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))));
+    }
+    int ex = 0;
+    if (max_rel > 0.0) {
+        (void)frexp(max_rel, &ex);
+    }
+    double scale = ldexp(1.0, -ex);
+    for (int32_t i = 0; i < count; ++i) {
+        q[i] = gjk_scale(gjk_sub(points[i], points[0]), scale);
+    }
+
+    /* The flatness tolerance from the cloud's length (see the top of the file); points
+     * closer than it to an earlier kept point are merged into that one. */
+    int32_t p1 = farthest_from_point(q, count, q[0]);
+    double len = gjk_distance_between(q[farthest_from_point(q, count, q[p1])], q[p1]);
+    double tol = fmax(GJK_HULL_FLAT_TOLERANCE * len, 64.0 * DBL_EPSILON * max_abs * scale);
+    if (len > 0.0) {
+        if (!merge_near_twins(q, count, tol, keep)) {
+            return GJK_STATUS_OUT_OF_MEMORY;
+        }
+    } else {
+        for (int32_t i = 0; i < count; ++i) {
+            keep[i] = i == 0;
+        }
+    }
+    int32_t nk = 0;
+    for (int32_t i = 0; i < count; ++i) {
+        if (keep[i]) {
+            q[nk] = q[i];
+            kept[nk++] = points[i]; /* ascending input order */
+        }
+    }
+
+    cloud_frame frame = measure_cloud(q, nk, tol);
+    frame.scale = scale;
+    hull_graph graph;
+    memset(&graph, 0, sizeof graph);
+    gjk_status s = GJK_STATUS_INVALID_INPUT;
+    /* Highest dimension first; qhull finding the input flat (singular) drops one
+     * dimension, any other qhull failure is final. */
+    bool flat = false;
+    if (frame.dimension == 3) {
+        s = hull_3d(kept, nk, &frame, &graph, &flat);
+        if (flat) {
+            frame.dimension = 2;
+        }
+    }
+    if (frame.dimension == 2) {
+        s = hull_2d(kept, nk, &frame, &graph, &flat);
+        if (flat) {
+            frame.dimension = 1;
+        }
+    }
+    if (frame.dimension <= 1) {
+        s = hull_1d(kept, nk, &frame, &graph);
+    }
+    bool with_adjacency = true;
+    if (s == GJK_STATUS_SEPARATED && frame.dimension < 3 && graph.vertex_count > 3 &&
+        !exactly_planar(kept, &graph, scale)) {
+        /* Flat only within the tolerance: the polygon's cycle is not the skeleton of the
+         * (very thin) solid its vertices span, and hill climbing over it could stop far
+         * from the support. No adjacency: the scan is exact. */
+        with_adjacency = false;
+        graph.edge_count = 0;
+    }
+    if (s == GJK_STATUS_SEPARATED) {
+        s = polytope_from_graph(out, kept, &graph, with_adjacency);
+    }
+    if (s == GJK_STATUS_SEPARATED && info != NULL) {
+        info->dimension = frame.dimension;
+        if (graph.vertex_count == 1) {
+            info->dimension = 0;
+        }
+        info->vertex_count = graph.vertex_count;
+        info->edge_count = graph.edge_count;
+    }
+    hull_graph_free(&graph);
     return s;
 }
 
@@ -401,45 +601,22 @@ gjk_status gjk_hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t cou
     if (points == NULL || count < 1) {
         return GJK_STATUS_INVALID_INPUT;
     }
+    /* Finite, and |p|^2 finite too (|p| below about 1.3e154): the polytope's radius and
+     * the squared lengths of the build must not overflow. */
     for (int32_t i = 0; i < count; ++i) {
-        if (!gjk_vec3_is_finite(points[i])) {
+        if (!gjk_vec3_is_finite(points[i]) || !isfinite(gjk_length(points[i]))) {
             return GJK_STATUS_INVALID_INPUT;
         }
     }
-
-    cloud_frame frame = measure_cloud(points, count);
-    hull_graph graph;
-    memset(&graph, 0, sizeof graph);
-    gjk_status s = GJK_STATUS_INVALID_INPUT;
-    /* Highest dimension first; qhull finding the input flat (singular) drops one
-     * dimension, any other qhull failure is final. */
-    bool flat = false;
-    if (frame.dimension == 3) {
-        s = hull_3d(points, count, &frame, &graph, &flat);
-        if (flat) {
-            frame.dimension = 2;
-        }
+    gjk_vec3 *q = malloc((size_t)count * sizeof *q);
+    gjk_vec3 *kept = malloc((size_t)count * sizeof *kept);
+    bool *keep = malloc((size_t)count * sizeof *keep);
+    gjk_status s = GJK_STATUS_OUT_OF_MEMORY;
+    if (q != NULL && kept != NULL && keep != NULL) {
+        s = hull_build(out, points, count, info, q, kept, keep);
     }
-    if (frame.dimension == 2) {
-        s = hull_2d(points, count, &frame, &graph, &flat);
-        if (flat) {
-            frame.dimension = 1;
-        }
-    }
-    if (frame.dimension <= 1) {
-        s = hull_1d(points, count, &frame, &graph);
-    }
-    if (s == GJK_STATUS_SEPARATED) {
-        s = polytope_from_graph(out, points, &graph);
-    }
-    if (s == GJK_STATUS_SEPARATED && info != NULL) {
-        info->dimension = frame.dimension;
-        if (graph.vertex_count == 1) {
-            info->dimension = 0;
-        }
-        info->vertex_count = graph.vertex_count;
-        info->edge_count = graph.edge_count;
-    }
-    hull_graph_free(&graph);
+    free(q);
+    free(kept);
+    free(keep);
     return s;
 }

@@ -30,6 +30,77 @@
 
 /* ------------------------------------------------------------------ polytopes */
 
+/* Number of entries the four-wide loop may read: padded storage holds copies of the last
+ * vertex, which change nothing (the lower original index wins the tie) and spare the tail. */
+static int32_t scan_width(const gjk_polytope *p)
+{
+    int32_t up = (p->count + 3) & ~3;
+    return p->padded_count >= up ? up : (p->count & ~3);
+}
+
+#if defined(__SSE2__)
+/* Linear scan in two passes of two SSE2 vectors of two vertices per step (SSE2 is part of
+ * x86-64, so this needs no flag; gcc does not vectorise an arg-max without -ffast-math).
+ * The first pass finds the largest dot with max_pd alone; the second recomputes the dots in
+ * the same order (bitwise the same values: no contraction without FMA) and stops at the
+ * first equal to it, which is the lowest index on ties. Carrying indices through the first
+ * pass instead (three blend operations per vector and step) costs more than the second
+ * pass, which on average reads half the vertices. */
+static inline __m128d dots2(const double *x, const double *y, const double *z, int32_t i,
+                            __m128d dx, __m128d dy, __m128d dz)
+{
+    return _mm_add_pd(
+        _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(x + i), dx), _mm_mul_pd(_mm_loadu_pd(y + i), dy)),
+        _mm_mul_pd(_mm_loadu_pd(z + i), dz));
+}
+
+static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
+{
+    const double *x = p->x, *y = p->y, *z = p->z;
+    const int32_t n = p->count, n4 = scan_width(p);
+    const __m128d dx = _mm_set1_pd(d.x), dy = _mm_set1_pd(d.y), dz = _mm_set1_pd(d.z);
+    __m128d best0 = _mm_set1_pd(-HUGE_VAL), best1 = best0;
+    __m128d sum0 = _mm_setzero_pd(), sum1 = sum0;
+    for (int32_t i = 0; i < n4; i += 4) {
+        __m128d s0 = dots2(x, y, z, i, dx, dy, dz), s1 = dots2(x, y, z, i + 2, dx, dy, dz);
+        best0 = _mm_max_pd(s0, best0);
+        best1 = _mm_max_pd(s1, best1);
+        sum0 = _mm_add_pd(sum0, s0);
+        sum1 = _mm_add_pd(sum1, s1);
+    }
+    __m128d b = _mm_max_pd(best0, best1);
+    b = _mm_max_pd(b, _mm_unpackhi_pd(b, b));
+    double best = _mm_cvtsd_f64(b);
+    __m128d sums = _mm_add_pd(sum0, sum1);
+    double sum = _mm_cvtsd_f64(_mm_add_pd(sums, _mm_unpackhi_pd(sums, sums)));
+    for (int32_t i = n4; i < n; ++i) {
+        double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
+        sum += s;
+        best = s > best ? s : best;
+    }
+    /* A non-finite vertex (NaN or infinite) makes the sum non-finite: one add per vertex
+     * instead of a test. */
+    if (!isfinite(sum) && gjk_vec3_is_finite(d)) {
+        return -1;
+    }
+    const __m128d target = _mm_set1_pd(best);
+    for (int32_t i = 0; i < n4; i += 4) {
+        int m0 = _mm_movemask_pd(_mm_cmpeq_pd(dots2(x, y, z, i, dx, dy, dz), target));
+        int m1 = _mm_movemask_pd(_mm_cmpeq_pd(dots2(x, y, z, i + 2, dx, dy, dz), target));
+        int m = m0 | (m1 << 2);
+        if (m != 0) {
+            int32_t k = (m & 1) ? 0 : (m & 2) ? 1 : (m & 4) ? 2 : 3;
+            return i + k < n ? i + k : n - 1; /* padding copies the last vertex */
+        }
+    }
+    for (int32_t i = n4; i < n; ++i) {
+        if (x[i] * d.x + y[i] * d.y + z[i] * d.z == best) {
+            return i;
+        }
+    }
+    return 0; /* no dot equals the maximum: NaN direction */
+}
+#else
 /* Picks the best of four lanes (lane j holds the best of the vertices i = j mod 4, earliest
  * first): largest dot, lowest index on ties. -1 when the side sum is not finite: a vertex
  * is NaN or infinite (checking the sum costs one add per vertex instead of a test). */
@@ -50,63 +121,6 @@ static int32_t best_lane(const double best[4], const int32_t index[4], double su
     return b < n ? b : n - 1;
 }
 
-/* Number of entries the four-wide loop may read: padded storage holds copies of the last
- * vertex, which change nothing (the lower original index wins the tie) and spare the tail. */
-static int32_t scan_width(const gjk_polytope *p)
-{
-    int32_t up = (p->count + 3) & ~3;
-    return p->padded_count >= up ? up : (p->count & ~3);
-}
-
-#if defined(__SSE2__)
-/* Linear scan, two SSE2 vectors of two vertices per step (SSE2 is part of x86-64, so this
- * needs no flag; gcc does not vectorise an arg-max without -ffast-math). Lanes compare
- * strictly, keep their earliest maximum, and carry their indices as doubles (exact). */
-static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
-{
-    const double *x = p->x, *y = p->y, *z = p->z;
-    const int32_t n = p->count, n4 = scan_width(p);
-    const __m128d dx = _mm_set1_pd(d.x), dy = _mm_set1_pd(d.y), dz = _mm_set1_pd(d.z);
-    const __m128d step = _mm_set1_pd(4.0);
-    __m128d best0 = _mm_set1_pd(-HUGE_VAL), best1 = best0;
-    __m128d idx0 = _mm_setzero_pd(), idx1 = idx0, sum0 = idx0, sum1 = idx0;
-    __m128d cur0 = _mm_set_pd(1.0, 0.0), cur1 = _mm_set_pd(3.0, 2.0);
-    for (int32_t i = 0; i < n4; i += 4) {
-        __m128d s0 = _mm_add_pd(
-            _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(x + i), dx), _mm_mul_pd(_mm_loadu_pd(y + i), dy)),
-            _mm_mul_pd(_mm_loadu_pd(z + i), dz));
-        __m128d s1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(x + i + 2), dx),
-                                           _mm_mul_pd(_mm_loadu_pd(y + i + 2), dy)),
-                                _mm_mul_pd(_mm_loadu_pd(z + i + 2), dz));
-        __m128d m0 = _mm_cmpgt_pd(s0, best0), m1 = _mm_cmpgt_pd(s1, best1);
-        best0 = _mm_max_pd(s0, best0); /* = m0 ? s0 : best0 */
-        best1 = _mm_max_pd(s1, best1);
-        idx0 = _mm_or_pd(_mm_and_pd(m0, cur0), _mm_andnot_pd(m0, idx0));
-        idx1 = _mm_or_pd(_mm_and_pd(m1, cur1), _mm_andnot_pd(m1, idx1));
-        sum0 = _mm_add_pd(sum0, s0);
-        sum1 = _mm_add_pd(sum1, s1);
-        cur0 = _mm_add_pd(cur0, step);
-        cur1 = _mm_add_pd(cur1, step);
-    }
-    double best[4], fidx[4], sums[4];
-    _mm_storeu_pd(best, best0);
-    _mm_storeu_pd(best + 2, best1);
-    _mm_storeu_pd(fidx, idx0);
-    _mm_storeu_pd(fidx + 2, idx1);
-    _mm_storeu_pd(sums, _mm_add_pd(sum0, sum1));
-    int32_t index[4] = {(int32_t)fidx[0], (int32_t)fidx[1], (int32_t)fidx[2], (int32_t)fidx[3]};
-    double sum = sums[0] + sums[1];
-    for (int32_t i = n4; i < n; ++i) {
-        double s = x[i] * d.x + y[i] * d.y + z[i] * d.z;
-        sum += s;
-        if (s > best[i & 3]) {
-            best[i & 3] = s;
-            index[i & 3] = i;
-        }
-    }
-    return best_lane(best, index, sum, n, d);
-}
-#else
 /* Linear scan in four independent lanes (no loop-carried dependency between them). */
 static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 {
@@ -138,37 +152,41 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 }
 #endif
 
+/* Neighbours are compared by (x_j - x_cur) . d, not by their absolute dots: far from the
+ * polytope's origin the absolute dots of nearby vertices round to the same value (or the
+ * wrong order) although their difference along d is large next to the rounding of the
+ * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
+ * neighbour with a positive difference is taken at once (first improvement); one with a
+ * zero difference and a lower index only when no neighbour is better (plateaus). */
 static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     const int32_t *start = p->adj_start, *adj = p->adj;
     int32_t n = p->count;
     int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
-    double best = x[cur] * d.x + y[cur] * d.y + z[cur] * d.z;
-    /* Each move strictly increases (dot, -index), so there are fewer than n moves; the
-     * bound only guards against a corrupted graph. */
-    for (int32_t moves = 0; moves < n; ++moves) {
+    /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
+     * than n moves; the bound guards against a corrupted graph and rounding cycles. */
+    for (int32_t moves = 0; moves < 2 * n; ++moves) {
+        const double cx = x[cur], cy = y[cur], cz = z[cur];
         int32_t next = cur;
-        double next_dot = best;
         for (int32_t k = start[cur]; k < start[cur + 1]; ++k) {
             int32_t j = adj[k];
             if ((uint32_t)j >= (uint32_t)n) {
                 continue;
             }
-            double s = x[j] * d.x + y[j] * d.y + z[j] * d.z;
-            if (s > next_dot || (s == next_dot && j < next)) {
-                next_dot = s;
+            double g = (x[j] - cx) * d.x + (y[j] - cy) * d.y + (z[j] - cz) * d.z;
+            if (g > 0.0) {
+                next = j; /* first improvement: move on at once */
+                break;
+            }
+            if (g == 0.0 && j < next) {
                 next = j;
-                if (s > best) {
-                    break; /* first improvement: move on at once */
-                }
             }
         }
         if (next == cur) {
             break;
         }
         cur = next;
-        best = next_dot;
     }
     return cur;
 }
@@ -190,21 +208,26 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
     return true;
 }
 
+/* Support vertex of a polytope: hill climbing or the scan; NaN on a non-finite vertex. */
+static inline gjk_vec3 polytope_support(const gjk_polytope *p, gjk_vec3 d, bool hill, uint32_t hint,
+                                        uint32_t *index)
+{
+    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+    if (i < 0) {
+        *index = GJK_CACHE_NO_INDEX;
+        return gjk_v3((double)NAN, (double)NAN,
+                      (double)NAN); /* non-finite vertex: the query reports it */
+    }
+    *index = (uint32_t)i;
+    return gjk_v3(p->x[i], p->y[i], p->z[i]);
+}
+
 gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
                           uint32_t *index)
 {
     switch (shape->kind) {
-    case GJK_SHAPE_POLYTOPE: {
-        const gjk_polytope *p = shape->polytope;
-        int32_t i = hill ? polytope_climb(p, d, hint) : polytope_scan(p, d);
-        if (i < 0) {
-            *index = GJK_CACHE_NO_INDEX;
-            return gjk_v3((double)NAN, (double)NAN,
-                          (double)NAN); /* non-finite vertex: the query reports it */
-        }
-        *index = (uint32_t)i;
-        return gjk_v3(p->x[i], p->y[i], p->z[i]);
-    }
+    case GJK_SHAPE_POLYTOPE:
+        return polytope_support(shape->polytope, d, hill, hint, index);
     case GJK_SHAPE_BOX: {
         gjk_vec3 h = shape->half_extents;
         uint32_t bits = (d.x < 0.0 ? 0u : 1u) | (d.y < 0.0 ? 0u : 2u) | (d.z < 0.0 ? 0u : 4u);
@@ -298,10 +321,15 @@ double gjk_core_inflate(const gjk_shape *shape)
 void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
                       gjk_vertex *out)
 {
-    out->a = gjk_core_support(f->a, d, f->hill_a, hint_a, &out->ia);
+    /* Polytopes straight to their support map; the other kinds through the switch. */
+    out->a = f->a->kind == GJK_SHAPE_POLYTOPE
+                 ? polytope_support(f->a->polytope, d, f->hill_a, hint_a, &out->ia)
+                 : gjk_core_support(f->a, d, f->hill_a, hint_a, &out->ia);
     /* sB(-d) in B's frame: -R^T d, then back into A's frame. */
     gjk_vec3 db = gjk_neg(gjk_mat3_tmul_vec(&f->rot_b, d));
-    gjk_vec3 bl = gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
+    gjk_vec3 bl = f->b->kind == GJK_SHAPE_POLYTOPE
+                      ? polytope_support(f->b->polytope, db, f->hill_b, hint_b, &out->ib)
+                      : gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
     out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
     out->w = gjk_sub(out->a, out->b);
 }

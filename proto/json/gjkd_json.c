@@ -70,18 +70,103 @@ static void path_pop(ctx *c, size_t mark)
     c->path[mark] = '\0';
 }
 
-/* Records "<path>: <message>" (the first error wins) and returns false. */
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates,
+ * nothing above U+10FFFF), or 0 when s does not start one. s is NUL-terminated. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    unsigned char b = s[0];
+    if (b < 0x80)
+        return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
+    if (b >= 0xC2 && b <= 0xDF) {
+        n = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        n = 3;
+        if (b == 0xE0)
+            lo = 0xA0;
+        else if (b == 0xED)
+            hi = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        n = 4;
+        if (b == 0xF0)
+            lo = 0x90;
+        else if (b == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    }
+    return n;
+}
+
+static bool utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p != '\0') {
+        size_t n = utf8_sequence(p);
+        if (n == 0)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
+/* Copies src to dst (capacity cap > 0) as one line of valid UTF-8: control characters
+ * become \n, \r, \t or \u00XX and bytes outside a well-formed sequence \xXX, so text
+ * quoted from the document cannot break the message. Truncates at a whole character. */
+static void copy_escaped(char *dst, size_t cap, const char *src)
+{
+    size_t len = 0;
+    const unsigned char *p = (const unsigned char *)src;
+    while (*p != '\0') {
+        char esc[8];
+        const char *piece = esc;
+        size_t n = utf8_sequence(p), step = n;
+        if (n == 0) {
+            snprintf(esc, sizeof esc, "\\x%02X", (unsigned)*p);
+            step = 1;
+        } else if (*p == '\n') {
+            piece = "\\n";
+        } else if (*p == '\r') {
+            piece = "\\r";
+        } else if (*p == '\t') {
+            piece = "\\t";
+        } else if (*p < 0x20 || *p == 0x7F) {
+            snprintf(esc, sizeof esc, "\\u%04X", (unsigned)*p);
+        } else {
+            piece = NULL;
+        }
+        size_t m = piece != NULL ? strlen(piece) : n;
+        if (len + m >= cap)
+            break;
+        memcpy(dst + len, piece != NULL ? piece : (const char *)p, m);
+        len += m;
+        p += step;
+    }
+    dst[len] = '\0';
+}
+
+/* Records "<path>: <message>" (the first error wins) and returns false. The path and the
+ * message quote the document's own keys and strings; they are escaped to one line. */
 __attribute__((format(printf, 2, 3))) static bool fail(ctx *c, const char *fmt, ...)
 {
     if (c->err == NULL || c->err->message[0] != '\0')
         return false;
-    int n = snprintf(c->err->message, sizeof c->err->message, "%s: ", c->path);
-    if (n < 0 || (size_t)n >= sizeof c->err->message)
-        return false;
+    char raw[sizeof c->err->message];
+    int n = snprintf(raw, sizeof raw, "%s: ", c->path);
+    if (n < 0 || (size_t)n >= sizeof raw)
+        n = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err->message + n, sizeof c->err->message - (size_t)n, fmt, ap);
+    vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
     va_end(ap);
+    copy_escaped(c->err->message, sizeof c->err->message, raw);
     return false;
 }
 
@@ -209,6 +294,8 @@ static bool string_value(ctx *c, const cJSON *v, bool nonempty, char **out)
         return fail(c, "expected a string, got %s", type_name(v));
     if (nonempty && v->valuestring[0] == '\0')
         return fail(c, "must not be empty");
+    if (!utf8_valid(v->valuestring))
+        return fail(c, "\"%s\" is not valid UTF-8", v->valuestring);
     char *s = dup_string(c, v->valuestring);
     if (s == NULL)
         return false;
@@ -778,6 +865,8 @@ static bool parse_body(ctx *c, const cJSON *v, Gjkd__V1__BodyRef **out)
         const char *slash = strchr(s, '/');
         if (s[0] == '\0')
             return fail(c, "must not be empty");
+        if (!utf8_valid(s))
+            return fail(c, "\"%s\" is not valid UTF-8", s);
         if (slash == NULL)
             return (b->obstacle = dup_string(c, s)) != NULL;
         if (slash == s || slash[1] == '\0' || strchr(slash + 1, '/') != NULL)
@@ -1140,14 +1229,44 @@ void gjkd_json_trajectory_free(Gjkd__V1__TrajectoryQueryRequest **msg)
 
 /* ------------------------------------------------------------------ writing */
 
+/* A number node that reads back exactly: the shortest of %.15g, %.16g, %.17g that parses
+ * to v (cJSON's own printer keeps 15 digits whenever they come within DBL_EPSILON, which
+ * loses the last bit). NULL for a non-finite v or out of memory. */
+static cJSON *number_node(double v)
+{
+    if (!isfinite(v))
+        return NULL;
+    char buf[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *number_array_node(const double *v, int n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr != NULL && i < n; i++) {
+        cJSON *x = number_node(v[i]);
+        if (x == NULL || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
 static bool add_numbers(cJSON *obj, const char *key, const double *v, int n)
 {
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(v[i]))
-            return false;
+    cJSON *arr = number_array_node(v, n);
+    if (arr == NULL || !cJSON_AddItemToObject(obj, key, arr)) {
+        cJSON_Delete(arr);
+        return false;
     }
-    cJSON *arr = cJSON_CreateDoubleArray(v, n);
-    return arr != NULL && cJSON_AddItemToObject(obj, key, arr);
+    return true;
 }
 
 static cJSON *write_pose(const Gjkd__V1__Pose *pose)
@@ -1188,9 +1307,11 @@ static bool add_points(cJSON *obj, const double *xyz, size_t n_xyz)
     for (size_t i = 0; i < n_xyz; i += 3) {
         if (!isfinite(xyz[i]) || !isfinite(xyz[i + 1]) || !isfinite(xyz[i + 2]))
             return false;
-        cJSON *p = cJSON_CreateDoubleArray(xyz + i, 3);
-        if (p == NULL || !cJSON_AddItemToArray(arr, p))
+        cJSON *p = number_array_node(xyz + i, 3);
+        if (p == NULL || !cJSON_AddItemToArray(arr, p)) {
+            cJSON_Delete(p);
             return false;
+        }
     }
     return true;
 }
@@ -1210,7 +1331,12 @@ static bool add_ints(cJSON *obj, const char *key, const int32_t *v, size_t n)
 
 static bool add_number(cJSON *obj, const char *key, double v)
 {
-    return isfinite(v) && cJSON_AddNumberToObject(obj, key, v) != NULL;
+    cJSON *x = number_node(v);
+    if (x == NULL || !cJSON_AddItemToObject(obj, key, x)) {
+        cJSON_Delete(x);
+        return false;
+    }
+    return true;
 }
 
 static cJSON *write_part(const Gjkd__V1__Part *part)
@@ -1374,7 +1500,7 @@ char *gjkd_json_write_scene(const Gjkd__V1__Scene *scene)
 {
     cJSON *root = cJSON_CreateObject();
     if (root == NULL || !cJSON_AddStringToObject(root, "format", "gjkd-scene/1") ||
-        !cJSON_AddNumberToObject(root, "revision", (double)scene->revision))
+        !add_number(root, "revision", (double)scene->revision))
         goto fail;
     cJSON *robots = cJSON_AddArrayToObject(root, "robots");
     for (size_t i = 0; robots != NULL && i < scene->n_robots; i++) {

@@ -387,7 +387,16 @@ TRAJ_LEN = 20  # waypoints per trajectory query of the load (closest pair per wa
 
 def group_load():
     n_clients, per_client = ARGS.clients, ARGS.requests
-    d = Daemon("--threads", str(ARGS.threads))
+    state = tempfile.mkdtemp(prefix="gjkd-load-") if ARGS.persist else None
+    try:
+        load_with(n_clients, per_client, state)
+    finally:
+        if state:
+            shutil.rmtree(state, ignore_errors=True)
+
+
+def load_with(n_clients, per_client, state):
+    d = Daemon("--threads", str(ARGS.threads), state_dir=state)
     wps = waypoints()
     # References, one request at a time on an idle daemon; the far obstacles the load puts
     # and removes (50 m out) never come within max_distance, so these stay the answers.
@@ -419,9 +428,9 @@ def group_load():
            for kind in ("state", "trajectory", "change")}
     say("load: %d clients x %d requests per round (%s; state: all pairs within 0.5 m, "
         "trajectory: %d waypoints, closest pair; change: put/remove an obstacle), gjkd "
-        "--threads %d, load average %.2f", n_clients, per_client,
+        "--threads %d%s, load average %.2f", n_clients, per_client,
         ", ".join("%d %s" % (v, k) for k, v in mix.items()), TRAJ_LEN, ARGS.threads,
-        os.getloadavg()[0])
+        " --state-dir %s" % state if state else "", os.getloadavg()[0])
     rss = [d.rss()]
     rev0 = scene_of(d.endpoint)[1]
     counters = {"changes": 0}
@@ -946,6 +955,8 @@ def main():
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--requests", type=int, default=150, help="per client and round")
     ap.add_argument("--threads", type=int, default=2, help="gjkd --threads for the load")
+    ap.add_argument("--persist", action="store_true",
+                    help="load: give gjkd a state directory (every change is fsynced)")
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--rss-bound-kib", type=int, default=4096,
                     help="VmRSS the load's round 2, or the second batch of unread replies, may "
