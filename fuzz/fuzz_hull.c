@@ -95,7 +95,14 @@ static bool has_neighbour(const gjk_polytope *p, int32_t i, int32_t j)
 static void check_adjacency(const gjk_polytope *p, const gjk_hull_info *info)
 {
     int32_t v = p->count;
-    FUZZ_CHECK(p->adj_start != NULL, "hull without adjacency");
+    /* hull.c gives a polygon that is flat only within its tolerance no adjacency (the cycle
+     * would not be the exact skeleton): supports then use the exact scan. */
+    if (p->adj_start == NULL) {
+        FUZZ_CHECK(info->dimension == 2 && info->edge_count == 0,
+                   "hull without adjacency (dimension %d, %d edges)", info->dimension,
+                   info->edge_count);
+        return;
+    }
     FUZZ_CHECK(p->adj_start[0] == 0, "adj_start[0] = %d", p->adj_start[0]);
     for (int32_t i = 0; i < v; ++i) {
         FUZZ_CHECK(p->adj_start[i + 1] >= p->adj_start[i], "adj_start decreases at %d", i);
