@@ -6,6 +6,7 @@
  * when parsing stops half way. Error messages carry the JSON path of the offending value. */
 #define _POSIX_C_SOURCE 200809L
 #include "gjkd_json.h"
+#include "gjkd_text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -70,88 +71,6 @@ static void path_pop(ctx *c, size_t mark)
     c->path[mark] = '\0';
 }
 
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates,
- * nothing above U+10FFFF), or 0 when s does not start one. s is NUL-terminated. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-    unsigned char b = s[0];
-    if (b < 0x80)
-        return 1;
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
-    if (b >= 0xC2 && b <= 0xDF) {
-        n = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-        n = 3;
-        if (b == 0xE0)
-            lo = 0xA0;
-        else if (b == 0xED)
-            hi = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        n = 4;
-        if (b == 0xF0)
-            lo = 0x90;
-        else if (b == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    }
-    return n;
-}
-
-static bool utf8_valid(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p != '\0') {
-        size_t n = utf8_sequence(p);
-        if (n == 0)
-            return false;
-        p += n;
-    }
-    return true;
-}
-
-/* Copies src to dst (capacity cap > 0) as one line of valid UTF-8: control characters
- * become \n, \r, \t or \u00XX and bytes outside a well-formed sequence \xXX, so text
- * quoted from the document cannot break the message. Truncates at a whole character. */
-static void copy_escaped(char *dst, size_t cap, const char *src)
-{
-    size_t len = 0;
-    const unsigned char *p = (const unsigned char *)src;
-    while (*p != '\0') {
-        char esc[8];
-        const char *piece = esc;
-        size_t n = utf8_sequence(p), step = n;
-        if (n == 0) {
-            snprintf(esc, sizeof esc, "\\x%02X", (unsigned)*p);
-            step = 1;
-        } else if (*p == '\n') {
-            piece = "\\n";
-        } else if (*p == '\r') {
-            piece = "\\r";
-        } else if (*p == '\t') {
-            piece = "\\t";
-        } else if (*p < 0x20 || *p == 0x7F) {
-            snprintf(esc, sizeof esc, "\\u%04X", (unsigned)*p);
-        } else {
-            piece = NULL;
-        }
-        size_t m = piece != NULL ? strlen(piece) : n;
-        if (len + m >= cap)
-            break;
-        memcpy(dst + len, piece != NULL ? piece : (const char *)p, m);
-        len += m;
-        p += step;
-    }
-    dst[len] = '\0';
-}
-
 /* Records "<path>: <message>" (the first error wins) and returns false. The path and the
  * message quote the document's own keys and strings; they are escaped to one line. */
 __attribute__((format(printf, 2, 3))) static bool fail(ctx *c, const char *fmt, ...)
@@ -166,7 +85,7 @@ __attribute__((format(printf, 2, 3))) static bool fail(ctx *c, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
     va_end(ap);
-    copy_escaped(c->err->message, sizeof c->err->message, raw);
+    gjkd_copy_escaped(c->err->message, sizeof c->err->message, raw);
     return false;
 }
 
@@ -294,7 +213,7 @@ static bool string_value(ctx *c, const cJSON *v, bool nonempty, char **out)
         return fail(c, "expected a string, got %s", type_name(v));
     if (nonempty && v->valuestring[0] == '\0')
         return fail(c, "must not be empty");
-    if (!utf8_valid(v->valuestring))
+    if (!gjkd_utf8_valid(v->valuestring))
         return fail(c, "\"%s\" is not valid UTF-8", v->valuestring);
     char *s = dup_string(c, v->valuestring);
     if (s == NULL)
@@ -865,7 +784,7 @@ static bool parse_body(ctx *c, const cJSON *v, Gjkd__V1__BodyRef **out)
         const char *slash = strchr(s, '/');
         if (s[0] == '\0')
             return fail(c, "must not be empty");
-        if (!utf8_valid(s))
+        if (!gjkd_utf8_valid(s))
             return fail(c, "\"%s\" is not valid UTF-8", s);
         if (slash == NULL)
             return (b->obstacle = dup_string(c, s)) != NULL;
