@@ -3,80 +3,14 @@
  * starts, hostile caches, invalid input, precision under large common translations, and the
  * core support maps against the reference gjk_shape_support. The independent-oracle suite on
  * the shared case files lives elsewhere (test_cases). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "test_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/src/internal.h"
 
-/* cmocka 1.1 only compares integers; doubles need their own check (values and file:line). */
-#define assert_near(a, b, tol)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
-        if (!(fabs(a_ - b_) <= t_)) {                                                              \
-            print_error("%s = %.17g, %s = %.17g, |diff| = %.3g > %.3g\n", #a, a_, #b, b_,          \
-                        fabs(a_ - b_), t_);                                                        \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-#define assert_vec_near(a, b, tol)                                                                 \
-    do {                                                                                           \
-        gjk_vec3 av_ = (a), bv_ = (b);                                                             \
-        assert_near(av_.x, bv_.x, tol);                                                            \
-        assert_near(av_.y, bv_.y, tol);                                                            \
-        assert_near(av_.z, bv_.z, tol);                                                            \
-    } while (0)
-
-#define assert_status(got, want)                                                                   \
-    do {                                                                                           \
-        gjk_status g_ = (got), w_ = (want);                                                        \
-        if (g_ != w_) {                                                                            \
-            print_error("status %s, expected %s\n", gjk_status_name(g_), gjk_status_name(w_));     \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-#define PI 3.14159265358979323846
-
 /* ------------------------------------------------------------------ helpers */
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-static double rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717u) >> 11) * 0x1.0p-53;
-}
-
-static double rnd_range(double lo, double hi)
-{
-    return lo + (hi - lo) * rnd();
-}
-
-static gjk_vec3 rnd_unit(void)
-{
-    for (;;) {
-        gjk_vec3 v = gjk_v3(rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1));
-        double l = gjk_length(v);
-        if (l > 0.1 && l <= 1.0) {
-            return gjk_scale(v, 1.0 / l);
-        }
-    }
-}
-
-static gjk_quat rnd_quat(void)
-{
-    return gjk_quat_from_axis_angle(rnd_unit(), rnd_range(0, PI));
-}
 
 static gjk_transform pose(gjk_quat q, gjk_vec3 p)
 {

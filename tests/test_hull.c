@@ -2,12 +2,7 @@
  * degenerate clouds, invalid input, hill climbing over the graph, thread safety. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "test_util.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,44 +11,6 @@
 #include "gjk/gjk.h"
 
 /* ------------------------------------------------------------------ helpers */
-
-/* cmocka 1.1 only compares floats; doubles need their own check (values and file:line). */
-#define assert_near(a, b, tol)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
-        if (!(fabs(a_ - b_) <= t_)) {                                                              \
-            print_error("%s = %.17g, %s = %.17g, |diff| = %.3g > %.3g\n", #a, a_, #b, b_,          \
-                        fabs(a_ - b_), t_);                                                        \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-/* xorshift64*: a small deterministic generator so failures reproduce. */
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-static double rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717u) >> 11) * 0x1.0p-53;
-}
-
-static double rnd_range(double lo, double hi)
-{
-    return lo + (hi - lo) * rnd();
-}
-
-static gjk_vec3 rnd_unit(void)
-{
-    for (;;) {
-        gjk_vec3 v = gjk_v3(rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1));
-        double l = gjk_length(v);
-        if (l > 0.1 && l <= 1.0) {
-            return gjk_scale(v, 1.0 / l);
-        }
-    }
-}
 
 static gjk_vec3 vertex(const gjk_polytope *p, int32_t i)
 {

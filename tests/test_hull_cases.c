@@ -6,12 +6,7 @@
  *
  *   test_hull_cases <file.cases>
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "test_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,27 +16,6 @@
 #include "gjk/gjk.h"
 
 static const char *case_path;
-
-static uint64_t rng_state = 0xD1B54A32D192ED03u;
-
-static double rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717u) >> 11) * 0x1.0p-53;
-}
-
-static gjk_vec3 rnd_unit(void)
-{
-    for (;;) {
-        gjk_vec3 v = gjk_v3(2 * rnd() - 1, 2 * rnd() - 1, 2 * rnd() - 1);
-        double l = gjk_length(v);
-        if (l > 0.1 && l <= 1.0) {
-            return gjk_scale(v, 1.0 / l);
-        }
-    }
-}
 
 static int compare_points(const void *a, const void *b)
 {

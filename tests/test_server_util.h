@@ -3,15 +3,8 @@
 #ifndef TEST_SERVER_UTIL_H
 #define TEST_SERVER_UTIL_H
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "test_util.h"
 
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,15 +17,6 @@
         if (a_ != e_) {                                                                            \
             print_error("%s = %s, expected %s\n", #actual, gjkd_code_name(a_),                     \
                         gjkd_code_name(e_));                                                       \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-#define assert_near(a, b, tol)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
-        if (!(fabs(a_ - b_) <= t_)) {                                                              \
-            print_error("%s = %.17g, %s = %.17g\n", #a, a_, #b, b_);                               \
             fail();                                                                                \
         }                                                                                          \
     } while (0)

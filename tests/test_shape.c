@@ -1,73 +1,15 @@
 /* test_shape.c — shape constructors, validation, the reference support map against
  * brute force and closed forms, bounding radii, AABBs, owned polytope storage. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+#include "test_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "gjk/gjk.h"
 
-/* cmocka 1.1 only compares floats; doubles need their own check (values and file:line). */
-#define assert_near(a, b, tol)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
-        if (!(fabs(a_ - b_) <= t_)) {                                                              \
-            print_error("%s = %.17g, %s = %.17g, |diff| = %.3g > %.3g\n", #a, a_, #b, b_,          \
-                        fabs(a_ - b_), t_);                                                        \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
 /* a <= b + tol, with the values printed on failure. */
-#define assert_le(a, b, tol)                                                                       \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
-        if (!(a_ <= b_ + t_)) {                                                                    \
-            print_error("%s = %.17g > %s = %.17g (+ %.3g)\n", #a, a_, #b, b_, t_);                 \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-#define PI 3.14159265358979323846
 
 /* ------------------------------------------------------------------ helpers */
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Du;
-
-static double rnd(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717u) >> 11) * 0x1.0p-53;
-}
-
-static double rnd_range(double lo, double hi)
-{
-    return lo + (hi - lo) * rnd();
-}
-
-static gjk_vec3 rnd_unit(void)
-{
-    for (;;) {
-        gjk_vec3 v = gjk_v3(rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1));
-        double l = gjk_length(v);
-        if (l > 0.1 && l <= 1.0) {
-            return gjk_scale(v, 1.0 / l);
-        }
-    }
-}
-
-static gjk_quat rnd_quat(void)
-{
-    gjk_vec3 axis = rnd_unit();
-    return gjk_quat_from_axis_angle(axis, rnd_range(-PI, PI));
-}
 
 static double get(gjk_vec3 v, int i)
 {

@@ -10,7 +10,7 @@
 static gjk_aabb random_box(double world, double size)
 {
     gjk_vec3 c = tw_vec(world);
-    gjk_vec3 h = gjk_v3(tw_range(0.01, size), tw_range(0.01, size), tw_range(0.01, size));
+    gjk_vec3 h = gjk_v3(rnd_range(0.01, size), rnd_range(0.01, size), rnd_range(0.01, size));
     gjk_aabb b = {gjk_sub(c, h), gjk_add(c, h)};
     return b;
 }
@@ -48,7 +48,7 @@ static void check_queries(const gjk_bp_tree *tree, const gjk_aabb *boxes, const 
 {
     for (int q = 0; q < 60; ++q) {
         gjk_aabb query = random_box(10.0, 1.0);
-        double margin = q % 10 == 0 ? HUGE_VAL : tw_range(0.0, 2.0);
+        double margin = q % 10 == 0 ? HUGE_VAL : rnd_range(0.0, 2.0);
         ctx->count = 0;
         ctx->shrink = false;
         gjk_bp_query(tree, query, margin, visit, ctx);
@@ -85,7 +85,7 @@ static void check_queries(const gjk_bp_tree *tree, const gjk_aabb *boxes, const 
 static void test_tree_random_operations(void **state)
 {
     (void)state;
-    tw_seed(7);
+    test_seed(7);
     static gjk_aabb boxes[N];
     static int32_t leaves[N];
     static bool live[N];
@@ -147,7 +147,7 @@ static void test_tree_random_operations(void **state)
 static void test_tree_churn(void **state)
 {
     (void)state;
-    tw_seed(11);
+    test_seed(11);
     static gjk_aabb boxes[N];
     static int32_t leaves[N];
     static bool live[N];

@@ -35,11 +35,11 @@ static void random_scene(tw_scene *s, int robots, int obstacles, bool rules)
             snprintf(b->name, sizeof b->name, "link%d", l);
             b->part_count = 1 + tw_int(TW_MAX_PARTS);
             for (int p = 0; p < b->part_count; ++p) {
-                b->parts[p].shape = tw_shape(tw_range(0.05, 0.2));
+                b->parts[p].shape = tw_shape(rnd_range(0.05, 0.2));
                 b->parts[p].pose = tw_pose(0.1);
                 b->parts[p].name = p == 0 ? "main" : NULL;
             }
-            b->padding = tw_int(3) == 0 ? tw_range(0.0, 0.03) : 0.0;
+            b->padding = tw_int(3) == 0 ? rnd_range(0.0, 0.03) : 0.0;
             b->pose = gjk_transform_make(tw_quat(), gjk_add(base, tw_vec(0.4)));
             if (l > 0 && tw_int(2) == 0) {
                 char *na = names[r * TW_MAX_LINKS + l - 1], *nb = names[r * TW_MAX_LINKS + l];
@@ -57,10 +57,10 @@ static void random_scene(tw_scene *s, int robots, int obstacles, bool rules)
         snprintf(b->name, sizeof b->name, "obstacle%03d", o);
         b->part_count = 1 + tw_int(TW_MAX_PARTS);
         for (int p = 0; p < b->part_count; ++p) {
-            b->parts[p].shape = tw_shape(tw_range(0.05, 0.25));
+            b->parts[p].shape = tw_shape(rnd_range(0.05, 0.25));
             b->parts[p].pose = tw_pose(0.15);
         }
-        b->padding = tw_int(4) == 0 ? tw_range(0.0, 0.03) : 0.0;
+        b->padding = tw_int(4) == 0 ? rnd_range(0.0, 0.03) : 0.0;
         b->pose = tw_pose(1.5);
     }
     if (!rules)
@@ -86,7 +86,7 @@ static void add_random_rules(tw_scene *s, gjk_world *w)
         /* per-pair paddings only between exact bodies (see tw_rules) */
         bool padding = link >= 0 && tw_int(2) == 0;
         rule->allowed = !padding;
-        rule->padding = padding ? tw_range(0.0, 0.05) : (double)NAN;
+        rule->padding = padding ? rnd_range(0.0, 0.05) : (double)NAN;
         bool duplicate = false;
         for (int i = 0; i < s->rule_count; ++i) {
             const tw_rule *q = &s->rules[i];
@@ -183,7 +183,7 @@ static void test_state_vs_brute_force(void **state)
 {
     (void)state;
     for (int trial = 0; trial < 40; ++trial) {
-        tw_seed(1000 + (uint64_t)trial);
+        test_seed(1000 + (uint64_t)trial);
         tw_scene *s = calloc(1, sizeof *s);
         assert_non_null(s);
         random_scene(s, 1 + tw_int(3), 10 + tw_int(60), true);
@@ -290,7 +290,7 @@ static void test_trajectory_vs_brute_force(void **state)
 {
     (void)state;
     for (int trial = 0; trial < 12; ++trial) {
-        tw_seed(5000 + (uint64_t)trial);
+        test_seed(5000 + (uint64_t)trial);
         tw_scene *s = calloc(1, sizeof *s);
         assert_non_null(s);
         random_scene(s, 1 + tw_int(2), 20 + tw_int(40), true);
@@ -400,7 +400,7 @@ static void test_threads_identical(void **state)
 {
     (void)state;
     for (int trial = 0; trial < 6; ++trial) {
-        tw_seed(9000 + (uint64_t)trial);
+        test_seed(9000 + (uint64_t)trial);
         tw_scene *s = calloc(1, sizeof *s);
         assert_non_null(s);
         random_scene(s, 2, 60, true);
@@ -508,7 +508,7 @@ static void test_named_warm_equals_cold(void **state)
 {
     (void)state;
     for (int trial = 0; trial < 6; ++trial) {
-        tw_seed(12000 + (uint64_t)trial);
+        test_seed(12000 + (uint64_t)trial);
         tw_scene *s = calloc(1, sizeof *s);
         assert_non_null(s);
         random_scene(s, 1, 50, false);
@@ -571,7 +571,7 @@ static void test_named_iterations_vs_brute_force(void **state)
 {
     (void)state;
     for (int trial = 0; trial < 8; ++trial) {
-        tw_seed(15000 + (uint64_t)trial);
+        test_seed(15000 + (uint64_t)trial);
         tw_scene *s = calloc(1, sizeof *s);
         assert_non_null(s);
         random_scene(s, 1 + tw_int(2), 30 + tw_int(40), true);
@@ -591,7 +591,7 @@ static void test_named_iterations_vs_brute_force(void **state)
         gjk_world_query_options all = gjk_world_default_query_options();
         all.pairs = GJK_WORLD_PAIRS_ALL;
         all.mode = GJK_WORLD_MODE_ALL_WITHIN;
-        all.max_distance = tw_range(0.02, 0.2);
+        all.max_distance = rnd_range(0.02, 0.2);
         all.max_pairs = GJK_WORLD_MAX_PAIRS;
         all.threads = 1 + tw_int(2);
         gjk_world_query_options closest = all;
@@ -640,7 +640,7 @@ static void test_changes_between_named_queries(void **state)
 {
     (void)state;
     for (int trial = 0; trial < 4; ++trial) {
-        tw_seed(18000 + (uint64_t)trial);
+        test_seed(18000 + (uint64_t)trial);
         tw_scene *s = calloc(1, sizeof *s);
         assert_non_null(s);
         random_scene(s, 2, 50, false);
@@ -680,7 +680,7 @@ static void test_changes_between_named_queries(void **state)
                 assert_ok(gjk_world_set_obstacle_pose(w, s->obstacle_ids[o], b->pose));
                 break;
             case 1:
-                b->padding = tw_range(0.0, 0.08);
+                b->padding = rnd_range(0.0, 0.08);
                 assert_ok(
                     gjk_world_set_padding(w, gjk_obstacle_body(s->obstacle_ids[o]), b->padding));
                 break;
@@ -717,7 +717,7 @@ static void test_changes_between_named_queries(void **state)
                 break;
             }
             default: /* the moving robot's link padding */
-                s->robots[0].links[tw_int(L)].padding = tw_range(0.0, 0.05);
+                s->robots[0].links[tw_int(L)].padding = rnd_range(0.0, 0.05);
                 for (int l = 0; l < L; ++l)
                     assert_ok(gjk_world_set_padding(w, gjk_link_body(s->robots[0].id, l),
                                                     s->robots[0].links[l].padding));
@@ -773,7 +773,7 @@ static void *concurrent_main(void *arg)
 static void test_concurrent_queries(void **state)
 {
     (void)state;
-    tw_seed(21000);
+    test_seed(21000);
     tw_scene *s = calloc(1, sizeof *s);
     assert_non_null(s);
     random_scene(s, 1, 40, false);

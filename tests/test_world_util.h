@@ -4,81 +4,30 @@
 #ifndef TEST_WORLD_UTIL_H
 #define TEST_WORLD_UTIL_H
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "test_util.h"
 
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gjk/gjk.h"
 #include "gjk/world.h"
-
-/* cmocka 1.1 only compares integers; doubles need their own check (values and file:line). */
-#define assert_near(a, b, tol)                                                                     \
-    do {                                                                                           \
-        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
-        if (!(fabs(a_ - b_) <= t_)) {                                                              \
-            print_error("%s = %.17g, %s = %.17g, |diff| = %.3g > %.3g\n", #a, a_, #b, b_,          \
-                        fabs(a_ - b_), t_);                                                        \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
-
-#define assert_status(expr, expected)                                                              \
-    do {                                                                                           \
-        gjk_status s_ = (expr), e_ = (expected);                                                   \
-        if (s_ != e_) {                                                                            \
-            print_error("%s = %s, expected %s\n", #expr, gjk_status_name(s_),                      \
-                        gjk_status_name(e_));                                                      \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
 
 #define assert_ok(expr) assert_status(expr, GJK_WORLD_OK)
 
-/* ------------------------------------------------------------------ random numbers */
-
-static uint64_t tw_rng = 0x9E3779B97F4A7C15u;
-
-static inline void tw_seed(uint64_t seed)
-{
-    tw_rng = seed * 0x9E3779B97F4A7C15u + 1u;
-}
-
-static inline double tw_rnd(void)
-{
-    tw_rng ^= tw_rng >> 12;
-    tw_rng ^= tw_rng << 25;
-    tw_rng ^= tw_rng >> 27;
-    return (double)((tw_rng * 2685821657736338717u) >> 11) * 0x1.0p-53;
-}
-
-static inline double tw_range(double lo, double hi)
-{
-    return lo + (hi - lo) * tw_rnd();
-}
-
 static inline int tw_int(int n)
 {
-    return (int)(tw_rnd() * n) % n;
+    return (int)(rnd() * n) % n;
 }
 
 static inline gjk_vec3 tw_vec(double r)
 {
-    return gjk_v3(tw_range(-r, r), tw_range(-r, r), tw_range(-r, r));
+    return gjk_v3(rnd_range(-r, r), rnd_range(-r, r), rnd_range(-r, r));
 }
 
 static inline gjk_quat tw_quat(void)
 {
     for (;;) {
         gjk_quat q =
-            gjk_quat_make(tw_range(-1, 1), tw_range(-1, 1), tw_range(-1, 1), tw_range(-1, 1));
+            gjk_quat_make(rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1), rnd_range(-1, 1));
         double n = gjk_quat_norm(q);
         if (n > 0.1 && n <= 1.0)
             return gjk_quat_normalize(q);
@@ -130,26 +79,26 @@ static inline gjk_shape tw_shape(double size)
     switch (tw_int(6)) {
     case 0:
         s = gjk_make_box(
-            gjk_v3(tw_range(0.2, 1) * size, tw_range(0.2, 1) * size, tw_range(0.2, 1) * size));
+            gjk_v3(rnd_range(0.2, 1) * size, rnd_range(0.2, 1) * size, rnd_range(0.2, 1) * size));
         break;
     case 1:
-        s = gjk_make_sphere(tw_range(0.3, 1) * size);
+        s = gjk_make_sphere(rnd_range(0.3, 1) * size);
         break;
     case 2:
-        s = gjk_make_capsule(tw_range(0.2, 0.6) * size, tw_range(0.2, 1) * size);
+        s = gjk_make_capsule(rnd_range(0.2, 0.6) * size, rnd_range(0.2, 1) * size);
         break;
     case 3:
-        s = gjk_make_cylinder(tw_range(0.2, 1) * size, tw_range(0.2, 1) * size);
+        s = gjk_make_cylinder(rnd_range(0.2, 1) * size, rnd_range(0.2, 1) * size);
         break;
     case 4:
-        s = gjk_make_cone(tw_range(0.3, 1) * size, tw_range(0.3, 1) * size);
+        s = gjk_make_cone(rnd_range(0.3, 1) * size, rnd_range(0.3, 1) * size);
         break;
     default:
         s = gjk_make_polytope(tw_hull(8 + tw_int(60), size));
         break;
     }
     if (tw_int(4) == 0)
-        s.margin = tw_range(0.0, 0.1) * size;
+        s.margin = rnd_range(0.0, 0.1) * size;
     return s;
 }
 
