@@ -693,6 +693,32 @@ static void test_epa_capsule_in_cylinder_warm(void **state)
     assert_le(fabs(warm.distance - cold.distance), tol);
 }
 
+/* query.c, plain distance at contact to rounding (fuzz_gjk, after the EPA fixes). A disk
+ * (cylinder of radius 1.06e-4, half height 1.4e-10) and a cube of half size 8.7e-12 at the
+ * same place overlap by 1.54e-10 (the signed distance says so), but gjk_distance reported
+ * TOUCHING at distance 3.2e-19 instead of 0. GJK stopped at contact to rounding (|v| within
+ * 16 ulps of the 1e-4 scale) without enclosing the origin, and contact_to_rounding's single
+ * support value, a depth bound of 1.5e-10, was within the touch tolerance (1e-9), so |v|
+ * was kept as the distance. Fix (query.c): a bound beyond |v| plus rounding leaves the
+ * decision to EPA (rare: |v| must be at rounding level), which finds the overlap. */
+static void test_distance_of_shallow_overlap(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cylinder(0.00010569368646047914, 1.3978247549019607e-10);
+    gjk_shape b = gjk_make_box(
+        gjk_v3(8.7364047181372542e-12, 8.7364047181372542e-12, 8.7364047181372542e-12));
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0.3443305766369934, 0.80374940476622858,
+                                                        0.3443305766369934, -0.3418476302734953),
+                                          gjk_v3(0, 0, 0));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0, 0, 0, 0.99999938065003435), gjk_v3(0, 0, 0));
+    gjk_result sd = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    gjk_result d = gjk_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_le(sd.distance, -1.5e-10);
+    assert_true(d.status == GJK_STATUS_OVERLAPPING || d.status == GJK_STATUS_TOUCHING);
+    assert_true(d.distance == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -718,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_epa_normal_tiny_core_depth),
         cmocka_unit_test(test_epa_point_in_cylinder),
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
+        cmocka_unit_test(test_distance_of_shallow_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
