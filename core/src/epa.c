@@ -929,8 +929,12 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
     for (;;) {
         gjk_vec3 n = face_normal(&p, fi);
         double d = p.d[fi];
-        double tolerance = epa_max(s.rel_tolerance * d, s.abs_tolerance);
-        double slack = epa_max(tolerance, s.zero); /* coplanar faces, for the witnesses */
+        /* The gap cannot close below the rounding of the support values (zero): chasing it
+         * there only grows slivers and folded faces (seen: a 1.2e-11 cylinder on a 0.3 m
+         * polytope's edge, gaps of 2e-16 against a tolerance of 6e-17, 300 iterations and a
+         * normal 0.22 short at CAPACITY_LIMIT). */
+        double tolerance = epa_max(epa_max(s.rel_tolerance * d, s.abs_tolerance), s.zero);
+        double slack = tolerance; /* coplanar faces, for the witnesses */
         if (r.iterations >= s.max_iterations) {
             r.status = GJK_STATUS_ITERATION_LIMIT;
             answer_from_face(&p, fi, slack, &r);
