@@ -770,6 +770,40 @@ static void test_epa_tiny_cylinder_on_edge(void **state)
     assert_le(warm.distance, -a.margin); /* the cores overlap (by the cylinder's size) */
 }
 
+/* support.c, polytope_climb (fuzz_gjk, hill climbing on every hull). A point (capsule of
+ * radius 2.1, no height) against a 4-vertex hull 250 m across whose face v0 v1 v2 passes
+ * 0.17 m from it: with hill climbing the signed distance came out -1.933 (cores 0.17
+ * apart) instead of -2.100 (the point on the hull's boundary), with a normal 5.5 m short.
+ * GJK's third direction is that face's normal, along which v0, v1, v2 tie; their rounded
+ * differences are not transitive, so first improvement went v0 -> v1 -> v2 -> v0 (each
+ * "better" by 1e-15, each checked before v3, which is better by 0.91) until the 2n-move
+ * bound stopped it at v2, and GJK took v2 as the support. Fix (support.c): running out of
+ * the bound falls back to the scan. */
+static void test_climb_cycles_round_a_face(void **state)
+{
+    (void)state;
+    gjk_vec3 v[4] = {{0x1.269409e3eb9dbp+6, 0x1.281d525e99bc9p+6, 0x1.281d525e99bc9p+6},
+                     {0x1.edededededeep+5, 0x1.c5edc5edc5edcp+5, -0x1.8a298a298a298p+4},
+                     {-0x1p+7, -0x1p+7, -0x1p+7},
+                     {-0x1.dfffdfffdfffep+6, -0x1p+7, -0x1p+7}};
+    gjk_polytope p;
+    assert_int_equal(gjk_hull_build(&p, v, 4, NULL), GJK_STATUS_SEPARATED);
+    gjk_vec3 d = gjk_v3(0x1.d297698540256p-4, -0x1.f06329e0a0c5fp-4, 0x1.eaed3894c81a7p-8);
+    double worst = 0.0;
+    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
+        worst = fmax(worst, climb_vs_scan(&p, d, hint));
+    }
+    gjk_shape a = gjk_make_capsule(2.0999694819562067, 0.0), b = gjk_make_polytope(&p);
+    gjk_transform t = gjk_transform_identity();
+    gjk_options hill = gjk_default_options();
+    hill.hill_climb_min_vertices = 1;
+    gjk_result scan = gjk_signed_distance(&a, t, &b, t, NULL, NULL);
+    gjk_result climb = gjk_signed_distance(&a, t, &b, t, NULL, &hill);
+    gjk_polytope_destroy(&p);
+    assert_le(worst, 0.0);
+    assert_le(fabs(climb.distance - scan.distance), 1e-12 * 250.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -797,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
         cmocka_unit_test(test_distance_of_shallow_overlap),
         cmocka_unit_test(test_epa_tiny_cylinder_on_edge),
+        cmocka_unit_test(test_climb_cycles_round_a_face),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

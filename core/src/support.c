@@ -165,8 +165,15 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
     int32_t n = p->count;
     int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
     /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
-     * than n moves; the bound guards against a corrupted graph and rounding cycles. */
-    for (int32_t moves = 0; moves < 2 * n; ++moves) {
+     * than n moves; the bound guards against a corrupted graph and rounding cycles, and
+     * running out of it falls back to the scan: along a face's normal its vertices tie, the
+     * rounded differences are not transitive, and first improvement cycled round the face
+     * (v0 -> v1 -> v2 -> v0) past the better v3 until the bound stopped it there
+     * (test_fuzz_regressions: climb_cycles_round_a_face). */
+    for (int32_t moves = 0;; ++moves) {
+        if (moves == 2 * n) {
+            return polytope_scan(p, d);
+        }
         const double cx = x[cur], cy = y[cur], cz = z[cur];
         int32_t next = cur;
         for (int32_t k = start[cur]; k < start[cur + 1]; ++k) {
