@@ -804,6 +804,30 @@ static void test_climb_cycles_round_a_face(void **state)
     assert_le(fabs(climb.distance - scan.distance), 1e-12 * 250.0);
 }
 
+/* hull.c (fuzz_gjk's hulled polytopes). Sixteen finite points on the x axis with
+ * subnormal coordinates (5e-324 .. 2e-323): gjk_hull_build returned INVALID_INPUT. It works
+ * on q = (p - p0) 2^-e with e the exponent of the cloud's extent, and took 2^-e as a
+ * double: 2^1073 overflows, and q became Inf and NaN. Fix (hull.c): ldexp the differences
+ * themselves (exact, about unit size). The hull is the segment between the extremes. */
+static void test_hull_subnormal_cloud(void **state)
+{
+    (void)state;
+    static const double xs[16] = {1, 2, 2, 2, 3, 3, 2, 4, 3, 3, 3, 4, 3, 4, 4, 3};
+    gjk_vec3 pts[16];
+    for (int i = 0; i < 16; ++i) {
+        pts[i] = gjk_v3(xs[i] * 0x0.0000000000001p-1022, 0.0, 0.0);
+    }
+    gjk_polytope p;
+    gjk_hull_info info;
+    gjk_status s = gjk_hull_build(&p, pts, 16, &info);
+    if (s == GJK_STATUS_SEPARATED) {
+        gjk_polytope_destroy(&p);
+    }
+    assert_int_equal(s, GJK_STATUS_SEPARATED);
+    assert_int_equal(info.vertex_count, 2);
+    assert_int_equal(info.dimension, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -832,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_distance_of_shallow_overlap),
         cmocka_unit_test(test_epa_tiny_cylinder_on_edge),
         cmocka_unit_test(test_climb_cycles_round_a_face),
+        cmocka_unit_test(test_hull_subnormal_cloud),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
