@@ -828,6 +828,33 @@ static void test_hull_subnormal_cloud(void **state)
     assert_int_equal(info.dimension, 1);
 }
 
+/* epa.c, answer_from_face (fuzz_gjk, after the EPA fixes). Two flat cones at the same
+ * place, 184 m and 5e-8 m in radius (half heights 2e-4 and 1.9e-12): EPA converged on the
+ * depth (to 3.8e-12) but the witness on B came out 157 m outside B. The nearest face is a
+ * triangle of three rim points 3.8e-12 inside the base plane (the small cone's two sides
+ * apart), far from the deepest point q = d n; the base faces that hold q were excluded as
+ * not coplanar (the tolerance 6.5e-13 < 3.8e-12) and the face's own weights, clamped to its
+ * edge, put the witnesses at the rim. Fix (epa.c): faces within the certified gap
+ * (least support value - nearest plane distance, plus the tolerance) of q may supply the
+ * weights: the depth is known no better than that anyway. */
+static void test_epa_witness_from_face_within_gap(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(184.13073929961089, 0.00020178823529411763);
+    gjk_shape b = gjk_make_cone(5.1653696498054469e-08, 1.9073777370870525e-12);
+    gjk_vec3 p = gjk_v3(1.2705776615838338, 1.2705776615838338, -0.0036658716512516848);
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(1, 0, 0, 0), p);
+    gjk_transform tb = gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), p);
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_true(r.distance < 0.0);
+    /* The witness on B lies in B (to 1e-9 of the 184 m pair, the fuzz harness's tolerance). */
+    for (int k = 0; k < 6; ++k) {
+        gjk_vec3 u = gjk_v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
+        u = k < 3 ? u : gjk_neg(u);
+        assert_le(gjk_dot(u, r.point_b), h_world(&b, tb, u) + 1e-9 * 184.0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -857,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_epa_tiny_cylinder_on_edge),
         cmocka_unit_test(test_climb_cycles_round_a_face),
         cmocka_unit_test(test_hull_subnormal_cloud),
+        cmocka_unit_test(test_epa_witness_from_face_within_gap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

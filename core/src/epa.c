@@ -934,7 +934,12 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
          * polytope's edge, gaps of 2e-16 against a tolerance of 6e-17, 300 iterations and a
          * normal 0.22 short at CAPACITY_LIMIT). */
         double tolerance = epa_max(epa_max(s.rel_tolerance * d, s.abs_tolerance), s.zero);
-        double slack = tolerance; /* coplanar faces, for the witnesses */
+        /* Faces whose plane passes within the gap (or the tolerance) of the nearest one's
+         * point may supply the witnesses' weights (answer_from_face): P is convex only to
+         * rounding, and the depth is known no better than the gap (seen: the nearest face of
+         * a 184 m cone 3.8e-12 inside the base plane that holds the deepest point, which the
+         * tolerance alone excluded; its own clamped weights put a witness 157 m off). */
+        double slack = tolerance + (isfinite(upper) ? epa_max(upper - d, 0.0) : 0.0);
         if (r.iterations >= s.max_iterations) {
             r.status = GJK_STATUS_ITERATION_LIMIT;
             answer_from_face(&p, fi, slack, &r);
@@ -954,6 +959,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
             break;
         }
         upper = h < upper ? h : upper;
+        slack = tolerance + epa_max(upper - d, 0.0);
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
             answer_from_face(&p, fi, slack, &r);
