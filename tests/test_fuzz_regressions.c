@@ -855,6 +855,63 @@ static void test_epa_witness_from_face_within_gap(void **state)
     }
 }
 
+/* epa.c, answer_from_face (fuzz_gjk). A flat disk of radius 3710 m (cone of no height)
+ * overlapping a 17-vertex polytope 8e6 m across (many duplicate vertices) by 727.6 m:
+ * depth and normal right, but the witness on B 0.02 m outside B (the fuzz tolerance is
+ * 1e-9 of the pair's size, 7.3e-3). The deepest point q = d n projected outside the nearest
+ * face (a thin one on the rim of the disk swept over the polytope, where P is convex only
+ * to 1e-9 of its size) and outside every face near its plane, and the weights were clamped
+ * to the face's edge. Fix (epa.c): the face through which the ray from the origin along n
+ * leaves P supplies the weights at its crossing point t n (t within P's non-convexity of
+ * d). */
+static void test_epa_witness_from_ray_face(void **state)
+{
+    (void)state;
+    const gjk_vec3 far = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
+    const gjk_vec3 corner = {-0x1p+22, -0x1p+22, -0x1p+22};
+    const gjk_vec3 mid = {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20};
+    gjk_vec3 v[17] = {
+        {0x1.4504f15031972p-19, 0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
+        far,
+        far,
+        far,
+        far,
+        far,
+        far,
+        {0x1.796220210b2edp+20, 0x1.7b70fc5700eccp+20, 0x1.7b70fc5700eccp+20},
+        mid,
+        corner,
+        corner,
+        corner,
+        {-0x1.ff4bff4bff4cp+21, -0x1p+22, -0x1p+22},
+        corner,
+        corner,
+        {-0x1p+22, -0x1.4b4b4b4b4b4b4p+21, -0x1.4b4b4b4b4b4b4p+21},
+        mid,
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0.49149180761936068, 0.026446515118962104,
+                                                        -0.61535356794916385, -0.61569178270734592),
+                                          gjk_v3(0, 0, 0));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    double worst = -HUGE_VAL;
+    for (int k = 0; k < 27; ++k) { /* the 26 directions of the cube's faces, edges, corners */
+        gjk_vec3 u = gjk_v3(k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1);
+        if (k != 13) {
+            u = gjk_normalize(u);
+            worst = fmax(worst, gjk_dot(u, r.point_b) - h_world(&b, tb, u));
+        }
+    }
+    gjk_polytope_destroy(&poly);
+    assert_true(r.distance < -727.0);
+    assert_le(worst, 1e-9 * 7.3e6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -885,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_climb_cycles_round_a_face),
         cmocka_unit_test(test_hull_subnormal_cloud),
         cmocka_unit_test(test_epa_witness_from_face_within_gap),
+        cmocka_unit_test(test_epa_witness_from_ray_face),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

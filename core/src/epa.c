@@ -624,7 +624,30 @@ static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk
                 memcpy(lambda, lg, sizeof lg);
             }
         }
-        if (inside < 0.0) {
+    }
+    if (inside < 0.0) {
+        /* No face near f's plane holds q: P is not quite convex there (curved D, huge
+         * coordinates). The face the ray from the origin along n leaves P through holds the
+         * point of P's surface in that direction, at t n with t close to d (seen: q outside
+         * a thin face of a 3710 m disk against a 8e6 m polytope, and the clamped weights
+         * 0.02 m off the polytope, 3 times the fuzz tolerance). */
+        double best_t = HUGE_VAL;
+        for (int32_t g = 0; g < p->face_count; ++g) {
+            gjk_vec3 ng = face_normal(p, g);
+            double c = gjk_dot(ng, n);
+            if (!(c > 0.0)) {
+                continue;
+            }
+            double t = p->d[g] / c, lg[3];
+            face_points(p, g, pt);
+            if (t > 0.0 && triangle_barycentric(pt, ng, gjk_scale(n, t), lg) >= 0.0 &&
+                fabs(t - d) < fabs(best_t - d)) {
+                best_t = t;
+                best = g;
+                memcpy(lambda, lg, sizeof lg);
+            }
+        }
+        if (!(best_t < HUGE_VAL)) {
             triangle_clamp(p, best, q, lambda);
         }
     }
