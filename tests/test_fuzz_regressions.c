@@ -912,6 +912,64 @@ static void test_epa_witness_from_ray_face(void **state)
     assert_le(worst, 1e-9 * 7.3e6);
 }
 
+/* epa.c (fuzz_gjk). The 3710 m disk against another 17-vertex polytope 8e6 m across,
+ * whose vertices 11, 12 and 15 coincide and whose D has twins 1 ulp apart (at 2.3e6 m):
+ * EPA ended "converged" 393 m shallow. Its support point w was such a twin of a horizon
+ * vertex; the new face on that 5e-10 m edge took its normal from the edge's rounding, with
+ * a plane 160 m inside P; it became the nearest face and its support point was a known
+ * vertex, with a gap of 393 that the plane-rounding estimate (eps |p| / shortest edge, for
+ * that edge enormous) let pass. Fix (epa.c, polytope_expand): a new vertex within rounding
+ * (zero) of a horizon vertex is not added; it counts as a known vertex. And a face is only
+ * spent while the next nearest face stays below the least support value (an upper bound
+ * on the depth): spending the legitimate face here, whose gap of 5.8e-8 was rounding, had
+ * made the answer 2.5e-3 too deep. */
+static void test_epa_twin_support_point(void **state)
+{
+    (void)state;
+    const gjk_vec3 p1 = {0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21};
+    const gjk_vec3 p8 = {0x1.050505050505p+20, 0x1.050505050505p+20, 0x1.050505050505p+20};
+    const gjk_vec3 p11 = {-0x1.7e8ba5a05e7cap+20, -0x1.7e8ba5a05e7cap+20, -0x1.7e8ba5a05e7cap+20};
+    gjk_vec3 v[17] = {
+        {0x1.1e8b1e8b1e8b2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21},
+        p1,
+        p1,
+        p1,
+        p1,
+        p1,
+        p1,
+        {0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.050505050505p+20},
+        p8,
+        p8,
+        {0x1.050505050505p+20, 0x1.050505050505p+20, 0x1.052505250525p+20},
+        p11,
+        p11,
+        {0x1.7e90440ece4f2p+20, 0x1.7e90440ece4f2p+20, 0x1.7e90440ece4f2p+20},
+        {0x1.4b5b4b5b4b5b4p+21, 0x1.4b4b4b4b4b4b4p+21, -0x1.497f497f497f4p+21},
+        p11,
+        {-0x1p+22, -0x1p+22, -0x1p+22},
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_transform ta = gjk_transform_identity();
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    double tol = 1e-9 * 7.3e6; /* the fuzz harness's, 1e-9 of the pair */
+    double cold_short = cold.distance - separation(&a, ta, &b, tb, cold.normal);
+    double warm_short = warm.distance - separation(&a, ta, &b, tb, warm.normal);
+    gjk_polytope_destroy(&poly);
+    assert_le(cold_short, tol);
+    assert_le(warm_short, tol);
+    /* Either normal's separation bounds the signed distance from below: neither answer may
+     * be deeper than the other one's normal allows. */
+    assert_le(fabs(cold.distance - warm.distance), 1e-7);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -943,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_hull_subnormal_cloud),
         cmocka_unit_test(test_epa_witness_from_face_within_gap),
         cmocka_unit_test(test_epa_witness_from_ray_face),
+        cmocka_unit_test(test_epa_twin_support_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

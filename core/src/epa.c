@@ -254,7 +254,8 @@ static int32_t nearest_face(const epa_polytope *p)
 typedef enum epa_expand_result {
     EPA_EXPANDED,
     EPA_EXPAND_CAPACITY, /* the region, its horizon or the new faces do not fit */
-    EPA_EXPAND_BROKEN    /* the horizon is not one simple loop (rounding) */
+    EPA_EXPAND_BROKEN,   /* the horizon is not one simple loop (rounding) */
+    EPA_EXPAND_DUPLICATE /* the new vertex is within rounding of a horizon vertex */
 } epa_expand_result;
 
 /* Walks the faces of seen[0, seen_count) edge-connected to seen[0] (the region) and lists
@@ -459,6 +460,15 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
         e = walk_region(p, seen, &region, &horizon);
         if (e != EPA_EXPANDED) {
             return e;
+        }
+        /* A new vertex within rounding (eps) of a horizon vertex would give the new faces on
+         * it an edge of rounding, whose direction sets their normal (seen: a twin 1 ulp off
+         * at 2.3e6 m made a face whose plane lay 160 m inside the polytope, and EPA then
+         * ended "converged" 393 m shallow). It adds nothing: w counts as a known vertex. */
+        for (int32_t i = 0; i < horizon; ++i) {
+            if (gjk_length_sq(gjk_sub(p->w[p->hx[i]], w)) <= eps * eps) {
+                return EPA_EXPAND_DUPLICATE;
+            }
         }
         /* Normals first, then the check: the check waits on each normal's square root and
          * division, and interleaved with them it cost 20% more time on EPA-heavy pairs. */
@@ -996,44 +1006,52 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
             answer_from_face(&p, fi, slack, &r);
             break;
         }
-        if (vertex_is_known(&p, w.w)) {
-            /* w is already a vertex, so P cannot grow here. A gap within the rounding of the
-             * face's plane is convergence to rounding. A larger one means the face is not one
-             * of the hull of P's vertices (P is convex only to rounding: a face kept as
-             * coplanar with a new vertex, to 16 ulps, turns its plane over a long lever arm;
-             * seen: a base-centre vertex 1e-7 above a face of three rim points of a 184 m
-             * cone, which ended EPA "converged" 5e-4 shallow with a witness 151 m off the
-             * small shape): the face is spent, and the next nearest one taken. */
-            if (h - d <= plane_noise(&p, fi, w.w, s.zero)) {
-                r.status = GJK_STATUS_OVERLAPPING;
+        bool known = vertex_is_known(&p, w.w);
+        if (!known) {
+            if (p.vertex_count >= EPA_MAX_VERTICES) {
+                r.status = GJK_STATUS_CAPACITY_LIMIT;
                 answer_from_face(&p, fi, slack, &r);
                 break;
             }
-            p.spent[fi] = true;
-            int32_t next = nearest_face(&p);
-            if (next < 0) {
-                r.status = GJK_STATUS_ITERATION_LIMIT;
-                answer_from_face(&p, fi, slack, &r);
-                break;
+            int32_t iw = p.vertex_count++;
+            vertex_set(&p, iw, &w);
+            epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
+            if (e == EPA_EXPANDED) {
+                continue;
             }
-            fi = next;
-            continue;
-        }
-        if (p.vertex_count >= EPA_MAX_VERTICES) {
-            r.status = GJK_STATUS_CAPACITY_LIMIT;
-            answer_from_face(&p, fi, slack, &r);
-            break;
-        }
-        int32_t iw = p.vertex_count++;
-        vertex_set(&p, iw, &w);
-        epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
-        if (e != EPA_EXPANDED) {
             --p.vertex_count;
-            r.status =
-                e == EPA_EXPAND_CAPACITY ? GJK_STATUS_CAPACITY_LIMIT : GJK_STATUS_ITERATION_LIMIT;
+            if (e != EPA_EXPAND_DUPLICATE) {
+                r.status = e == EPA_EXPAND_CAPACITY ? GJK_STATUS_CAPACITY_LIMIT
+                                                    : GJK_STATUS_ITERATION_LIMIT;
+                answer_from_face(&p, fi, slack, &r);
+                break;
+            }
+        }
+        /* w is already a vertex (or within rounding of one on the horizon), so P cannot
+         * grow here. A gap within the rounding of the face's plane is convergence to
+         * rounding. A larger one means the face is not one of the hull of P's vertices (P is
+         * convex only to rounding: a face kept as coplanar with a new vertex, to 16 ulps,
+         * turns its plane over a long lever arm; seen: a base-centre vertex 1e-7 above a face
+         * of three rim points of a 184 m cone, which ended EPA "converged" 5e-4 shallow with a
+         * witness 151 m off the small shape): the face is spent, and the next nearest one
+         * taken. */
+        if (h - d <= plane_noise(&p, fi, w.w, s.zero)) {
+            r.status = GJK_STATUS_OVERLAPPING;
             answer_from_face(&p, fi, slack, &r);
             break;
         }
+        p.spent[fi] = true;
+        int32_t next = nearest_face(&p);
+        if (next < 0 || p.d[next] > upper) {
+            /* The next face lies beyond a support value (an upper bound on the depth): the
+             * gap was the plane's rounding after all (seen: 5.8e-8 at 4e6 m coordinates,
+             * and the next face 2.5e-3 too deep). */
+            p.spent[fi] = false;
+            r.status = next < 0 ? GJK_STATUS_ITERATION_LIMIT : GJK_STATUS_OVERLAPPING;
+            answer_from_face(&p, fi, slack, &r);
+            break;
+        }
+        fi = next;
     }
     r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
     return r;
