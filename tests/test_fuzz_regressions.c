@@ -970,6 +970,57 @@ static void test_epa_twin_support_point(void **state)
     assert_le(fabs(cold.distance - warm.distance), 1e-7);
 }
 
+/* query.c, witnesses of a separated answer (fuzz_gjk, "moved to touch"). The 3710 m disk
+ * and an 8e6 m polytope with margin 4.19 whose cores are 4.19 - 0.0025 apart, poses 1e4 m
+ * out: |pb - pa - d n| = 0.011, 1.5 times the fuzz tolerance (1e-9 of the pair). GJK's v
+ * (the projected origin) is accurate, but the witnesses are the simplex's barycentric
+ * combinations of support points 8e6 m out, whose weights after 26 iterations on a thin
+ * simplex carry that much rounding. Fix (query.c): the witnesses share the difference
+ * (pa - pb) - v, so pa - pb = v exactly and each moves by half of it. */
+static void test_gjk_witnesses_off_v(void **state)
+{
+    (void)state;
+    const gjk_vec3 p1 = {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20};
+    const gjk_vec3 p4 = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
+    const gjk_vec3 p12 = {-0x1p+22, -0x1p+22, -0x1p+22};
+    gjk_vec3 v[17] = {
+        {0x1.4504f15031972p-19, -0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
+        p1,
+        p1,
+        {0x1.4504f15031972p-18, 0x0p+0, 0x1.4504f15031972p-18},
+        p4,
+        p4,
+        p4,
+        p4,
+        p4,
+        p4,
+        p1,
+        {0x1.262087cced23fp+21, 0x1.27bb285cdea6dp+21, 0x1.27bb285cdea6dp+21},
+        p12,
+        p12,
+        p12,
+        {-0x1p+22, -0x1.ff4bff4bff4cp+21, 0x1p+22},
+        p4,
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    b.margin = 4.1943039999999998;
+    gjk_transform ta =
+        gjk_transform_make(gjk_quat_make(0.5, 0.5, 0.5, 0.5),
+                           gjk_v3(7449.1167293850604, 7449.1167293850604, -4772.2768884295683));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.50000045000000004, 0.50000045000000004,
+                                         0.50000045000000004, 0.50000045000000004),
+                           gjk_v3(9203.2581402318101, 6572.0583943079237, -5654.117030985356));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    gjk_polytope_destroy(&poly);
+    gjk_vec3 gap = gjk_sub(gjk_sub(r.point_b, r.point_a), gjk_scale(r.normal, r.distance));
+    assert_true(fabs(r.distance) < 0.01);
+    assert_le(gjk_length(gap), 1e-9 * 7.3e6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1002,6 +1053,7 @@ int main(void)
         cmocka_unit_test(test_epa_witness_from_face_within_gap),
         cmocka_unit_test(test_epa_witness_from_ray_face),
         cmocka_unit_test(test_epa_twin_support_point),
+        cmocka_unit_test(test_gjk_witnesses_off_v),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,6 +292,12 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         if (d > 0.0) {
             n = gjk_scale(g.v, -1.0 / d);
         }
+        /* The witnesses carry the rounding of the simplex's weights, v does not: split the
+         * difference between them so that pa - pb = v (test_fuzz_regressions:
+         * gjk_witnesses_off_v, 0.011 m at 8e6 m coordinates). */
+        gjk_vec3 e = gjk_sub(gjk_sub(pa, pb), g.v);
+        pa = gjk_madd(pa, -0.5, e);
+        pb = gjk_madd(pb, 0.5, e);
         sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
         if (g.status == GJK_STATUS_SEPARATED && sd < 0.0) {
             r.status = GJK_STATUS_OVERLAPPING; /* rounded shapes overlap, cores do not */
