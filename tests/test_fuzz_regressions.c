@@ -1021,6 +1021,63 @@ static void test_gjk_witnesses_off_v(void **state)
     assert_le(gjk_length(gap), 1e-9 * 7.3e6);
 }
 
+/* epa.c, warm start (fuzz_gjk). The 3710 m disk against a polytope that is a segment of
+ * 17 collinear points along the diagonal, 8e6 m long, through the disk's centre: D is a
+ * slanted elliptic cylinder, depth 2142.2548 (the ellipse's minor semi-axis, 3710 / sqrt 3).
+ * The cold query gets it; warm from its cache EPA reported TOUCHING, depth 0, after a face
+ * of two rim points 7.3e-6 m apart and a far vertex (edges 7e-6 and 7.6e6 m at 2.3e6 m
+ * coordinates) came out with plane distance -2142: the vertices' rounding (5e-10) turns
+ * that face by 7e-5 rad, 500 m over its length, and its determinant is below the fold
+ * test's worst-case rounding. Partly fixed (epa.c, polytope_expand): with the origin
+ * inside P no new face may pass on its far side, which catches that face; the warm answer
+ * is now -2142.2070 with a normal 0.137 m short (the harness allows 7.3e-3). Still open:
+ * other thin faces of the swept rim keep P convex only to ~0.1 m here. A fix would compute
+ * such faces' planes from the exact support features (rim angle, polytope vertex) rather
+ * than from the rounded points, or refuse new vertices closer to a horizon vertex than
+ * eps |p| / (allowed tilt). */
+static void test_epa_disk_along_long_segment_warm(void **state)
+{
+    OPEN_FINDING();
+    (void)state;
+    const gjk_vec3 p2 = {0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21};
+    const gjk_vec3 p8 = {-0x1p+22, -0x1p+22, -0x1p+22};
+    gjk_vec3 v[17] = {
+        {0x1.4504f15031971p-19, 0x1.4504f15031971p-19, 0x1.4504f15031971p-19},
+        {0x1.4b8a18138516cp+20, 0x1.4b8a18138516cp+20, 0x1.4b8a18138516cp+20},
+        p2,
+        p2,
+        p2,
+        p2,
+        p2,
+        p2,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_transform ta = gjk_transform_identity();
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    double short_by = warm.distance - separation(&a, ta, &b, tb, warm.normal);
+    gjk_polytope_destroy(&poly);
+    double tol = 1e-9 * 7.3e6; /* the fuzz harness's, 1e-9 of the pair */
+    assert_le(fabs(warm.distance - cold.distance), tol);
+    assert_le(short_by, tol);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1054,6 +1111,7 @@ int main(void)
         cmocka_unit_test(test_epa_witness_from_ray_face),
         cmocka_unit_test(test_epa_twin_support_point),
         cmocka_unit_test(test_gjk_witnesses_off_v),
+        cmocka_unit_test(test_epa_disk_along_long_segment_warm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

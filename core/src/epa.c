@@ -476,13 +476,19 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
             p->hsliver[i] = !triangle_normal(p->w[p->hx[i]], p->w[p->hy[i]], w, &p->hn[i]);
         }
         /* A face of the hull passes at least inside_margin above `inside`; one that does not
-         * is checked to the rounding of its normal (slivers take another plane below). */
+         * is checked to the rounding of its normal (slivers take another plane below). And
+         * with the origin inside P (f0's plane beyond it), no face may pass on its far
+         * side: a face with an edge short next to its vertices' rounding, 7e-6 m at 2.3e6 m,
+         * turns by eps |p| / edge, 7e-5 rad (seen: plane distance -2142 where the depth is
+         * 2142, which the determinant's worst-case rounding could not tell from noise). */
         int32_t fold = -1;
+        bool origin_inside = p->d[f0] > eps;
         for (int32_t i = 0; i < horizon; ++i) {
             gjk_vec3 x = p->w[p->hx[i]];
             if (!p->hsliver[i] &&
-                gjk_dot(p->hn[i], gjk_sub(p->inside, x)) > -0.5 * p->inside_margin &&
-                folds_over(x, p->w[p->hy[i]], w, p->inside)) {
+                ((origin_inside && gjk_dot(p->hn[i], x) < -eps) ||
+                 (gjk_dot(p->hn[i], gjk_sub(p->inside, x)) > -0.5 * p->inside_margin &&
+                  folds_over(x, p->w[p->hy[i]], w, p->inside)))) {
                 fold = i;
             }
         }
