@@ -55,6 +55,46 @@ static double separation(const gjk_shape *a, gjk_transform ta, const gjk_shape *
     return -h_world(a, ta, u) - h_world(b, tb, gjk_neg(u));
 }
 
+/* Signed distance cold with a fresh cache, then warm from what the cold query left in it. */
+static void cold_then_warm(const gjk_shape *a, gjk_transform ta, const gjk_shape *b,
+                           gjk_transform tb, gjk_result *cold, gjk_result *warm)
+{
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    *cold = gjk_signed_distance(a, ta, b, tb, &cache, NULL);
+    *warm = gjk_signed_distance(a, ta, b, tb, &cache, NULL);
+}
+
+/* The pose the fuzz harness's "exact" rotations often give B: w = 0.9999991, normalised to
+ * the identity by the query, at the origin. */
+static gjk_transform nearly_identity(void)
+{
+    return gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+}
+
+/* A (at the identity) against the polytope of the n points v (at nearly_identity), cold then
+ * warm; *short_cold, *short_warm: how far each answer's distance exceeds the separation
+ * along its own normal (the answer is realised by its normal when this is <= 0). */
+typedef struct cold_warm {
+    gjk_result cold, warm;
+    double short_cold, short_warm;
+} cold_warm;
+
+static cold_warm against_polytope(gjk_shape a, const gjk_vec3 *v, int32_t n)
+{
+    gjk_polytope poly;
+    cold_warm r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(gjk_polytope_create(&poly, v, n, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_transform ta = gjk_transform_identity(), tb = nearly_identity();
+    cold_then_warm(&a, ta, &b, tb, &r.cold, &r.warm);
+    r.short_cold = r.cold.distance - separation(&a, ta, &b, tb, r.cold.normal);
+    r.short_warm = r.warm.distance - separation(&a, ta, &b, tb, r.warm.normal);
+    gjk_polytope_destroy(&poly);
+    return r;
+}
+
 static double climb_vs_scan(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     gjk_shape s = gjk_make_polytope(p);
@@ -247,12 +287,9 @@ static void test_warm_start_wrong_sign(void **state)
     gjk_shape a = gjk_make_box(gjk_v3(268.80000000000001, 267.79607843137256, 0.0));
     gjk_shape b = gjk_make_cone(1.5703974975204087e-06, 1.3203021286335546e-06);
     gjk_transform ta = gjk_transform_identity();
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_transform tb = nearly_identity();
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
     assert_true(cold.distance < 0.0);
     assert_le(fabs(warm.distance - cold.distance), 1e-12);
 }
@@ -274,10 +311,8 @@ static void test_epa_zero_core_depth_warm(void **state)
     gjk_quat q = gjk_quat_make(0.70710678118654757, 0, 0, 0.70710678118654757);
     gjk_transform ta = gjk_transform_make(q, gjk_v3(0, 0, 0));
     gjk_transform tb = gjk_transform_make(q, gjk_v3(0, 0, -0.0015468267953798708));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
     assert_le(cold.distance, -2e-7);
     assert_le(fabs(warm.distance - cold.distance), 1e-12);
 }
@@ -402,12 +437,9 @@ static void test_epa_normal_tiny_core_depth(void **state)
     gjk_transform ta = gjk_transform_make(gjk_quat_make(0.43391735857591529, 0.43313633259896611,
                                                         0.23985537465631274, -0.75271378528475108),
                                           gjk_v3(0, 0, 0));
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_transform tb = nearly_identity();
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
     double size = 3e-8;
     assert_le(cold.distance - separation(&a, ta, &b, tb, cold.normal), 1e-6 * size);
     assert_le(warm.distance - separation(&a, ta, &b, tb, warm.normal), 1e-6 * size);
@@ -493,8 +525,7 @@ static void test_epa_point_in_cylinder(void **state)
     gjk_transform ta = gjk_transform_make(gjk_quat_make(-0.48001764340030073, -0.32443241728146849,
                                                         0.39861209994623514, -0.71093956312599282),
                                           gjk_v3(0, 0, 0));
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_transform tb = nearly_identity();
     gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
     double expected = -(1.1966582742046235 + 0.014056964492256045);
     assert_le(fabs(r.distance - expected), 1e-6);
@@ -650,23 +681,12 @@ static void test_epa_cold_zero_depth(void **state)
         {0x1.b7b7b7b7b7b7cp+1, -0x1.f0fff0fff0fffp+1, -0x1p+2},
         {-0x1p+2, -0x1p+2, -0x1p+2},
     };
-    gjk_polytope poly;
-    assert_int_equal(gjk_polytope_create(&poly, pts, 6, NULL, NULL), GJK_STATUS_SEPARATED);
-    gjk_shape a = gjk_make_cone(0.035610265506981001, 0.015159361409933623);
-    gjk_shape b = gjk_make_polytope(&poly);
-    gjk_transform ta = gjk_transform_identity();
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    double short_by = cold.distance - separation(&a, ta, &b, tb, cold.normal);
-    gjk_polytope_destroy(&poly);
+    cold_warm r =
+        against_polytope(gjk_make_cone(0.035610265506981001, 0.015159361409933623), pts, 6);
     /* The separation along any direction bounds the signed distance from below; the
      * answer must be realised by its own normal. */
-    assert_le(fabs(cold.distance - warm.distance), 1e-9);
-    assert_le(short_by, 1e-9);
+    assert_le(fabs(r.cold.distance - r.warm.distance), 1e-9);
+    assert_le(r.short_cold, 1e-9);
 }
 
 /* epa.c, warm start (fuzz_gjk, fuzz/open/fuzz_gjk-crash-f1c1d0...). A capsule (radius 0.94,
@@ -693,10 +713,8 @@ static void test_epa_capsule_in_cylinder_warm(void **state)
         gjk_transform_make(gjk_quat_make(0.56392441172194918, 0.56392441172194918,
                                          -0.44058127419814636, 0.41215056913475556),
                            gjk_v3(105.42015550398891, -165.53772888115108, -165.54778073915617));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
     double tol = 1e-9 * 134.4; /* the fuzz harness's 1e-9 of the pair's size */
     assert_true(cold.distance < -134.0);
     assert_le(cold.distance - separation(&a, ta, &b, tb, cold.normal), tol);
@@ -896,8 +914,7 @@ static void test_epa_witness_from_ray_face(void **state)
     gjk_transform ta = gjk_transform_make(gjk_quat_make(0.49149180761936068, 0.026446515118962104,
                                                         -0.61535356794916385, -0.61569178270734592),
                                           gjk_v3(0, 0, 0));
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_transform tb = nearly_identity();
     gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
     double worst = -HUGE_VAL;
     for (int k = 0; k < 27; ++k) { /* the 26 directions of the cube's faces, edges, corners */
@@ -948,26 +965,13 @@ static void test_epa_twin_support_point(void **state)
         p11,
         {-0x1p+22, -0x1p+22, -0x1p+22},
     };
-    gjk_polytope poly;
-    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
-    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
-    gjk_shape b = gjk_make_polytope(&poly);
-    gjk_transform ta = gjk_transform_identity();
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    cold_warm r = against_polytope(gjk_make_cone(3710.4941176470593, 0.0), v, 17);
     double tol = 1e-9 * 7.3e6; /* the fuzz harness's, 1e-9 of the pair */
-    double cold_short = cold.distance - separation(&a, ta, &b, tb, cold.normal);
-    double warm_short = warm.distance - separation(&a, ta, &b, tb, warm.normal);
-    gjk_polytope_destroy(&poly);
-    assert_le(cold_short, tol);
-    assert_le(warm_short, tol);
+    assert_le(r.short_cold, tol);
+    assert_le(r.short_warm, tol);
     /* Either normal's separation bounds the signed distance from below: neither answer may
      * be deeper than the other one's normal allows. */
-    assert_le(fabs(cold.distance - warm.distance), 1e-7);
+    assert_le(fabs(r.cold.distance - r.warm.distance), 1e-7);
 }
 
 /* query.c, witnesses of a separated answer (fuzz_gjk, "moved to touch"). The 3710 m disk
@@ -1060,22 +1064,10 @@ static void test_epa_disk_along_long_segment_warm(void **state)
         p8,
         p8,
     };
-    gjk_polytope poly;
-    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
-    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
-    gjk_shape b = gjk_make_polytope(&poly);
-    gjk_transform ta = gjk_transform_identity();
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    double short_by = warm.distance - separation(&a, ta, &b, tb, warm.normal);
-    gjk_polytope_destroy(&poly);
+    cold_warm r = against_polytope(gjk_make_cone(3710.4941176470593, 0.0), v, 17);
     double tol = 1e-9 * 7.3e6; /* the fuzz harness's, 1e-9 of the pair */
-    assert_le(fabs(warm.distance - cold.distance), tol);
-    assert_le(short_by, tol);
+    assert_le(fabs(r.warm.distance - r.cold.distance), tol);
+    assert_le(r.short_warm, tol);
 }
 
 /* gjk.c, cold start (fuzz_gjk, "next pose, warm" against cold). A flat cone (radius 67 m,
