@@ -158,6 +158,9 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
  * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
  * neighbour with a positive difference is taken at once (first improvement); one with a
  * zero difference and a lower index only when no neighbour is better (plateaus). */
+/* polytope_climb's answer when it ran out of moves: the caller scans instead. */
+#define CLIMB_GAVE_UP (-2)
+
 static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
@@ -165,8 +168,13 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
     int32_t n = p->count;
     int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
     /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
-     * than n moves; the bound guards against a corrupted graph and rounding cycles. */
-    for (int32_t moves = 0; moves < 2 * n; ++moves) {
+     * than n moves; the bound guards against a corrupted graph and rounding cycles, and
+     * running out of it hands over to the scan (CLIMB_GAVE_UP): along a face's normal its vertices
+     * tie, the rounded differences are not transitive, and first improvement cycled round the face
+     * (v0 -> v1 -> v2 -> v0) past the better v3 until the bound stopped it there
+     * (test_fuzz_regressions: climb_cycles_round_a_face). */
+    int32_t moves = 0;
+    for (; moves < 2 * n; ++moves) {
         const double cx = x[cur], cy = y[cur], cz = z[cur];
         int32_t next = cur;
         for (int32_t k = start[cur]; k < start[cur + 1]; ++k) {
@@ -188,7 +196,7 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
         }
         cur = next;
     }
-    return cur;
+    return moves < 2 * n ? cur : CLIMB_GAVE_UP;
 }
 
 /* ------------------------------------------------------------------ cores */
@@ -212,7 +220,10 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
 static inline gjk_vec3 polytope_support(const gjk_polytope *p, gjk_vec3 d, bool hill, uint32_t hint,
                                         uint32_t *index)
 {
-    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : CLIMB_GAVE_UP;
+    if (i == CLIMB_GAVE_UP) {
+        i = polytope_scan(p, d);
+    }
     if (i < 0) {
         *index = GJK_CACHE_NO_INDEX;
         return gjk_v3((double)NAN, (double)NAN,
