@@ -12,8 +12,10 @@
  *  2. small state queries (the demo pose, closest pair, max_distance 0.1 m) from 1, 4 and 16
  *     concurrent clients for S seconds each: queries per second, p50 and p99 latency.
  * A health round trip (no world work) is timed too, as the transport floor. The wire rows use
- * gjkd_query_trajectory (packed poses, compact reply); beside them the first encoding (nested
- * poses, full reply) goes through the same daemon, and the daemon's request path is timed
+ * gjkd_query_trajectory (all waypoints in one packed array, columnar reply); beside them the
+ * previous lean form (a packed array per waypoint, compact reply) and the first encoding (nested
+
+ * poses, full reply) go through the same daemon, and the daemon's request path is timed
  * in-process (gjkd_service_handle on the same bytes) to separate it from the transport. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -410,6 +412,50 @@ int main(int argc, char **argv)
     legacy.trajectory_query = req;
     double *legacy_cold = malloc((size_t)repeat * sizeof(double));
     double *legacy_warm = malloc((size_t)repeat * sizeof(double));
+    /* The previous lean form, side by side: one packed LinkPoses per waypoint and the compact
+     * reply, through the raw call (pack, round trip, unpack). */
+    double *values = malloc((size_t)nw * (size_t)nl * 7 * sizeof *values);
+    Gjkd__V1__LinkPoses *plp = malloc((size_t)nw * sizeof *plp);
+    Gjkd__V1__Waypoint *pwp = malloc((size_t)nw * sizeof *pwp);
+    Gjkd__V1__Waypoint **pwpp = malloc((size_t)nw * sizeof *pwpp);
+    for (int32_t w = 0; w < nw; w++) {
+        for (int32_t l = 0; l < nl; l++) {
+            const gjk_transform *x = &lp[(size_t)w * (size_t)nl + (size_t)l];
+            double v[7] = {x->p.x, x->p.y, x->p.z, x->q.w, x->q.x, x->q.y, x->q.z};
+            memcpy(values + 7 * ((size_t)w * (size_t)nl + (size_t)l), v, sizeof v);
+        }
+        gjkd__v1__link_poses__init(&plp[w]);
+        plp[w].n_xyz_wxyz = 7 * (size_t)nl;
+        plp[w].xyz_wxyz = values + 7 * (size_t)w * (size_t)nl;
+        gjkd__v1__waypoint__init(&pwp[w]);
+        pwp[w].state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
+        pwp[w].link_poses = &plp[w];
+        pwpp[w] = &pwp[w];
+    }
+    Gjkd__V1__QueryOptions compact_opts = wire_opts;
+    compact_opts.compact = true;
+    Gjkd__V1__TrajectoryQueryRequest compact_req = *req;
+    compact_req.waypoints = pwpp;
+    compact_req.options = &compact_opts;
+    compact_req.name = "";
+    Gjkd__V1__Request compact_env = GJKD__V1__REQUEST__INIT;
+    compact_env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    compact_env.trajectory_query = &compact_req;
+    double *compact_cold = malloc((size_t)repeat * sizeof(double));
+    double *compact_warm = malloc((size_t)repeat * sizeof(double));
+    /* The request as gjkd_query_trajectory sends it now: every waypoint in one packed array,
+     * columnar reply. */
+    wire_opts.columnar = true;
+    Gjkd__V1__TrajectoryQueryRequest packed_req = GJKD__V1__TRAJECTORY_QUERY_REQUEST__INIT;
+    packed_req.robot = req->robot;
+    packed_req.name = "";
+    packed_req.n_waypoint_xyz_wxyz = (size_t)nw * (size_t)nl * 7;
+    packed_req.waypoint_xyz_wxyz = values;
+    packed_req.waypoint_count = (uint32_t)nw;
+    packed_req.options = &wire_opts;
+    Gjkd__V1__Request env = GJKD__V1__REQUEST__INIT;
+    env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    env.trajectory_query = &packed_req;
     double min_in = 0.0, min_wire = 0.0;
     /* Interleaved, so that load changes on the shared machine hit both sides alike. */
     for (int r = 0; r < repeat; r++) {
@@ -460,6 +506,19 @@ int main(int argc, char **argv)
         gjkd__v1__response__free_unpacked(lr, NULL);
         req->options = NULL;
 
+        compact_req.name = "";
+        t0 = now_s();
+        if (gjkd_client_call(c, &compact_env, &lr) != GJKD_OK)
+            die("compact", gjkd_client_error(c));
+        compact_cold[r] = now_s() - t0;
+        gjkd__v1__response__free_unpacked(lr, NULL);
+        compact_req.name = "bench-compact";
+        t0 = now_s();
+        if (gjkd_client_call(c, &compact_env, &lr) != GJKD_OK)
+            die("compact", gjkd_client_error(c));
+        compact_warm[r] = now_s() - t0;
+        gjkd__v1__response__free_unpacked(lr, NULL);
+
         gjkd_health *h;
         t0 = now_s();
         gjkd_health_get(c, &h);
@@ -471,32 +530,6 @@ int main(int argc, char **argv)
      * handler time (world query + decode + encode) from its own stats. */
     double *pack_t = malloc((size_t)repeat * sizeof(double));
     double *unpack_t = malloc((size_t)repeat * sizeof(double));
-    /* The request as the client sends it now: packed poses, compact reply. */
-    double *values = malloc((size_t)nw * (size_t)nl * 7 * sizeof *values);
-    Gjkd__V1__LinkPoses *plp = malloc((size_t)nw * sizeof *plp);
-    Gjkd__V1__Waypoint *pwp = malloc((size_t)nw * sizeof *pwp);
-    Gjkd__V1__Waypoint **pwpp = malloc((size_t)nw * sizeof *pwpp);
-    for (int32_t w = 0; w < nw; w++) {
-        for (int32_t l = 0; l < nl; l++) {
-            const gjk_transform *x = &lp[(size_t)w * (size_t)nl + (size_t)l];
-            double v[7] = {x->p.x, x->p.y, x->p.z, x->q.w, x->q.x, x->q.y, x->q.z};
-            memcpy(values + 7 * ((size_t)w * (size_t)nl + (size_t)l), v, sizeof v);
-        }
-        gjkd__v1__link_poses__init(&plp[w]);
-        plp[w].n_xyz_wxyz = 7 * (size_t)nl;
-        plp[w].xyz_wxyz = values + 7 * (size_t)w * (size_t)nl;
-        gjkd__v1__waypoint__init(&pwp[w]);
-        pwp[w].state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
-        pwp[w].link_poses = &plp[w];
-        pwpp[w] = &pwp[w];
-    }
-    wire_opts.compact = true;
-    Gjkd__V1__TrajectoryQueryRequest packed_req = *req;
-    packed_req.waypoints = pwpp;
-    packed_req.options = &wire_opts;
-    Gjkd__V1__Request env = GJKD__V1__REQUEST__INIT;
-    env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
-    env.trajectory_query = &packed_req;
     Gjkd__V1__Response *raw = NULL;
     if (gjkd_client_call(c, &env, &raw) != GJKD_OK)
         die("raw call", gjkd_client_error(c));
@@ -563,10 +596,6 @@ int main(int argc, char **argv)
         gjkd_service_destroy(&svc);
         service_t = quantile(mirror_t, (size_t)repeat, 0.5);
     }
-    free(values);
-    free(plp);
-    free(pwp);
-    free(pwpp);
     /* The daemon's handler time (world query + decode + encode, from its stats) over a run of
      * warm lean queries only. */
     double handler = 0.0, wire_only = 0.0;
@@ -604,14 +633,20 @@ int main(int argc, char **argv)
     printf("bench_e2e: demo trajectory, %d waypoints x %d links, max_distance 0.1 m, closest pair "
            "(median of %d, interleaved)\n",
            nw, nl, repeat);
-    printf("  %-6s %14s %14s %12s %16s %12s\n", "", "in-process", "gjkd loopback", "overhead",
-           "nested+full", "overhead");
-    printf("  %-6s %11.3f ms %11.3f ms %10.1f %% %13.3f ms %10.1f %%\n", "cold", 1e3 * ic, 1e3 * wc,
-           100.0 * (wc - ic) / ic, 1e3 * lc, 100.0 * (lc - ic) / ic);
-    printf("  %-6s %11.3f ms %11.3f ms %10.1f %% %13.3f ms %10.1f %%\n", "warm", 1e3 * iw, 1e3 * ww,
-           100.0 * (ww - iw) / iw, 1e3 * lw, 100.0 * (lw - iw) / iw);
-    printf("  (gjkd loopback: gjkd_query_trajectory, packed poses + compact reply; nested+full: "
-           "the first encoding, nested poses + full reply, raw call)\n");
+    double kc = quantile(compact_cold, (size_t)repeat, 0.5),
+           kw = quantile(compact_warm, (size_t)repeat, 0.5);
+    printf("  %-6s %12s %14s %10s %15s %10s %13s %10s\n", "", "in-process", "gjkd loopback",
+           "overhead", "packed+compact", "overhead", "nested+full", "overhead");
+    printf("  %-6s %9.3f ms %11.3f ms %8.1f %% %12.3f ms %8.1f %% %10.3f ms %8.1f %%\n", "cold",
+           1e3 * ic, 1e3 * wc, 100.0 * (wc - ic) / ic, 1e3 * kc, 100.0 * (kc - ic) / ic, 1e3 * lc,
+           100.0 * (lc - ic) / ic);
+    printf("  %-6s %9.3f ms %11.3f ms %8.1f %% %12.3f ms %8.1f %% %10.3f ms %8.1f %%\n", "warm",
+           1e3 * iw, 1e3 * ww, 100.0 * (ww - iw) / iw, 1e3 * kw, 100.0 * (kw - iw) / iw, 1e3 * lw,
+           100.0 * (lw - iw) / iw);
+    printf("  (gjkd loopback: gjkd_query_trajectory, all waypoints in one packed array + columnar "
+           "reply, into C structs; packed+compact: the previous lean form, one packed array per "
+           "waypoint + compact reply, raw call; nested+full: the first encoding, nested poses + "
+           "full reply, raw call)\n");
     printf("  health round trip (transport floor): %.1f us; minimum distance in-process %.6f, "
            "over the wire %.6f%s\n",
            1e6 * hp, min_in, min_wire, fabs(min_in - min_wire) < 1e-9 ? " (equal)" : " (DIFFER)");
@@ -643,6 +678,12 @@ int main(int argc, char **argv)
     free(wire_warm);
     free(legacy_cold);
     free(legacy_warm);
+    free(compact_cold);
+    free(compact_warm);
+    free(values);
+    free(plp);
+    free(pwp);
+    free(pwpp);
     free(cp);
     free(health);
     free(lp);

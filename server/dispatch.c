@@ -717,11 +717,19 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     gjk_world_query_options options;
     if (!gjkd_decode_query_options(m->options, &ctx->limits, svc->query_threads, &options, error))
         return false;
-    if (m->n_waypoints == 0)
+    bool flat = m->n_waypoint_xyz_wxyz > 0;
+    if (flat && m->n_waypoints > 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "give waypoints or waypoint_xyz_wxyz, not both");
+    if (m->n_waypoints == 0 && !flat)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints: none given");
-    if (m->n_waypoints > ctx->limits.max_waypoints)
+    size_t n_waypoints = flat ? m->waypoint_count : m->n_waypoints;
+    if (flat && n_waypoints == 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "waypoint_count: required with waypoint_xyz_wxyz");
+    if (n_waypoints > ctx->limits.max_waypoints)
         return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "waypoints: %zu, the limit is %u",
-                         m->n_waypoints, ctx->limits.max_waypoints);
+                         n_waypoints, ctx->limits.max_waypoints);
     if (m->name[0] != '\0' && !gjkd_check_name(m->name, "name", &ctx->limits, error))
         return false;
     gjk_world_result *result = NULL;
@@ -737,13 +745,22 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     gjk_world_robot_info(svc->world, robot, &info);
-    poses = malloc(m->n_waypoints * (size_t)info.link_count * sizeof *poses);
-    if (poses == NULL) {
-        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory for %zu waypoints",
-                  m->n_waypoints);
+    if (flat && m->n_waypoint_xyz_wxyz != 7 * (size_t)info.link_count * n_waypoints) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                  "waypoint_xyz_wxyz: %zu values, expected 7 per link (px py pz qw qx qy qz) x "
+                  "%d links x %zu waypoints",
+                  m->n_waypoint_xyz_wxyz, info.link_count, n_waypoints);
         goto unlock;
     }
-    for (size_t w = 0; w < m->n_waypoints; ++w) {
+    poses = malloc(n_waypoints * (size_t)info.link_count * sizeof *poses);
+    if (poses == NULL) {
+        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory for %zu waypoints", n_waypoints);
+        goto unlock;
+    }
+    if (flat && !gjkd_decode_waypoint_poses(m->waypoint_xyz_wxyz, n_waypoints, info.link_count,
+                                            poses, error))
+        goto unlock;
+    for (size_t w = 0; !flat && w < n_waypoints; ++w) {
         if (m->waypoints[w]->state_case != GJKD__V1__WAYPOINT__STATE_LINK_POSES) {
             gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints[%zu]: no link_poses given", w);
             goto unlock;
@@ -760,7 +777,7 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     gjk_world_trajectory traj;
     memset(&traj, 0, sizeof traj);
     traj.robot = robot;
-    traj.waypoint_count = (int32_t)m->n_waypoints;
+    traj.waypoint_count = (int32_t)n_waypoints;
     traj.link_count = info.link_count;
     traj.link_poses = poses;
     traj.name = m->name;
@@ -776,7 +793,9 @@ unlock:
     if (ok) {
         Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
         bool all_pairs = options.mode == GJK_WORLD_MODE_ALL_WITHIN;
-        if (!all_pairs && m->options != NULL && m->options->compact)
+        if (!all_pairs && m->options != NULL && m->options->columnar)
+            gjkd_encode_trajectory_columnar(&ctx->arena, result, t);
+        else if (!all_pairs && m->options != NULL && m->options->compact)
             gjkd_encode_trajectory_compact(&ctx->arena, result, t);
         else
             gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
