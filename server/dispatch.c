@@ -98,7 +98,11 @@ struct gjkd_service {
     atomic_uint in_flight;
     atomic_uint_fast64_t requests, pose_updates, monitor_events, auth_refused;
     atomic_bool draining;
+    atomic_uint queued;
     struct timespec started;
+
+    pthread_mutex_t info_lock; /* last_info: the world figures stats last read */
+    gjk_world_info last_info;
 };
 
 static double seconds_since(struct timespec t0)
@@ -147,6 +151,7 @@ typedef struct request_ctx {
     gjkd_limits limits;
     ProtobufCMessage *owned; /* freed after the reply is packed */
     bool revision_set;       /* resp->revision was taken under the scene lock */
+    bool probe;              /* on the broker's thread: never wait for the scene lock */
 } request_ctx;
 
 /* ---------------------------------------------------------------- persistence */
@@ -948,15 +953,28 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     l->max_waypoints = ctx->limits.max_waypoints;
     l->max_pairs_returned = ctx->limits.max_pairs_returned;
     l->max_name_length = ctx->limits.max_name_length;
+    l->max_queued = ctx->limits.max_queued;
     st->limits = l;
     st->pose_updates = atomic_load(&svc->pose_updates);
     st->monitor_events = atomic_load(&svc->monitor_events);
     st->requests = atomic_load(&svc->requests);
     st->auth_refused = atomic_load(&svc->auth_refused);
+    st->queued = atomic_load(&svc->queued);
+    /* A probe must not wait while a scene change holds the lock (a hull build, an fsync):
+     * it then reports the world figures read last time. */
     gjk_world_info info;
-    pthread_rwlock_rdlock(&svc->lock);
-    gjk_world_get_info(svc->world, &info);
-    pthread_rwlock_unlock(&svc->lock);
+    if (ctx->probe ? pthread_rwlock_tryrdlock(&svc->lock) == 0
+                   : pthread_rwlock_rdlock(&svc->lock) == 0) {
+        gjk_world_get_info(svc->world, &info);
+        pthread_rwlock_unlock(&svc->lock);
+        pthread_mutex_lock(&svc->info_lock);
+        svc->last_info = info;
+        pthread_mutex_unlock(&svc->info_lock);
+    } else {
+        pthread_mutex_lock(&svc->info_lock);
+        info = svc->last_info;
+        pthread_mutex_unlock(&svc->info_lock);
+    }
     st->robots = (uint32_t)info.robot_count;
     st->obstacles = (uint32_t)info.obstacle_count;
     st->parts = (uint32_t)info.part_count;
@@ -991,6 +1009,7 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
     }
     pthread_rwlock_init(&svc->lock, NULL);
     pthread_mutex_init(&svc->limits_lock, NULL);
+    pthread_mutex_init(&svc->info_lock, NULL);
     svc->limits = def->limits;
     svc->query_threads = def->query_threads > 0 ? def->query_threads : 1;
     svc->worker_threads = def->worker_threads;
@@ -1011,6 +1030,7 @@ void gjkd_service_destroy(gjkd_service **service)
         protobuf_c_message_free_unpacked(&svc->allowed->base, NULL);
     pthread_rwlock_destroy(&svc->lock);
     pthread_mutex_destroy(&svc->limits_lock);
+    pthread_mutex_destroy(&svc->info_lock);
     free(svc->counters);
     free(svc);
     *service = NULL;
@@ -1091,8 +1111,8 @@ static void pack_response(const Gjkd__V1__Response *resp, uint8_t **reply, size_
     *reply_size = n;
 }
 
-void gjkd_service_reply_error(gjkd_service *svc, gjkd_code code, const char *message,
-                              uint8_t **reply, size_t *reply_size)
+void gjkd_service_reply_error(gjkd_service *svc, uint64_t request_id, gjkd_code code,
+                              const char *message, uint8_t **reply, size_t *reply_size)
 {
     atomic_fetch_add(&svc->requests, 1);
     count_code(svc, code);
@@ -1100,9 +1120,11 @@ void gjkd_service_reply_error(gjkd_service *svc, gjkd_code code, const char *mes
     status.code = code;
     status.message = (char *)message;
     Gjkd__V1__Response resp = GJKD__V1__RESPONSE__INIT;
+    resp.request_id = request_id;
     resp.revision = atomic_load(&svc->revision);
     resp.status = &status;
-    GJKD_LOG(GJKD_LOG_INFO, "request_refused", 0, "code=%s %s", gjkd_code_name(code), message);
+    GJKD_LOG(GJKD_LOG_INFO, "request_refused", request_id, "code=%s %s", gjkd_code_name(code),
+             message);
     pack_response(&resp, reply, reply_size);
 }
 
@@ -1113,20 +1135,103 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
+                           uint8_t **reply, size_t *reply_size);
+
 void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size)
+{
+    handle_request(svc, data, size, false, reply, reply_size);
+}
+
+void gjkd_service_handle_probe(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
+                               size_t *reply_size)
+{
+    handle_request(svc, data, size, true, reply, reply_size);
+}
+
+void gjkd_service_set_queued(gjkd_service *svc, uint32_t queued)
+{
+    atomic_store(&svc->queued, queued);
+}
+
+/* One varint at *p (at most 10 bytes, before end); false if cut short. */
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) {
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id, uint32_t *body_field)
+{
+    *request_id = 0;
+    *body_field = 0;
+    const uint8_t *p = data, *end = data + size;
+    while (p < end) {
+        uint64_t key, v;
+        if (!read_varint(&p, end, &key))
+            return false;
+        uint64_t field = key >> 3;
+        switch (key & 7) {
+        case 0: /* varint */
+            if (!read_varint(&p, end, &v))
+                return false;
+            if (field == 1) /* request_id */
+                *request_id = v;
+            break;
+        case 1: /* 64-bit */
+            if (end - p < 8)
+                return false;
+            p += 8;
+            break;
+        case 2: /* length-delimited: a body is one of these */
+            if (!read_varint(&p, end, &v) || v > (uint64_t)(end - p))
+                return false;
+            p += v;
+            if (field >= GJKD__V1__REQUEST__BODY_HEALTH &&
+                field <= GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY)
+                *body_field = (uint32_t)field; /* the last one wins, as in a oneof */
+            break;
+        case 5: /* 32-bit */
+            if (end - p < 4)
+                return false;
+            p += 4;
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+bool gjkd_request_is_probe(uint32_t body_field)
+{
+    return body_field == GJKD__V1__REQUEST__BODY_HEALTH ||
+           body_field == GJKD__V1__REQUEST__BODY_STATS;
+}
+
+static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
+                           uint8_t **reply, size_t *reply_size)
 {
     gjkd_limits limits = gjkd_service_limits(svc);
     if (size > limits.max_message_bytes) {
         char msg[128];
         snprintf(msg, sizeof msg, "request of %zu bytes, the limit is %llu", size,
                  (unsigned long long)limits.max_message_bytes);
-        gjkd_service_reply_error(svc, GJKD_CODE(RESOURCE_EXHAUSTED), msg, reply, reply_size);
+        gjkd_service_reply_error(svc, 0, GJKD_CODE(RESOURCE_EXHAUSTED), msg, reply, reply_size);
         return;
     }
     Gjkd__V1__Request *req = gjkd__v1__request__unpack(NULL, size, data);
     if (req == NULL) {
-        gjkd_service_reply_error(svc, GJKD_CODE(MALFORMED),
+        gjkd_service_reply_error(svc, 0, GJKD_CODE(MALFORMED),
                                  "the request is not a valid gjkd.v1.Request", reply, reply_size);
         return;
     }
@@ -1143,6 +1248,7 @@ void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, ui
     ctx.req = req;
     ctx.resp = &resp;
     ctx.limits = limits;
+    ctx.probe = probe;
     gjkd_error error = {GJKD_CODE(OK), ""};
 
     ssize_t which = -1;

@@ -599,6 +599,7 @@ gjkd_status gjkd_stats_get(gjkd_client *c, gjkd_stats **out)
     p->pose_revision = st->pose_revision;
     p->requests = st->requests;
     p->in_flight = st->in_flight;
+    p->queued = st->queued;
     p->threads = st->threads;
     p->robots = st->robots;
     p->obstacles = st->obstacles;
@@ -620,6 +621,7 @@ gjkd_status gjkd_stats_get(gjkd_client *c, gjkd_stats **out)
         p->limits.max_waypoints = l->max_waypoints;
         p->limits.max_pairs_returned = l->max_pairs_returned;
         p->limits.max_name_length = l->max_name_length;
+        p->limits.max_queued = l->max_queued;
     }
     for (size_t i = 0; i < st->n_commands; i++) {
         const Gjkd__V1__CommandStats *cs = st->commands[i];

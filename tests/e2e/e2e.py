@@ -5,7 +5,8 @@
         --gjkctl BUILD/clients/gjkctl --e2e-client BUILD/tests/e2e_client \
         --python-proto BUILD/python --source-dir .
 
-Groups: requests, bad_input, persistence, concurrency, shutdown, wire (see tests/e2e.cmake). Every
+Groups: requests, bad_input, persistence, concurrency, shutdown, wire, probes (see
+tests/e2e.cmake). Every
 daemon is started here on a free loopback port, every wait is bounded, and every process
 started is reaped on the way out (SIGKILL if it is still running). Exit status 0 if every
 check of the group passed."""
@@ -866,9 +867,102 @@ def group_wire():
     check(d.stop() == 0, "gjkd exit status after SIGTERM")
 
 
+# ------------------------------------------------------------------ group: probes
+
+
+def long_request(wps, n, request_id):
+    """A trajectory of n waypoints (the demo's, repeated), every pair within 1 m: slow work."""
+    r = pb.Request(request_id=request_id)
+    t = r.trajectory_query
+    t.robot = "arm"
+    t.options.max_distance = 1.0
+    t.options.mode = pb.QUERY_MODE_ALL_WITHIN
+    t.options.max_pairs = 4
+    t.waypoint_count = n
+    values = []
+    for k in range(n):
+        for p in wps[k % len(wps)]:
+            values += list(p["position"]) + list(p["quat_wxyz"])
+    t.waypoint_xyz_wxyz.extend(values)
+    return r.SerializeToString()
+
+
+def receive(s, timeout):
+    """The next Response on socket s and when it came, or (None, None) after timeout s."""
+    if not s.poll(int(timeout * 1000), zmq.POLLIN):
+        return None, None
+    r = pb.Response()
+    r.ParseFromString(s.recv_multipart()[-1])
+    return r, time.monotonic()
+
+
+def group_probes():
+    """Health and stats are answered while every worker is busy with long queries (the broker
+    answers them itself); requests beyond --max-queued get RESOURCE_EXHAUSTED at once."""
+    d = Daemon("--threads", "1", "--max-queued", "1")
+    wps = [w["link_poses"] for w in load_json("trajectory.json")["waypoints"]]
+    # Size the long query to take about 0.6 s here (more under valgrind: never fewer than 200
+    # waypoints, never more than the daemon's limit).
+    busy = raw_socket(d.endpoint)
+    n = 200
+    while True:
+        t0 = time.monotonic()
+        busy.send_multipart([b"", long_request(wps, n, 1)])
+        r, t1 = receive(busy, 120)
+        check(r is not None and r.status.code == pb.STATUS_CODE_OK, "long query answered")
+        took = t1 - t0
+        if took >= 0.3 or n >= 10000:
+            break
+        n = min(10000, int(n * 0.6 / max(took, 1e-3)) + 1)
+    check(took >= 0.05, "the long query takes %.3f s (too fast to keep the worker busy)" % took)
+    probe = raw_socket(d.endpoint)
+    try:
+        for body in ("health", "stats"):
+            # The worker takes the first long query, the second waits in the queue (limit 1),
+            # the third is refused at once.
+            for rid in (11, 12, 13):
+                busy.send_multipart([b"", long_request(wps, n, rid)])
+            refused, _ = receive(busy, 0.5 * took + 5)
+            check(refused is not None and refused.request_id == 13 and
+                  refused.status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED and
+                  "max-queued" in refused.status.message,
+                  "third long query refused at once with its request_id: %s" % refused)
+            time.sleep(min(0.1, 0.2 * took))  # the worker is into the first one
+            req = pb.Request(request_id=21)
+            getattr(req, body).SetInParent()
+            t_probe = time.monotonic()
+            probe.send_multipart([b"", req.SerializeToString()])
+            r, t_reply = receive(probe, 3 * took + 30)  # before the long query is done
+            check(r is not None and r.status.code == pb.STATUS_CODE_OK and r.request_id == 21,
+                  "%s answered" % body)
+            running = not busy.poll(0, zmq.POLLIN)
+            check(t_reply - t_probe < 0.5 * took, "%s took %.3f s behind a %.3f s query"
+                  % (body, t_reply - t_probe, took))
+            check(running, "%s answered while the long query was still running" % body)
+            first, _ = receive(busy, 3 * took + 30)
+            check(first is not None and first.request_id == 11, "first long query answered")
+            if body == "stats":
+                # in flight: the long query and this stats request itself
+                check(r.stats.queued == 1 and r.stats.in_flight == 2 and
+                      r.stats.limits.max_queued == 1,
+                      "stats while busy: queued %d, in flight %d" % (r.stats.queued,
+                                                                    r.stats.in_flight))
+            else:
+                check(r.health.state == pb.SERVING_STATE_SERVING, "health: serving")
+            second, _ = receive(busy, 3 * took + 30)
+            check(second is not None and second.request_id == 12 and
+                  second.status.code == pb.STATUS_CODE_OK, "queued long query answered")
+        with d.client() as c:
+            check(c.health()["state"] == "serving", "still serving")
+    finally:
+        busy.close(0)
+        probe.close(0)
+    check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+
 GROUPS = {"requests": group_requests, "bad_input": group_bad_input,
           "persistence": group_persistence, "concurrency": group_concurrency,
-          "shutdown": group_shutdown, "wire": group_wire}
+          "shutdown": group_shutdown, "wire": group_wire, "probes": group_probes}
 
 
 def main():
