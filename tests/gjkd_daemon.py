@@ -106,11 +106,14 @@ class Daemon:
         raise NotImplementedError
 
     def _wait_ready(self, timeout):
+        # Each attempt waits long enough for a (CURVE) handshake to complete: an abandoned
+        # one is counted as refused by the daemon.
+        attempt = 2.0 if wrapped() else 0.2
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 return False
-            if self.ready(0.2):
+            if self.ready(attempt):
                 return True
         return False
 

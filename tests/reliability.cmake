@@ -7,7 +7,7 @@
 #   reliability_disk     label fault: full (tmpfs), read-only (bind mount), not a directory
 #   reliability_clients  label fault: vanishing, never-reading and mis-framing clients
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
-# The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (see reliability.py).
+# The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (tests/gjkd_daemon.py).
 if(TARGET gjkd_server)
   # Regression: a change's reply carries the revision it made (label unit: no daemon needed).
   gjk_add_test(test_revision_race SOURCES reliability/test_revision_race.c LIBS gjkd_server

@@ -16,8 +16,7 @@ Groups (tests/reliability.cmake registers each as a ctest):
   clients  clients that vanish mid-request, never read their replies, or send malformed
            framing: a well-behaved client keeps its answers within a bound meanwhile
 
-The daemon is started as GJKD_WRAPPER (split like a shell command; e.g. "valgrind -q") followed
-by --gjkd and its arguments. Exit status 0 if every check passed; the figures are printed."""
+The daemon is started by tests/gjkd_daemon.py, under GJKD_WRAPPER if set (e.g. "valgrind -q"). Exit status 0 if every check passed; the figures are printed."""
 
 import argparse
 import errno
