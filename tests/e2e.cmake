@@ -46,5 +46,17 @@ if(TARGET gjkd AND TARGET gjkctl)
       set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
     endforeach()
     set_tests_properties(e2e_curve_refusals PROPERTIES LABELS "e2e;fault")
+    # Under TSan the daemon and the C clients report what libzmq and libsodium do
+    # uninstrumented as races: tsan.supp and tsan-curve.supp suppress those, and only those.
+    if(GJK_SANITIZE_THREAD)
+      foreach(group requests bad_input persistence concurrency shutdown wire probes config)
+        set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
+          "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
+      endforeach()
+      foreach(group curve curve_refusals)
+        set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
+          "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan-curve.supp")
+      endforeach()
+    endif()
   endif()
 endif()

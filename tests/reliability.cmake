@@ -36,7 +36,7 @@ if(TARGET gjkd AND TARGET gjkd_proto_py)
       endif()
       if(GJK_SANITIZE_THREAD)
         set_tests_properties(reliability_${group} PROPERTIES ENVIRONMENT
-          "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/reliability/tsan.supp")
+          "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
       endif()
     endforeach()
   endif()
