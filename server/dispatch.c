@@ -250,9 +250,20 @@ static void persist_rollback(gjkd_service *svc)
 
 /* ---------------------------------------------------------------- scene changes */
 
-/* Resolves a BodyRef against the world (caller holds the lock). */
+/* A name given in a BodyRef field: checked as the names it can match were when they were put
+ * (so a bad one gets INVALID_ARGUMENT or RESOURCE_EXHAUSTED naming the field, not NOT_FOUND). */
+static bool check_ref_name(const char *name, const char *where, const char *field,
+                           const gjkd_limits *limits, gjkd_error *error)
+{
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.%s", where, field);
+    return gjkd_check_name(name, sub, limits, error);
+}
+
+/* Resolves a BodyRef against the world (caller holds the lock): its names are checked first
+ * (unless limits is NULL: pairs stored earlier), then looked up. */
 static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const char *where,
-                         gjk_body_id *out, gjkd_error *error)
+                         const gjkd_limits *limits, gjk_body_id *out, gjkd_error *error)
 {
     if (b == NULL)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: missing", where);
@@ -261,6 +272,17 @@ static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const ch
     if (is_obstacle == is_link)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "%s: give either robot (and link) or obstacle", where);
+    if (is_obstacle && b->link[0] != '\0')
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s.link: given with obstacle (a link belongs to a robot)", where);
+    if (limits != NULL) {
+        bool named = is_obstacle ? check_ref_name(b->obstacle, where, "obstacle", limits, error)
+                                 : check_ref_name(b->robot, where, "robot", limits, error) &&
+                                       (b->link[0] == '\0' ||
+                                        check_ref_name(b->link, where, "link", limits, error));
+        if (!named)
+            return false;
+    }
     int32_t id;
     if (is_obstacle) {
         if (gjk_world_find_obstacle(svc->world, b->obstacle, &id) != GJK_WORLD_OK)
@@ -502,15 +524,15 @@ static gjk_status apply_allowed(gjkd_service *svc, const gjk_body_id *from, size
 }
 
 static bool resolve_pairs(gjkd_service *svc, Gjkd__V1__AllowedPair *const *pairs, size_t n,
-                          gjk_body_id *out, gjkd_error *error)
+                          const gjkd_limits *limits, gjk_body_id *out, gjkd_error *error)
 {
     char where[64];
     for (size_t i = 0; i < n; ++i) {
         snprintf(where, sizeof where, "pairs[%zu].a", i);
-        if (!resolve_body(svc, pairs[i]->a, where, &out[2 * i], error))
+        if (!resolve_body(svc, pairs[i]->a, where, limits, &out[2 * i], error))
             return false;
         snprintf(where, sizeof where, "pairs[%zu].b", i);
-        if (!resolve_body(svc, pairs[i]->b, where, &out[2 * i + 1], error))
+        if (!resolve_body(svc, pairs[i]->b, where, limits, &out[2 * i + 1], error))
             return false;
     }
     return true;
@@ -536,10 +558,11 @@ static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsR
         goto unlock;
     }
     live_allowed(svc, old_pairs);
-    if (!check_precondition(ctx, error) || !resolve_pairs(svc, m->pairs, m->n_pairs, to, error))
+    if (!check_precondition(ctx, error) ||
+        !resolve_pairs(svc, m->pairs, m->n_pairs, &ctx->limits, to, error))
         goto unlock;
     gjkd_error internal;
-    if (!resolve_pairs(svc, old_pairs, n_from, from, &internal)) {
+    if (!resolve_pairs(svc, old_pairs, n_from, NULL, from, &internal)) {
         gjkd_fail(error, GJKD_CODE(INTERNAL), "stored allowed pairs do not resolve: %s",
                   internal.message);
         goto unlock;
