@@ -747,6 +747,8 @@ static void encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool al
 
 static void encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
                               bool with_closest, Gjkd__V1__TrajectoryResult *out);
+static void encode_summary(const gjk_world_result *r, uint32_t colliding,
+                           Gjkd__V1__TrajectoryResult *out);
 
 void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
                             Gjkd__V1__TrajectoryResult *out)
@@ -767,6 +769,13 @@ static void encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool
         out->waypoints[i] = s;
         colliding += r->waypoints[i].evaluated && r->waypoints[i].collision;
     }
+    encode_summary(r, colliding, out);
+}
+
+/* The trajectory's own fields (minimum, where, first collision, cache hit), every form. */
+static void encode_summary(const gjk_world_result *r, uint32_t colliding,
+                           Gjkd__V1__TrajectoryResult *out)
+{
     if (isfinite(r->min_distance)) {
         out->min_distance_opt_case = GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
         out->min_distance = r->min_distance;
@@ -903,14 +912,7 @@ void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *
         colliding += w->evaluated && w->collision;
         closest += w->evaluated && w->pair_count > 0;
     }
-    if (isfinite(r->min_distance)) {
-        out->min_distance_opt_case = GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
-        out->min_distance = r->min_distance;
-    }
-    out->min_waypoint = r->min_waypoint >= 0 ? (uint32_t)r->min_waypoint : 0;
-    out->first_collision = r->first_collision;
-    out->colliding_waypoints = colliding;
-    out->trajectory_cache_hit = r->trajectory_cache_hit;
+    encode_summary(r, colliding, out);
 
     Gjkd__V1__WaypointColumns *c = gjkd_arena_alloc(arena, sizeof *c);
     gjkd__v1__waypoint_columns__init(c);
