@@ -875,6 +875,8 @@ def group_probes():
                   "%s answered while the long query was still running" % body)
             check(t_reply - t_probe < 0.5 * took, "%s took %.3f s behind a %.3f s query"
                   % (body, t_reply - t_probe, took))
+            print("%s answered in %.1f ms behind a %.3f s query (%d waypoints)"
+                  % (body, 1e3 * (t_reply - t_probe), took, n), flush=True)
             if body == "stats":
                 # in flight: the long query and this stats request itself
                 check(r.stats.queued == 1 and r.stats.in_flight == 2 and
