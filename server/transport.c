@@ -185,47 +185,168 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Requests waiting for a worker while every worker is busy: a FIFO ring of
- * [client identity][framing][payload], at most limits.max_queued long. */
+/* Requests waiting while every worker is busy: one FIFO per client (by its ROUTER identity),
+ * each at most limits.max_queued long, served round-robin across clients, so that a client
+ * with a long backlog (or one that never reads) neither crowds out nor delays the others by
+ * more than one request each. */
 typedef struct queued_request {
     zmq_msg_t identity;
     zmq_msg_t payload;
     uint8_t framing;
 } queued_request;
 
-typedef struct request_queue {
-    queued_request *items;
+typedef struct client_queue {
+    unsigned char id[256]; /* ROUTER identities are at most 255 bytes */
+    size_t id_len;
+    queued_request *items; /* ring */
     size_t head, count, capacity;
+} client_queue;
+
+enum { SPARE_QUEUES = 64 };
+
+typedef struct request_queue {
+    client_queue **clients; /* those with requests waiting */
+    size_t n_clients, capacity;
+    size_t next;  /* the client served next */
+    size_t count; /* requests waiting, all clients */
+    /* Emptied client queues kept for reuse (with their rings): a client whose backlog fills
+     * and drains over and over does not allocate each time. */
+    client_queue *spare[SPARE_QUEUES];
+    size_t n_spare;
 } request_queue;
 
-static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, zmq_msg_t *payload)
+/* A client queue that has nothing waiting any more: kept for reuse, or freed. */
+static void queue_retire(request_queue *q, client_queue *c)
 {
-    if (q->count == q->capacity) {
-        size_t cap = q->capacity > 0 ? 2 * q->capacity : 16;
-        queued_request *items = malloc(cap * sizeof *items);
-        if (items == NULL)
-            return false;
-        for (size_t i = 0; i < q->count; ++i) /* zmq_msg_t may be moved by value */
-            items[i] = q->items[(q->head + i) % q->capacity];
-        free(q->items);
-        q->items = items;
-        q->head = 0;
+    if (q->n_spare < SPARE_QUEUES) {
+        c->head = 0;
+        q->spare[q->n_spare++] = c;
+        return;
+    }
+    free(c->items);
+    free(c);
+}
+
+static client_queue *queue_client(request_queue *q, zmq_msg_t *identity)
+{
+    size_t n = zmq_msg_size(identity);
+    const void *id = zmq_msg_data(identity);
+    for (size_t i = 0; i < q->n_clients; ++i)
+        if (q->clients[i]->id_len == n && memcmp(q->clients[i]->id, id, n) == 0)
+            return q->clients[i];
+    if (n > sizeof q->clients[0]->id)
+        return NULL;
+    if (q->n_clients == q->capacity) {
+        size_t cap = q->capacity > 0 ? 2 * q->capacity : 8;
+        client_queue **list = realloc(q->clients, cap * sizeof *list);
+        if (list == NULL)
+            return NULL;
+        q->clients = list;
         q->capacity = cap;
     }
-    queued_request *r = &q->items[(q->head + q->count) % q->capacity];
-    r->identity = *identity;
-    r->payload = *payload;
+    client_queue *c = q->n_spare > 0 ? q->spare[--q->n_spare] : calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    memcpy(c->id, id, n);
+    c->id_len = n;
+    q->clients[q->n_clients++] = c;
+    return c;
+}
+
+/* Removes a client found or made by queue_client that has nothing waiting. */
+static void queue_drop_empty(request_queue *q, client_queue *c)
+{
+    if (c->count > 0)
+        return;
+    for (size_t i = 0; i < q->n_clients; ++i) {
+        if (q->clients[i] == c) {
+            q->clients[i] = q->clients[--q->n_clients];
+            break;
+        }
+    }
+    queue_retire(q, c);
+}
+
+/* Queues [identity][framing][payload] (both messages moved in) unless that client already has
+ * `limit` requests waiting. */
+static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, zmq_msg_t *payload,
+                       uint32_t limit)
+{
+    client_queue *c = queue_client(q, identity);
+    if (c == NULL)
+        return false;
+    if (c->count >= limit) {
+        queue_drop_empty(q, c);
+        return false;
+    }
+    if (c->count == c->capacity) {
+        size_t cap = c->capacity > 0 ? 2 * c->capacity : 4;
+        queued_request *items = malloc(cap * sizeof *items);
+        if (items == NULL) {
+            queue_drop_empty(q, c);
+            return false;
+        }
+        for (size_t i = 0; i < c->count; ++i) {
+            queued_request *from = &c->items[(c->head + i) % c->capacity];
+            zmq_msg_init(&items[i].identity);
+            zmq_msg_init(&items[i].payload);
+            zmq_msg_move(&items[i].identity, &from->identity);
+            zmq_msg_move(&items[i].payload, &from->payload);
+            items[i].framing = from->framing;
+        }
+        free(c->items);
+        c->items = items;
+        c->head = 0;
+        c->capacity = cap;
+    }
+    queued_request *r = &c->items[(c->head + c->count) % c->capacity];
+    zmq_msg_init(&r->identity);
+    zmq_msg_init(&r->payload);
+    zmq_msg_move(&r->identity, identity);
+    zmq_msg_move(&r->payload, payload);
     r->framing = framing;
+    c->count++;
     q->count++;
     return true;
 }
 
-static queued_request queue_pop(request_queue *q)
+/* The oldest request of the next client in turn (q->count > 0), moved into *out. */
+static void queue_pop(request_queue *q, queued_request *out)
 {
-    queued_request r = q->items[q->head];
-    q->head = (q->head + 1) % q->capacity;
+    if (q->next >= q->n_clients)
+        q->next = 0;
+    client_queue *c = q->clients[q->next];
+    queued_request *r = &c->items[c->head];
+    zmq_msg_init(&out->identity);
+    zmq_msg_init(&out->payload);
+    zmq_msg_move(&out->identity, &r->identity);
+    zmq_msg_move(&out->payload, &r->payload);
+    out->framing = r->framing;
+    zmq_msg_close(&r->identity);
+    zmq_msg_close(&r->payload);
+    c->head = (c->head + 1) % c->capacity;
+    c->count--;
     q->count--;
-    return r;
+    if (c->count == 0) { /* its turn goes to the client moved into its place */
+        queue_retire(q, c);
+        q->clients[q->next] = q->clients[--q->n_clients];
+    } else {
+        q->next++;
+    }
+}
+
+static void queue_free(request_queue *q)
+{
+    for (size_t i = 0; i < q->n_clients; ++i) {
+        free(q->clients[i]->items);
+        free(q->clients[i]);
+    }
+    for (size_t i = 0; i < q->n_spare; ++i) {
+        free(q->spare[i]->items);
+        free(q->spare[i]);
+    }
+    free(q->clients);
+    memset(q, 0, sizeof *q);
 }
 
 typedef struct broker {
@@ -301,15 +422,15 @@ static void frontend_message(broker *b)
         return;
     }
     uint32_t limit = gjkd_service_limits(b->service).max_queued;
-    if (b->queue.count < limit && queue_push(&b->queue, identity, (uint8_t)framing, payload)) {
+    if (queue_push(&b->queue, identity, (uint8_t)framing, payload, limit)) {
         gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
         return;
     }
     char msg[160];
     snprintf(msg, sizeof msg,
-             "every worker is busy and %zu requests are queued, the limit is %u (max-queued); "
-             "try again later",
-             b->queue.count, limit);
+             "every worker is busy and this client has %u requests queued, the limit is %u "
+             "(max-queued); try again later",
+             limit, limit);
     gjkd_service_reply_error(b->service, request_id, GJKD_CODE(RESOURCE_EXHAUSTED), msg, &reply,
                              &reply_size);
     send_reply(b->frontend, identity, framing, reply, reply_size);
@@ -338,7 +459,8 @@ static void backend_message(broker *b)
         close_frames(f + 1, n - 1); /* READY */
     }
     if (b->queue.count > 0) {
-        queued_request r = queue_pop(&b->queue);
+        queued_request r;
+        queue_pop(&b->queue, &r);
         gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
         send_to_worker(b->backend, &f[0], &r.identity, r.framing, &r.payload);
     } else {
@@ -350,7 +472,8 @@ static void backend_message(broker *b)
 static void refuse_queued(broker *b)
 {
     while (b->queue.count > 0) {
-        queued_request r = queue_pop(&b->queue);
+        queued_request r;
+        queue_pop(&b->queue, &r);
         uint64_t request_id;
         uint32_t body;
         gjkd_request_peek(zmq_msg_data(&r.payload), zmq_msg_size(&r.payload), &request_id, &body);
@@ -363,8 +486,7 @@ static void refuse_queued(broker *b)
         zmq_msg_close(&r.payload);
     }
     gjkd_service_set_queued(b->service, 0);
-    free(b->queue.items);
-    memset(&b->queue, 0, sizeof b->queue);
+    queue_free(&b->queue);
 }
 
 int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)

@@ -369,7 +369,7 @@ static void *lie(void *p)
     gjkd_arena a = {0};
     Gjkd__V1__PairResult entry = GJKD__V1__PAIR_RESULT__INIT, pair = GJKD__V1__PAIR_RESULT__INIT;
     Gjkd__V1__PairResult *table[1] = {&entry};
-    double geometry[16] = {0};
+    double geometry[32] = {0}; /* up to 30 values sent */
     pair.pair_index = l->pair_index;
     pair.n_geometry = l->geometry;
     pair.geometry = geometry;
