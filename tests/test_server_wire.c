@@ -386,6 +386,17 @@ static uint8_t *reply_bytes(Gjkd__V1__Response *r, size_t *n)
     return b;
 }
 
+/* Both replies pack to the same bytes (their request ids aside). */
+static void assert_same_reply(Gjkd__V1__Response *x, Gjkd__V1__Response *y)
+{
+    size_t n1, n2;
+    uint8_t *b1 = reply_bytes(x, &n1), *b2 = reply_bytes(y, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+}
+
 static void compare_columnar(gjkd_service *svc, gjkd_arena *a, Gjkd__V1__QueryMode mode)
 {
     enum { N = 21 };
@@ -438,7 +449,6 @@ static void compare_columnar(gjkd_service *svc, gjkd_arena *a, Gjkd__V1__QueryMo
     assert_int_equal(k->n_geometry, 15 * p);
     /* The same pair table, entry for entry. */
     for (size_t i = 0; i < t->n_pair_table; ++i) {
-        size_t n1, n2;
         Gjkd__V1__Response e1 = GJKD__V1__RESPONSE__INIT, e2 = GJKD__V1__RESPONSE__INIT;
         Gjkd__V1__StateResult s1 = GJKD__V1__STATE_RESULT__INIT, s2 = GJKD__V1__STATE_RESULT__INIT;
         s1.closest = t->pair_table[i];
@@ -446,11 +456,7 @@ static void compare_columnar(gjkd_service *svc, gjkd_arena *a, Gjkd__V1__QueryMo
         e1.body_case = e2.body_case = GJKD__V1__RESPONSE__BODY_STATE;
         e1.state = &s1;
         e2.state = &s2;
-        uint8_t *b1 = reply_bytes(&e1, &n1), *b2 = reply_bytes(&e2, &n2);
-        assert_int_equal(n1, n2);
-        assert_memory_equal(b1, b2, n1);
-        free(b1);
-        free(b2);
+        assert_same_reply(&e1, &e2);
     }
     gjkd__v1__response__free_unpacked(compact, NULL);
     gjkd__v1__response__free_unpacked(col, NULL);
@@ -466,12 +472,7 @@ static void test_columnar_matches_compact(void **state)
     /* The flat request gives the full reply the per-waypoint one gives, byte for byte. */
     Gjkd__V1__Response *r1 = t_call(svc, trajectory(&a, 9, true, false, 0));
     Gjkd__V1__Response *r2 = t_call(svc, flatten(&a, trajectory(&a, 9, true, false, 0)));
-    size_t n1, n2;
-    uint8_t *b1 = reply_bytes(r1, &n1), *b2 = reply_bytes(r2, &n2);
-    assert_int_equal(n1, n2);
-    assert_memory_equal(b1, b2, n1);
-    free(b1);
-    free(b2);
+    assert_same_reply(r1, r2);
     gjkd__v1__response__free_unpacked(r1, NULL);
     gjkd__v1__response__free_unpacked(r2, NULL);
     /* ALL_WITHIN ignores columnar: the full form. */
