@@ -23,6 +23,8 @@ struct gjkd_client {
     void *context;
     bool own_context;
     void *socket;
+    void *monitor; /* PAIR: handshake events of `socket` (see open_socket) */
+    unsigned monitor_serial;
     char *endpoint;
     int timeout_ms;
     int retries;
@@ -125,6 +127,92 @@ bool gjkd_client_read_key_file(const char *path, bool secret, char z85[41], char
     return ok;
 }
 
+/* ------------------------------------------------------------------ handshake monitor */
+
+/* A daemon that refuses this client does so in the ZMTP handshake (CURVE/ZAP), which sends no
+ * reply: without the socket monitor the call could only time out. These events tell the three
+ * refusals apart (seen with libzmq 4.3): FAILED_AUTH carries the ZAP status (400: the public
+ * key is not on the allow-list), FAILED_PROTOCOL with MECHANISM_MISMATCH is one side with CURVE
+ * and the other without, FAILED_NO_DETAIL a daemon that could not decrypt our HELLO (a wrong
+ * server key). None of them is transient, so the call ends with GJKD_UNAUTHENTICATED. */
+#define HANDSHAKE_FAILED                                                                           \
+    (ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |                       \
+     ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+
+static void close_socket(gjkd_client *c)
+{
+    if (c->monitor) {
+        zmq_socket_monitor(c->socket, NULL, 0);
+        zmq_close(c->monitor);
+        c->monitor = NULL;
+    }
+    if (c->socket)
+        zmq_close(c->socket);
+    c->socket = NULL;
+}
+
+/* Starts the monitor of c->socket (before it connects, so no event is missed). Without it the
+ * client still works, refusals just end as timeouts. */
+static void open_monitor(gjkd_client *c)
+{
+    char address[96];
+    snprintf(address, sizeof address, "inproc://gjkd-client-monitor-%p-%u", (void *)c,
+             ++c->monitor_serial);
+    if (zmq_socket_monitor(c->socket, address, HANDSHAKE_FAILED) != 0)
+        return;
+    c->monitor = zmq_socket(c->context, ZMQ_PAIR);
+    if (c->monitor == NULL || zmq_connect(c->monitor, address) != 0) {
+        if (c->monitor)
+            zmq_close(c->monitor);
+        c->monitor = NULL;
+        zmq_socket_monitor(c->socket, NULL, 0);
+    }
+}
+
+/* Reads one monitor event; true (with c->error set) if it is a refused handshake. */
+static bool handshake_refused(gjkd_client *c)
+{
+    zmq_msg_t frame;
+    zmq_msg_init(&frame);
+    int n = zmq_msg_recv(&frame, c->monitor, ZMQ_DONTWAIT);
+    uint16_t event = 0;
+    uint32_t value = 0;
+    if (n >= 6) {
+        const unsigned char *d = zmq_msg_data(&frame);
+        memcpy(&event, d, sizeof event);
+        memcpy(&value, d + 2, sizeof value);
+    }
+    bool more = n >= 0 && zmq_msg_more(&frame);
+    zmq_msg_close(&frame);
+    if (more) { /* the second frame: the endpoint */
+        zmq_msg_init(&frame);
+        zmq_msg_recv(&frame, c->monitor, ZMQ_DONTWAIT);
+        zmq_msg_close(&frame);
+    }
+    if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
+        fail(c, GJKD_UNAUTHENTICATED,
+             "\"%s\" refused this client's CURVE key (ZAP status %u): its public key %s is not "
+             "on the daemon's allow-list",
+             c->endpoint, (unsigned)value, c->public_key);
+    } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+               value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
+        fail(c, GJKD_UNAUTHENTICATED,
+             c->curve ? "\"%s\" does not use CURVE, this client does (drop the keys)"
+                      : "\"%s\" requires CURVE: give the daemon's public key and a client key",
+             c->endpoint);
+    } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+               event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
+        fail(c, GJKD_UNAUTHENTICATED, "the handshake with \"%s\" failed (%s 0x%x): %s", c->endpoint,
+             event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ? "protocol error" : "closed, errno",
+             (unsigned)value,
+             c->curve ? "is the daemon's public key right?"
+                      : "does it require CURVE? (give its public key and a client key)");
+    } else {
+        return false;
+    }
+    return true;
+}
+
 static gjkd_status open_socket(gjkd_client *c)
 {
     c->socket = zmq_socket(c->context, ZMQ_DEALER);
@@ -141,10 +229,10 @@ static gjkd_status open_socket(gjkd_client *c)
         c->socket = NULL;
         return fail(c, GJKD_TRANSPORT, "cannot set the CURVE keys: %s", zmq_strerror(e));
     }
+    open_monitor(c);
     if (zmq_connect(c->socket, c->endpoint) != 0) {
         int e = zmq_errno();
-        zmq_close(c->socket);
-        c->socket = NULL;
+        close_socket(c);
         return fail(c, GJKD_TRANSPORT, "cannot connect to \"%s\": %s", c->endpoint,
                     zmq_strerror(e));
     }
@@ -199,8 +287,7 @@ void gjkd_client_destroy(gjkd_client **client)
     if (client == NULL || *client == NULL)
         return;
     gjkd_client *c = *client;
-    if (c->socket)
-        zmq_close(c->socket);
+    close_socket(c);
     if (c->own_context && c->context)
         zmq_ctx_term(c->context);
     free(c->endpoint);
@@ -285,8 +372,9 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
             int64_t left = deadline - now_ms();
             if (left <= 0)
                 break;
-            zmq_pollitem_t item = {c->socket, 0, ZMQ_POLLIN, 0};
-            int n = zmq_poll(&item, 1, (long)left);
+            zmq_pollitem_t item[2] = {{c->socket, 0, ZMQ_POLLIN, 0},
+                                      {c->monitor, 0, ZMQ_POLLIN, 0}};
+            int n = zmq_poll(item, c->monitor ? 2 : 1, (long)left);
             if (n < 0) {
                 if (zmq_errno() == EINTR)
                     continue;
@@ -294,6 +382,12 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
             }
             if (n == 0)
                 break;
+            if (c->monitor && (item[1].revents & ZMQ_POLLIN) && handshake_refused(c)) {
+                close_socket(c); /* the next call starts a fresh handshake */
+                return GJKD_UNAUTHENTICATED;
+            }
+            if (!(item[0].revents & ZMQ_POLLIN))
+                continue;
             zmq_msg_t payload;
             if (!receive_reply(c->socket, &payload))
                 continue; /* not a reply of ours: ignore it */
@@ -318,8 +412,7 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
             return (gjkd_status)code;
         }
         /* Timed out: drop the socket (and anything queued on it) and try on a fresh one. */
-        zmq_close(c->socket);
-        c->socket = NULL;
+        close_socket(c);
     }
     return fail(c, GJKD_TIMEOUT, "no reply from \"%s\" after %d attempt%s of %d ms", c->endpoint,
                 c->retries + 1, c->retries ? "s" : "", c->timeout_ms);

@@ -7,6 +7,9 @@
  *   - on a timeout the socket is closed (linger 0) and reopened, and the request is sent again
  *     with a new request_id, at most options.retries more times (the "Lazy Pirate" pattern),
  *     then the call fails with GJKD_TIMEOUT. Replies to abandoned attempts are discarded.
+ *   - a daemon that refuses the client in the handshake (CURVE key not on its allow-list, CURVE
+ *     on one side only, a wrong server key) sends no reply; the socket monitor sees it and the
+ *     call fails at once with GJKD_UNAUTHENTICATED and a message that says which, no retry.
  *   Retrying a scene change is safe for puts (they replace by name) and for set_allowed_pairs;
  *   a retried remove whose first attempt did arrive reports NOT_FOUND.
  *

@@ -15,8 +15,8 @@ With CURVE: gjkd.Client(endpoint, server_key="server.pub", secret_key="client.ke
 
 from ._proto import pb
 from .client import (DEFAULT_ENDPOINT, Client, GjkdError, Monitor, PoseStream, Timeout,
-                     load_key, status_name)
+                     Unauthenticated, load_key, status_name)
 from .documents import DocumentError
 
-__all__ = ["Client", "PoseStream", "Monitor", "GjkdError", "Timeout", "DocumentError",
-           "status_name", "load_key", "DEFAULT_ENDPOINT", "pb"]
+__all__ = ["Client", "PoseStream", "Monitor", "GjkdError", "Timeout", "Unauthenticated",
+           "DocumentError", "status_name", "load_key", "DEFAULT_ENDPOINT", "pb"]

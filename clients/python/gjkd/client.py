@@ -9,7 +9,9 @@ CURVE (gjkd --curve-secret-key/--curve-allow): pass server_key (the daemon's pub
 secret_key (this client's secret key; its public key must be on the daemon's allow-list), each
 as Z85 text (40 characters) or the path of a key file written by `gjkctl keygen`; without
 them the environment's GJKD_SERVER_KEY and GJKD_CLIENT_KEY (paths) are used if both are set.
-A daemon that refuses the key never replies: calls end with Timeout.
+A daemon that refuses the client in the handshake (key not on its allow-list, CURVE on one side
+only, a wrong server key) sends no reply; the socket monitor sees it and the call raises
+Unauthenticated (code 21) at once, without retrying.
 
 Values: metres, radians; a pose is {"position": [x, y, z], "quat_wxyz": [w, x, y, z]} or a
 pair ((x, y, z), (w, x, y, z)); vectors come back as (x, y, z) tuples. Normals are unit
@@ -22,6 +24,7 @@ import random
 import time
 
 import zmq
+import zmq.utils.monitor as zmq_monitor
 import zmq.utils.z85
 
 from . import documents
@@ -94,6 +97,19 @@ class GjkdError(Exception):
     def __init__(self, code, message, revision=0):
         self.code, self.name, self.message, self.revision = code, status_name(code), message, revision
         super().__init__("%s: %s" % (self.name, message))
+
+
+class Unauthenticated(GjkdError):
+    """The daemon refused this client in the handshake (CURVE/ZAP): no reply, no retry."""
+
+    def __init__(self, message):
+        GjkdError.__init__(self, 21, message)
+
+
+# Handshake refusals send no reply; the socket monitor sees them (see clients/c/gjkd_client.c).
+_HANDSHAKE_FAILED = (zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
+                     | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+_MECHANISM_MISMATCH = 0x11000002  # ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH
 
 
 class Timeout(GjkdError):
@@ -185,12 +201,40 @@ class Client:
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
         _apply_curve(self._socket, self._curve)
+        self._monitor = self._socket.get_monitor_socket(_HANDSHAKE_FAILED)
+        self._poll = zmq.Poller()
+        self._poll.register(self._socket, zmq.POLLIN)
+        self._poll.register(self._monitor, zmq.POLLIN)
         self._socket.connect(self.endpoint)
 
-    def close(self):
+    def _close_socket(self):
         if self._socket is not None:
+            self._socket.disable_monitor()
+            self._monitor.close(0)
             self._socket.close(0)
             self._socket = None
+
+    def _refusal(self):
+        """The message of a refused handshake read from the monitor, or None."""
+        event = zmq_monitor.recv_monitor_message(self._monitor, zmq.NOBLOCK)
+        kind, value = event["event"], event["value"]
+        if kind == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+            return ("%r refused this client's CURVE key (ZAP status %d): its public key %s is "
+                    "not on the daemon's allow-list"
+                    % (self.endpoint, value, zmq.curve_public(self._curve[1]).decode() if self._curve else "?"))
+        if kind == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL and value == _MECHANISM_MISMATCH:
+            return ("%r does not use CURVE, this client does (drop the keys)" % self.endpoint
+                    if self._curve else
+                    "%r requires CURVE: give the daemon's public key and a client key"
+                    % self.endpoint)
+        if kind in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
+            return "the handshake with %r failed (0x%x): %s" % (
+                self.endpoint, value, "is the daemon's public key right?" if self._curve else
+                "does it require CURVE? (give its public key and a client key)")
+        return None
+
+    def close(self):
+        self._close_socket()
         if self._own_context:
             self._context.term()
             self._own_context = False
@@ -215,8 +259,18 @@ class Client:
             deadline = time.monotonic() + self.timeout
             while True:
                 left = deadline - time.monotonic()
-                if left <= 0 or not self._socket.poll(int(left * 1000) + 1, zmq.POLLIN):
+                if left <= 0:
                     break
+                ready = dict(self._poll.poll(int(left * 1000) + 1))
+                if not ready:
+                    break
+                if self._monitor in ready:
+                    refusal = self._refusal()
+                    if refusal is not None:
+                        self._close_socket()  # the next call starts a fresh handshake
+                        raise Unauthenticated(refusal)
+                if self._socket not in ready:
+                    continue
                 frames = self._socket.recv_multipart()
                 if len(frames) > 2 or (len(frames) == 2 and frames[0]):
                     continue  # not a reply of ours
@@ -229,8 +283,7 @@ class Client:
                     continue  # stale
                 self.revision = response.revision
                 return response
-            self._socket.close(0)
-            self._socket = None
+            self._close_socket()
         raise Timeout("no reply from %r after %d attempt(s) of %g s"
                       % (self.endpoint, self.retries + 1, self.timeout))
 
