@@ -175,12 +175,15 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
                 continue;
             }
             double g = (x[j] - cx) * d.x + (y[j] - cy) * d.y + (z[j] - cz) * d.z;
-            if (g > 0.0) {
-                next = j; /* first improvement: move on at once */
-                break;
-            }
-            if (g == 0.0 && j < next) {
-                next = j;
+            /* Most neighbours are worse: one test settles them. */
+            if (g >= 0.0) {
+                if (g > 0.0) {
+                    next = j; /* first improvement: move on at once */
+                    break;
+                }
+                if (j < next) {
+                    next = j;
+                }
             }
         }
         if (next == cur) {
