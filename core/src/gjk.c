@@ -401,8 +401,8 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     r.lower = 0.0;
 
     gjk_vertex pool[4];
-    slot_simplex cur; /* the current simplex */
-    uint32_t hint_a = 0, hint_b = 0;
+    slot_simplex cur;                                                  /* the current simplex */
+    uint32_t hint_a = GJK_CACHE_NO_INDEX, hint_b = GJK_CACHE_NO_INDEX; /* none: see climb */
     double dist2;
     gjk_vec3 v;
     const double abs_tol = opt->abs_tolerance * f->scale;

@@ -158,12 +158,36 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
  * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
  * neighbour with a positive difference is taken at once (first improvement); one with a
  * zero difference and a lower index only when no neighbour is better (plateaus). */
+/* Start of a climb without a usable hint: the header's entry for the nearest of the 26
+ * directions (each component of d counts when it exceeds tan(22.5 deg) of the largest, the
+ * boundary between an axis and a diagonal), vertex 0 for a borrowed polytope. The header is
+ * trusted only with its magic and count; an entry out of range is not used. */
+static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
+{
+    const gjk_polytope_header *h = p->storage;
+    if (h == NULL || h->magic != GJK_POLYTOPE_MAGIC || h->count != p->count) {
+        return 0;
+    }
+    double m = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))) * 0.41421356237309503;
+    int32_t k = 9 * (d.x > m    ? 2
+                     : d.x < -m ? 0
+                                : 1) +
+                3 * (d.y > m    ? 2
+                     : d.y < -m ? 0
+                                : 1) +
+                (d.z > m    ? 2
+                 : d.z < -m ? 0
+                            : 1);
+    int32_t i = h->start[k];
+    return i >= 0 && i < p->count ? i : 0;
+}
+
 static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     const int32_t *start = p->adj_start, *adj = p->adj;
     int32_t n = p->count;
-    int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
+    int32_t cur = hint < (uint32_t)n ? (int32_t)hint : climb_start(p, d);
     /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
      * than n moves; the bound guards against a corrupted graph and rounding cycles. */
     for (int32_t moves = 0; moves < 2 * n; ++moves) {
