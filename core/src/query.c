@@ -18,7 +18,7 @@ static const gjk_options default_options = {
     .touch_tolerance = 1e-9,
     .max_iterations = 128,
     .epa_max_iterations = 512,
-    .hill_climb_min_vertices = 48,
+    .hill_climb_min_vertices = 4,
 };
 
 gjk_options gjk_default_options(void)
