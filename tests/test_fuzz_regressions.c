@@ -297,7 +297,7 @@ static void test_epa_needle_through_capsule(void **state)
 
 /* The near-twin hull graph (above) in a query (fuzz_gjk). A point and a 5-point hull with
  * near-twin vertices, hill climbing on (options.hill_climb_min_vertices = 1, as for any
- * hull of 48 vertices or more by default): GJK trusts a support vertex that is not the
+ * hull of 4 vertices or more by default): GJK trusts a support vertex that is not the
  * support, reports the distance 0.1247265 where the scan gives 0.1246586 (6.8e-5 too far,
  * 5e-4 relative) and certifies it with a lower bound of 0.1247265. */
 static void test_climb_wrong_distance(void **state)
@@ -322,9 +322,10 @@ static void test_climb_wrong_distance(void **state)
     gjk_transform tb = gjk_transform_make(gjk_quat_make(0.5210664975206436, -0.28088217420331746,
                                                         -0.57026590930370868, -0.56955236990395419),
                                           gjk_v3(0, 0, 0));
-    gjk_options hill = gjk_default_options();
+    gjk_options hill = gjk_default_options(), linear = gjk_default_options();
     hill.hill_climb_min_vertices = 1;
-    gjk_result scan = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    linear.hill_climb_min_vertices = INT32_MAX; /* the default climbs from 4 vertices */
+    gjk_result scan = gjk_signed_distance(&a, ta, &b, tb, NULL, &linear);
     gjk_result climb = gjk_signed_distance(&a, ta, &b, tb, NULL, &hill);
     gjk_polytope_destroy(&pa);
     gjk_polytope_destroy(&pb);
