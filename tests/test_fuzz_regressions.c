@@ -295,6 +295,40 @@ static void test_epa_needle_through_capsule(void **state)
     assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), 1e-6);
 }
 
+/* support.c, polytope_climb (fuzz_gjk, once hill climbing became the default for hulls of 4
+ * vertices and more). A 5-vertex hull and a point inside it: GJK's direction d is the normal
+ * of the face v1 v2 v3, whose vertices then have the same dot up to rounding, and the rounded
+ * differences (x_j - x_cur).d ordered them in a cycle, v1 < v3 < v2 < v1 by 1e-18. First
+ * improvement walked the cycle until the move bound and returned v1, 0.023 short of v4 (a
+ * neighbour of all three), so GJK certified a distance of +0.0083 for a point 0.85 deep.
+ * Fix (support.c): a difference within the rounding of its own terms is a tie (lower index
+ * wins, which cannot cycle); reaching the move bound falls back to the scan. */
+static void test_climb_rounding_cycle(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[5] = {
+        {0x1.fe7ffe7ffe8p+0, 0x1p+1, 0x1.d6c5d6c5d6c5cp-1},
+        {0x1p+1, -0x1.cf4bcf4bcf4bdp+0, 0x1.639b639b639b6p+0},
+        {0x1.66fc822b33ae4p-3, -0x1.3871c776af8a8p-2, -0x1.5e8674245ec1cp+1},
+        {-0x1p+1, 0x1.fc03fc03fc04p+0, 0x1.6003600360036p+0},
+        {-0x1p+1, -0x1p+1, -0x1p+1},
+    };
+    gjk_polytope p;
+    assert_int_equal(gjk_hull_build(&p, pts, 5, NULL), GJK_STATUS_SEPARATED);
+    gjk_vec3 d = gjk_v3(-0.0057256775095296366, -0.0060350383615451562, 0.00033124312301397645);
+    double worst = 0.0;
+    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
+        worst = fmax(worst, climb_vs_scan(&p, d, hint));
+    }
+    assert_le(worst, 0.0);
+    gjk_shape a = gjk_make_polytope(&p), b = gjk_make_point();
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_result r = gjk_signed_distance(&a, gjk_transform_identity(), &b, tb, NULL, NULL);
+    gjk_polytope_destroy(&p);
+    assert_true(r.distance < -0.8);
+}
+
 /* The near-twin hull graph (above) in a query (fuzz_gjk). A point and a 5-point hull with
  * near-twin vertices, hill climbing on (options.hill_climb_min_vertices = 1, as for any
  * hull of 4 vertices or more by default): GJK trusts a support vertex that is not the
@@ -650,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_climb_stuck_on_rounding_plateau),
         cmocka_unit_test(test_hull_near_twins_climb),
         cmocka_unit_test(test_climb_wrong_distance),
+        cmocka_unit_test(test_climb_rounding_cycle),
         cmocka_unit_test(test_climb_far_from_origin),
         cmocka_unit_test(test_hull_refuses_nearly_flat_cloud),
         cmocka_unit_test(test_hull_huge_point_radius_overflow),

@@ -29,6 +29,8 @@
  * ties; hill climbing a deterministic one for a given hint. */
 #include "internal.h"
 
+#include <float.h>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -187,14 +189,18 @@ static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
     return i >= 0 && i < p->count ? i : 0;
 }
 
-static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
+static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     const int32_t *start = p->adj_start, *adj = p->adj;
     int32_t n = p->count;
     int32_t cur = hint < (uint32_t)n ? (int32_t)hint : climb_start(p, d);
+    /* The tie bound below for the longest possible edge (|x_j - x_cur| <= 2 radius per
+     * coordinate): a g above it is a move without computing its own bound. */
+    const double tie_max = 16.0 * DBL_EPSILON * p->radius * (fabs(d.x) + fabs(d.y) + fabs(d.z));
     /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
-     * than n moves; the bound guards against a corrupted graph and rounding cycles. */
+     * than n moves. Reaching the bound means a corrupted graph or a rounding cycle the tie
+     * rule below did not prevent: -2, and the scan answers instead (polytope_support). */
     for (int32_t moves = 0; moves < 2 * n; ++moves) {
         const double cx = x[cur], cy = y[cur], cz = z[cur];
         int32_t next = cur;
@@ -203,10 +209,20 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
             if ((uint32_t)j >= (uint32_t)n) {
                 continue;
             }
-            double g = (x[j] - cx) * d.x + (y[j] - cy) * d.y + (z[j] - cz) * d.z;
+            const double ex = x[j] - cx, ey = y[j] - cy, ez = z[j] - cz;
+            double g = ex * d.x + ey * d.y + ez * d.z;
             /* Most neighbours are worse: one test settles them. */
             if (g >= 0.0) {
-                if (g > 0.0) {
+                /* A g within the rounding of its own terms (8 eps of their magnitudes: the
+                 * products, the sum and inexact coordinate differences) is a tie. GJK's
+                 * directions are face normals, and across a face perpendicular to d the
+                 * rounded differences can order its vertices in a cycle (v1 < v3 < v2 < v1
+                 * by 1e-18 on a 5-vertex hull, fuzz_gjk): first improvement walked it until
+                 * the move bound and returned a vertex 0.023 short, never reaching the
+                 * neighbour beyond the face. Ties go by the plateau rule (lower index),
+                 * which cannot cycle. Computed only for a g that is not clearly above it. */
+                if (g > tie_max ||
+                    g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
                     next = j; /* first improvement: move on at once */
                     break;
                 }
@@ -216,11 +232,11 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
             }
         }
         if (next == cur) {
-            break;
+            return cur;
         }
         cur = next;
     }
-    return cur;
+    return -2;
 }
 
 /* ------------------------------------------------------------------ cores */
@@ -244,7 +260,10 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
 static inline gjk_vec3 polytope_support(const gjk_polytope *p, gjk_vec3 d, bool hill, uint32_t hint,
                                         uint32_t *index)
 {
-    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : polytope_scan(p, d);
+    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : -2;
+    if (i == -2) {
+        i = polytope_scan(p, d);
+    }
     if (i < 0) {
         *index = GJK_CACHE_NO_INDEX;
         return gjk_v3((double)NAN, (double)NAN,
