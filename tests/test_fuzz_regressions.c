@@ -64,6 +64,16 @@ static double climb_vs_scan(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
     return gjk_dot(scan, d) - gjk_dot(hill, d);
 }
 
+/* The largest shortfall of hill climbing against the scan along d, over every start. */
+static double worst_climb_vs_scan(const gjk_polytope *p, gjk_vec3 d)
+{
+    double worst = 0.0;
+    for (uint32_t hint = 0; hint < (uint32_t)p->count; ++hint) {
+        worst = fmax(worst, climb_vs_scan(p, d, hint));
+    }
+    return worst;
+}
+
 /* hull.c, degenerate clouds (fuzz_hull). A triangle plus a near-copy of one corner moved
  * 1e-12 of the size off its plane is "flat within the tolerance" (dimension 2), and the
  * hull's adjacency is the polygon cycle v0-v2-v1-v3. But the vertices are not coplanar,
@@ -86,10 +96,7 @@ static void test_hull_flat_within_tolerance_climb(void **state)
     gjk_hull_info info;
     assert_int_equal(gjk_hull_build(&p, pts, 4, &info), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(-0.63423774369320352, -0.77312025322859856, -0.0052496211960491581);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 0.0);
 }
@@ -114,10 +121,7 @@ static void test_climb_stuck_on_rounding_plateau(void **state)
     gjk_polytope p;
     assert_int_equal(gjk_hull_build(&p, pts, 5, NULL), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(-0.70710678118654746, -0.70710678118654746, 0.0);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 0.0);
 }
@@ -148,10 +152,7 @@ static void test_hull_near_twins_climb(void **state)
     gjk_polytope p;
     assert_int_equal(gjk_hull_build(&p, pts, 9, NULL), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(0.0, -0.70710678118654746, 0.70710678118654746);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 0.0);
 }
@@ -316,10 +317,7 @@ static void test_climb_rounding_cycle(void **state)
     gjk_polytope p;
     assert_int_equal(gjk_hull_build(&p, pts, 5, NULL), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(-0.0057256775095296366, -0.0060350383615451562, 0.00033124312301397645);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     assert_le(worst, 0.0);
     gjk_shape a = gjk_make_polytope(&p), b = gjk_make_point();
     gjk_transform tb =
@@ -449,10 +447,7 @@ static void test_climb_far_from_origin(void **state)
     gjk_polytope p;
     assert_int_equal(gjk_hull_build(&p, pts, 9, NULL), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(0.70710678118654746, -0.70710678118654746, 0.0);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 1e-9);
 }
