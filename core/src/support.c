@@ -195,9 +195,6 @@ static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t
     const int32_t *start = p->adj_start, *adj = p->adj;
     int32_t n = p->count;
     int32_t cur = hint < (uint32_t)n ? (int32_t)hint : climb_start(p, d);
-    /* The tie bound below for the longest possible edge (|x_j - x_cur| <= 2 radius per
-     * coordinate): a g above it is a move without computing its own bound. */
-    const double tie_max = 16.0 * DBL_EPSILON * p->radius * (fabs(d.x) + fabs(d.y) + fabs(d.z));
     /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
      * than n moves. Reaching the bound means a corrupted graph or a rounding cycle the tie
      * rule below did not prevent: -2, and the scan answers instead (polytope_support). */
@@ -220,9 +217,8 @@ static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t
                  * by 1e-18 on a 5-vertex hull, fuzz_gjk): first improvement walked it until
                  * the move bound and returned a vertex 0.023 short, never reaching the
                  * neighbour beyond the face. Ties go by the plateau rule (lower index),
-                 * which cannot cycle. Computed only for a g that is not clearly above it. */
-                if (g > tie_max ||
-                    g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
+                 * which cannot cycle. Computed only for g >= 0, about once per move. */
+                if (g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
                     next = j; /* first improvement: move on at once */
                     break;
                 }
