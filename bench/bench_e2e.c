@@ -12,33 +12,21 @@
  *  2. small state queries (the demo pose, closest pair, max_distance 0.1 m) from 1, 4 and 16
  *     concurrent clients for S seconds each: queries per second, p50 and p99 latency.
  * A health round trip (no world work) is timed too, as the transport floor. The wire rows use
- * gjkd_query_trajectory (packed poses, compact reply); beside them the first encoding (nested
- * poses, full reply) goes through the same daemon, and the daemon's request path is timed
+ * gjkd_query_trajectory (all waypoints in one packed array, columnar reply); beside them the
+ * previous lean form (a packed array per waypoint, compact reply) and the first encoding (nested
+
+ * poses, full reply) go through the same daemon, and the daemon's request path is timed
  * in-process (gjkd_service_handle on the same bytes) to separate it from the transport. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
-#include <netinet/in.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <zmq.h>
 
-#include "codec.h"
-#include "dispatch.h"
-#include "gjk/world.h"
-#include "gjkd_client.h"
-#include "gjkd_json.h"
-
-extern char **environ;
+#include "bench_wire.h"
 
 #ifndef GJKD_PATH
 #define GJKD_PATH "gjkd"
@@ -46,44 +34,6 @@ extern char **environ;
 #ifndef DEMO_DIR
 #define DEMO_DIR "examples/demo"
 #endif
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* q-quantile of v[0..n) (sorts v). */
-static double quantile(double *v, size_t n, double q)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    size_t i = (size_t)floor(q * (double)(n - 1) + 0.5);
-    return v[i < n ? i : n - 1];
-}
-
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "bench_e2e: %s: %s\n", what, detail);
-    exit(1);
-}
-
-static char *read_file(const char *dir, const char *name, size_t *len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    gjkd_json_error err;
-    char *text = gjkd_json_read_file(path, len, &err);
-    if (text == NULL)
-        die("read", err.message);
-    return text;
-}
 
 /* ------------------------------------------------------------------ the in-process world */
 
@@ -100,14 +50,14 @@ static gjk_body_id body_of(gjk_world *w, const Gjkd__V1__BodyRef *b)
     if (b->robot && b->robot[0]) {
         int32_t robot, link = -1;
         if (gjk_world_find_robot(w, b->robot, &robot) != GJK_WORLD_OK)
-            die("allowed pair", b->robot);
+            bw_die("allowed pair", b->robot);
         if (b->link && b->link[0] && gjk_world_find_link(w, robot, b->link, &link) != GJK_WORLD_OK)
-            die("allowed pair", b->link);
+            bw_die("allowed pair", b->link);
         id = gjk_link_body(robot, link);
     } else {
         int32_t ob;
         if (gjk_world_find_obstacle(w, b->obstacle, &ob) != GJK_WORLD_OK)
-            die("allowed pair", b->obstacle);
+            bw_die("allowed pair", b->obstacle);
         id = gjk_obstacle_body(ob);
     }
     return id;
@@ -117,83 +67,32 @@ static gjk_world *build_world(const Gjkd__V1__Scene *scene, const gjkd_limits *l
 {
     gjk_world *w;
     if (gjk_world_create(NULL, &w) != GJK_WORLD_OK)
-        die("world", "create");
+        bw_die("world", "create");
     gjkd_error err;
     for (size_t i = 0; i < scene->n_robots; i++) {
         gjkd_body_build b;
         memset(&b, 0, sizeof b);
         if (!gjkd_decode_robot(scene->robots[i], limits, &b, &err))
-            die("robot", err.message);
+            bw_die("robot", err.message);
         if (gjk_world_put_robot(w, &b.robot, NULL) != GJK_WORLD_OK)
-            die("robot", scene->robots[i]->name);
+            bw_die("robot", scene->robots[i]->name);
         gjkd_body_build_release(&b);
     }
     for (size_t i = 0; i < scene->n_obstacles; i++) {
         gjkd_body_build b;
         memset(&b, 0, sizeof b);
         if (!gjkd_decode_obstacle(scene->obstacles[i], limits, &b, &err))
-            die("obstacle", err.message);
+            bw_die("obstacle", err.message);
         if (gjk_world_put_obstacle(w, &b.obstacle, NULL) != GJK_WORLD_OK)
-            die("obstacle", scene->obstacles[i]->name);
+            bw_die("obstacle", scene->obstacles[i]->name);
         gjkd_body_build_release(&b);
     }
     for (size_t i = 0; i < scene->n_allowed_pairs; i++) {
         const Gjkd__V1__AllowedPair *ap = scene->allowed_pairs[i];
         if (gjk_world_set_allowed(w, body_of(w, ap->a), body_of(w, ap->b), true) != GJK_WORLD_OK)
-            die("allowed pair", "set");
+            bw_die("allowed pair", "set");
     }
     return w;
-}
-
-/* ------------------------------------------------------------------ the daemon */
-
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) != 0)
-        die("free port", strerror(errno));
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-static pid_t start_daemon(const char *path, const char *endpoint, const char *threads)
-{
-    char *argv[] = {(char *)path,    "--endpoint",  (char *)endpoint, "--demo", "--threads",
-                    (char *)threads, "--log-level", "warn",           NULL};
-    pid_t pid;
-    int rc = posix_spawn(&pid, path, NULL, NULL, argv, environ);
-    if (rc != 0)
-        die(path, strerror(rc));
-    return pid;
-}
-
-static void wait_ready(const char *endpoint, pid_t pid)
-{
-    gjkd_client_options o = gjkd_client_default_options();
-    o.endpoint = endpoint;
-    o.timeout_ms = 200;
-    o.retries = 0;
-    for (int i = 0; i < 100; i++) {
-        gjkd_client *c;
-        gjkd_health *h = NULL;
-        if (gjkd_client_create(&o, &c) == GJKD_OK) {
-            gjkd_status s = gjkd_health_get(c, &h);
-            gjkd_health_destroy(&h);
-            gjkd_client_destroy(&c);
-            if (s == GJKD_OK)
-                return;
-        }
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid)
-            die("gjkd", "exited at start");
-    }
-    die("gjkd", "not ready after 20 s");
 }
 
 /* ------------------------------------------------------------------ load generator */
@@ -225,8 +124,8 @@ static void *load_thread(void *p)
     q.has_max_distance = true;
     q.max_distance = 0.1;
     q.mode = GJKD_QUERY_CLOSEST;
-    while (now_s() < a->until) {
-        double t0 = now_s();
+    while (bw_now() < a->until) {
+        double t0 = bw_now();
         gjkd_state *s;
         if (gjkd_query_state(c, &q, &s) != GJKD_OK) {
             a->failures++;
@@ -237,9 +136,9 @@ static void *load_thread(void *p)
             a->cap = a->cap ? 2 * a->cap : 4096;
             a->lat = realloc(a->lat, a->cap * sizeof *a->lat);
             if (a->lat == NULL)
-                die("load", "out of memory");
+                bw_die("load", "out of memory");
         }
-        a->lat[a->n++] = now_s() - t0;
+        a->lat[a->n++] = bw_now() - t0;
     }
     gjkd_client_destroy(&c);
     return NULL;
@@ -249,7 +148,7 @@ static void run_load(const char *endpoint, void *context, int clients, double se
 {
     load_arg *args = calloc((size_t)clients, sizeof *args);
     pthread_t *th = calloc((size_t)clients, sizeof *th);
-    double t0 = now_s();
+    double t0 = bw_now();
     for (int i = 0; i < clients; i++) {
         args[i].endpoint = endpoint;
         args[i].context = context;
@@ -263,7 +162,7 @@ static void run_load(const char *endpoint, void *context, int clients, double se
         total += args[i].n;
         failures += args[i].failures;
     }
-    double elapsed = now_s() - t0;
+    double elapsed = bw_now() - t0;
     double *all = malloc((total + 1) * sizeof *all);
     size_t k = 0;
     for (int i = 0; i < clients; i++) {
@@ -271,8 +170,8 @@ static void run_load(const char *endpoint, void *context, int clients, double se
         k += args[i].n;
         free(args[i].lat);
     }
-    double p50 = total ? quantile(all, total, 0.50) : 0.0;
-    double p99 = total ? quantile(all, total, 0.99) : 0.0;
+    double p50 = total ? bw_quantile(all, total, 0.50) : 0.0;
+    double p99 = total ? bw_quantile(all, total, 0.99) : 0.0;
     printf("  %3d client%s  %9.0f queries/s  p50 %7.1f us  p99 %8.1f us  (%zu queries%s)\n",
            clients, clients == 1 ? " " : "s", (double)total / elapsed, 1e6 * p50, 1e6 * p99, total,
            failures ? ", FAILURES" : "");
@@ -286,7 +185,7 @@ static void handler_totals(gjkd_client *c, double *seconds, uint64_t *calls)
 {
     gjkd_stats *st;
     if (gjkd_stats_get(c, &st) != GJKD_OK)
-        die("stats", gjkd_client_error(c));
+        bw_die("stats", gjkd_client_error(c));
     for (size_t i = 0; i < st->command_count; i++) {
         if (strcmp(st->commands[i].name, "trajectory_query") == 0) {
             *seconds = st->commands[i].total_seconds;
@@ -294,6 +193,18 @@ static void handler_totals(gjkd_client *c, double *seconds, uint64_t *calls)
         }
     }
     gjkd_stats_destroy(&st);
+}
+
+/* One raw call (pack, round trip, unpack) and its time in seconds. */
+static double timed_call(gjkd_client *c, Gjkd__V1__Request *request, const char *what)
+{
+    Gjkd__V1__Response *r;
+    double t0 = bw_now();
+    if (gjkd_client_call(c, request, &r) != GJKD_OK)
+        bw_die(what, gjkd_client_error(c));
+    double t = bw_now() - t0;
+    gjkd__v1__response__free_unpacked(r, NULL);
+    return t;
 }
 
 /* ------------------------------------------------------------------ main */
@@ -315,56 +226,35 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--threads") == 0)
             threads = argv[i + 1];
         else
-            die("unknown option", argv[i]);
+            bw_die("unknown option", argv[i]);
     }
     if (repeat < 5)
         repeat = 5;
 
     /* The same inputs for both sides. */
-    size_t len;
-    char *text = read_file(demo_dir, "scene.json", &len);
-    Gjkd__V1__Scene *scene;
-    gjkd_json_error jerr;
-    if (!gjkd_json_parse_scene(text, len, &scene, &jerr))
-        die("scene.json", jerr.message);
-    free(text);
-    text = read_file(demo_dir, "trajectory.json", &len);
-    Gjkd__V1__TrajectoryQueryRequest *req;
-    if (!gjkd_json_parse_trajectory(text, len, &req, &jerr))
-        die("trajectory.json", jerr.message);
-    free(text);
-    text = read_file(demo_dir, "poses.json", &len);
-    Gjkd__V1__SetLinkPosesRequest *poses;
-    if (!gjkd_json_parse_poses(text, len, &poses, &jerr))
-        die("poses.json", jerr.message);
-    free(text);
-
+    bw_program = "bench_e2e";
+    bw_demo demo;
+    bw_demo_load(&demo, demo_dir);
+    Gjkd__V1__Scene *scene = demo.scene;
+    Gjkd__V1__TrajectoryQueryRequest *req = demo.trajectory;
+    gjkd_error err;
     gjkd_limits limits = bench_limits();
     gjk_world *world = build_world(scene, &limits);
     int32_t robot;
     gjk_world_find_robot(world, req->robot, &robot);
-    int32_t nl = (int32_t)req->waypoints[0]->link_poses->n_poses;
-    int32_t nw = (int32_t)req->n_waypoints;
-    gjk_transform *lp = malloc((size_t)nw * (size_t)nl * sizeof *lp);
-    gjkd_error err;
-    for (int32_t w = 0; w < nw; w++) {
-        if (!gjkd_decode_link_poses(req->waypoints[w]->link_poses, nl, "waypoint",
-                                    lp + (size_t)w * (size_t)nl, &err))
-            die("trajectory", err.message);
-    }
-    Gjkd__V1__QueryOptions wire_opts = GJKD__V1__QUERY_OPTIONS__INIT;
-    wire_opts.max_distance_opt_case = GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
-    wire_opts.max_distance = 0.1;
-    wire_opts.mode = GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST;
+    int32_t nl = (int32_t)demo.links;
+    int32_t nw = (int32_t)demo.waypoints;
+    gjk_transform *lp = demo.link_poses;
+    Gjkd__V1__QueryOptions wire_opts;
+    bw_demo_options(&wire_opts);
     gjk_world_query_options wopts;
     if (!gjkd_decode_query_options(&wire_opts, &limits, 1, &wopts, &err))
-        die("options", err.message);
+        bw_die("options", err.message);
 
     /* The daemon. */
-    char endpoint[64];
-    snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", free_port());
-    pid_t pid = start_daemon(gjkd_path, endpoint, threads);
-    wait_ready(endpoint, pid);
+    bw_daemon daemon;
+    bw_daemon_start(&daemon, gjkd_path, threads, NULL);
+    const char *endpoint = daemon.endpoint;
     void *context = zmq_ctx_new();
     gjkd_client_options co = gjkd_client_default_options();
     co.endpoint = endpoint;
@@ -373,9 +263,9 @@ int main(int argc, char **argv)
     co.retries = 0;
     gjkd_client *c;
     if (gjkd_client_create(&co, &c) != GJKD_OK)
-        die("client", "create");
-    if (gjkd_set_link_poses_request(c, poses) != GJKD_OK)
-        die("poses", gjkd_client_error(c));
+        bw_die("client", "create");
+    if (gjkd_set_link_poses_request(c, demo.poses) != GJKD_OK)
+        bw_die("poses", gjkd_client_error(c));
 
     double *in_cold = malloc((size_t)repeat * sizeof(double));
     double *in_warm = malloc((size_t)repeat * sizeof(double));
@@ -394,94 +284,23 @@ int main(int argc, char **argv)
     qo.max_distance = 0.1;
     qo.mode = GJKD_QUERY_CLOSEST;
     /* The client's own pose type, as an optimizer holds its trajectory. */
-    gjkd_pose *cp = malloc((size_t)nw * (size_t)nl * sizeof *cp);
-    for (size_t i = 0; i < (size_t)nw * (size_t)nl; i++) {
-        cp[i].p = (gjkd_vec3){lp[i].p.x, lp[i].p.y, lp[i].p.z};
-        cp[i].q = (gjkd_quat){lp[i].q.w, lp[i].q.x, lp[i].q.y, lp[i].q.z};
-    }
+    const gjkd_pose *cp = demo.client_poses;
     /* The first wire encoding, side by side: nested poses and the full reply, through the raw
      * call (pack, round trip, unpack). */
-    Gjkd__V1__QueryOptions legacy_opts = GJKD__V1__QUERY_OPTIONS__INIT;
-    legacy_opts.max_distance_opt_case = GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
-    legacy_opts.max_distance = 0.1;
-    legacy_opts.mode = GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST;
+    Gjkd__V1__QueryOptions legacy_opts;
+    bw_demo_options(&legacy_opts);
     Gjkd__V1__Request legacy = GJKD__V1__REQUEST__INIT;
     legacy.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
     legacy.trajectory_query = req;
     double *legacy_cold = malloc((size_t)repeat * sizeof(double));
     double *legacy_warm = malloc((size_t)repeat * sizeof(double));
-    double min_in = 0.0, min_wire = 0.0;
-    /* Interleaved, so that load changes on the shared machine hit both sides alike. */
-    for (int r = 0; r < repeat; r++) {
-        gjk_world_result *res;
-        tj.name = NULL;
-        double t0 = now_s();
-        if (gjk_world_query_trajectory(world, &tj, &wopts, &res) != GJK_WORLD_OK)
-            die("in-process", "query");
-        in_cold[r] = now_s() - t0;
-        min_in = res->min_distance;
-        gjk_world_result_destroy(&res);
-        tj.name = "bench";
-        t0 = now_s();
-        gjk_world_query_trajectory(world, &tj, &wopts, &res);
-        in_warm[r] = now_s() - t0;
-        gjk_world_result_destroy(&res);
-
-        gjkd_trajectory *t;
-        t0 = now_s();
-        if (gjkd_query_trajectory(c, &qo, req->robot, NULL, cp, (size_t)nw, (size_t)nl, &t) !=
-            GJKD_OK)
-            die("wire", gjkd_client_error(c));
-        wire_cold[r] = now_s() - t0;
-        min_wire = t->min_distance;
-        gjkd_trajectory_destroy(&t);
-        t0 = now_s();
-        if (gjkd_query_trajectory(c, &qo, req->robot, "bench", cp, (size_t)nw, (size_t)nl, &t) !=
-            GJKD_OK)
-            die("wire", gjkd_client_error(c));
-        wire_warm[r] = now_s() - t0;
-        gjkd_trajectory_destroy(&t);
-
-        Gjkd__V1__Response *lr;
-        req->options = &legacy_opts;
-        free(req->name);
-        req->name = strdup("");
-        t0 = now_s();
-        if (gjkd_client_call(c, &legacy, &lr) != GJKD_OK)
-            die("legacy", gjkd_client_error(c));
-        legacy_cold[r] = now_s() - t0;
-        gjkd__v1__response__free_unpacked(lr, NULL);
-        free(req->name);
-        req->name = strdup("bench-legacy");
-        t0 = now_s();
-        if (gjkd_client_call(c, &legacy, &lr) != GJKD_OK)
-            die("legacy", gjkd_client_error(c));
-        legacy_warm[r] = now_s() - t0;
-        gjkd__v1__response__free_unpacked(lr, NULL);
-        req->options = NULL;
-
-        gjkd_health *h;
-        t0 = now_s();
-        gjkd_health_get(c, &h);
-        health[r] = now_s() - t0;
-        gjkd_health_destroy(&h);
-    }
-    /* Where the difference goes: the client's pack of the request and unpack of the reply
-     * (the daemon does the mirror image: unpack the request, pack the reply), and the daemon's
-     * handler time (world query + decode + encode) from its own stats. */
-    double *pack_t = malloc((size_t)repeat * sizeof(double));
-    double *unpack_t = malloc((size_t)repeat * sizeof(double));
-    /* The request as the client sends it now: packed poses, compact reply. */
-    double *values = malloc((size_t)nw * (size_t)nl * 7 * sizeof *values);
+    /* The previous lean form, side by side: one packed LinkPoses per waypoint and the compact
+     * reply, through the raw call (pack, round trip, unpack). */
+    double *values = demo.values;
     Gjkd__V1__LinkPoses *plp = malloc((size_t)nw * sizeof *plp);
     Gjkd__V1__Waypoint *pwp = malloc((size_t)nw * sizeof *pwp);
     Gjkd__V1__Waypoint **pwpp = malloc((size_t)nw * sizeof *pwpp);
     for (int32_t w = 0; w < nw; w++) {
-        for (int32_t l = 0; l < nl; l++) {
-            const gjk_transform *x = &lp[(size_t)w * (size_t)nl + (size_t)l];
-            double v[7] = {x->p.x, x->p.y, x->p.z, x->q.w, x->q.x, x->q.y, x->q.z};
-            memcpy(values + 7 * ((size_t)w * (size_t)nl + (size_t)l), v, sizeof v);
-        }
         gjkd__v1__link_poses__init(&plp[w]);
         plp[w].n_xyz_wxyz = 7 * (size_t)nl;
         plp[w].xyz_wxyz = values + 7 * (size_t)w * (size_t)nl;
@@ -490,16 +309,82 @@ int main(int argc, char **argv)
         pwp[w].link_poses = &plp[w];
         pwpp[w] = &pwp[w];
     }
-    wire_opts.compact = true;
-    Gjkd__V1__TrajectoryQueryRequest packed_req = *req;
-    packed_req.waypoints = pwpp;
-    packed_req.options = &wire_opts;
-    Gjkd__V1__Request env = GJKD__V1__REQUEST__INIT;
-    env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
-    env.trajectory_query = &packed_req;
+    Gjkd__V1__QueryOptions compact_opts = wire_opts;
+    compact_opts.compact = true;
+    Gjkd__V1__TrajectoryQueryRequest compact_req = *req;
+    compact_req.waypoints = pwpp;
+    compact_req.options = &compact_opts;
+    compact_req.name = "";
+    Gjkd__V1__Request compact_env = GJKD__V1__REQUEST__INIT;
+    compact_env.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
+    compact_env.trajectory_query = &compact_req;
+    double *compact_cold = malloc((size_t)repeat * sizeof(double));
+    double *compact_warm = malloc((size_t)repeat * sizeof(double));
+    /* The request as gjkd_query_trajectory sends it now: every waypoint in one packed array,
+     * columnar reply. */
+    wire_opts.columnar = true;
+    Gjkd__V1__TrajectoryQueryRequest packed_req;
+    Gjkd__V1__Request env;
+    bw_lean_request(&demo, &wire_opts, &packed_req, &env);
+    double min_in = 0.0, min_wire = 0.0;
+    /* Interleaved, so that load changes on the shared machine hit both sides alike. */
+    for (int r = 0; r < repeat; r++) {
+        gjk_world_result *res;
+        tj.name = NULL;
+        double t0 = bw_now();
+        if (gjk_world_query_trajectory(world, &tj, &wopts, &res) != GJK_WORLD_OK)
+            bw_die("in-process", "query");
+        in_cold[r] = bw_now() - t0;
+        min_in = res->min_distance;
+        gjk_world_result_destroy(&res);
+        tj.name = "bench";
+        t0 = bw_now();
+        gjk_world_query_trajectory(world, &tj, &wopts, &res);
+        in_warm[r] = bw_now() - t0;
+        gjk_world_result_destroy(&res);
+
+        gjkd_trajectory *t;
+        t0 = bw_now();
+        if (gjkd_query_trajectory(c, &qo, req->robot, NULL, cp, (size_t)nw, (size_t)nl, &t) !=
+            GJKD_OK)
+            bw_die("wire", gjkd_client_error(c));
+        wire_cold[r] = bw_now() - t0;
+        min_wire = t->min_distance;
+        gjkd_trajectory_destroy(&t);
+        t0 = bw_now();
+        if (gjkd_query_trajectory(c, &qo, req->robot, "bench", cp, (size_t)nw, (size_t)nl, &t) !=
+            GJKD_OK)
+            bw_die("wire", gjkd_client_error(c));
+        wire_warm[r] = bw_now() - t0;
+        gjkd_trajectory_destroy(&t);
+
+        req->options = &legacy_opts;
+        free(req->name);
+        req->name = strdup("");
+        legacy_cold[r] = timed_call(c, &legacy, "legacy");
+        free(req->name);
+        req->name = strdup("bench-legacy");
+        legacy_warm[r] = timed_call(c, &legacy, "legacy");
+        req->options = NULL;
+        compact_req.name = "";
+        compact_cold[r] = timed_call(c, &compact_env, "compact");
+        compact_req.name = "bench-compact";
+        compact_warm[r] = timed_call(c, &compact_env, "compact");
+
+        gjkd_health *h;
+        t0 = bw_now();
+        gjkd_health_get(c, &h);
+        health[r] = bw_now() - t0;
+        gjkd_health_destroy(&h);
+    }
+    /* Where the difference goes: the client's pack of the request and unpack of the reply
+     * (the daemon does the mirror image: unpack the request, pack the reply), and the daemon's
+     * handler time (world query + decode + encode) from its own stats. */
+    double *pack_t = malloc((size_t)repeat * sizeof(double));
+    double *unpack_t = malloc((size_t)repeat * sizeof(double));
     Gjkd__V1__Response *raw = NULL;
     if (gjkd_client_call(c, &env, &raw) != GJKD_OK)
-        die("raw call", gjkd_client_error(c));
+        bw_die("raw call", gjkd_client_error(c));
     size_t req_bytes = gjkd__v1__request__get_packed_size(&env); /* with its request_id */
     uint8_t *buf = malloc(req_bytes);
     size_t reply_bytes = gjkd__v1__response__get_packed_size(raw);
@@ -508,37 +393,29 @@ int main(int argc, char **argv)
     gjkd__v1__response__free_unpacked(raw, NULL);
     double *mirror_t = malloc((size_t)repeat * sizeof(double));
     for (int r = 0; r < repeat; r++) {
-        double t0 = now_s();
+        double t0 = bw_now();
         gjkd__v1__request__pack(&env, buf);
-        pack_t[r] = now_s() - t0;
-        t0 = now_s();
+        pack_t[r] = bw_now() - t0;
+        t0 = bw_now();
         Gjkd__V1__Response *u = gjkd__v1__response__unpack(NULL, reply_bytes, rbuf);
-        unpack_t[r] = now_s() - t0;
+        unpack_t[r] = bw_now() - t0;
         /* The daemon's mirror image: unpack the request, pack the reply. */
-        t0 = now_s();
+        t0 = bw_now();
         Gjkd__V1__Request *q = gjkd__v1__request__unpack(NULL, req_bytes, buf);
         gjkd__v1__response__pack(u, rbuf);
-        mirror_t[r] = now_s() - t0;
+        mirror_t[r] = bw_now() - t0;
         gjkd__v1__request__free_unpacked(q, NULL);
         gjkd__v1__response__free_unpacked(u, NULL);
     }
-    double mirror = quantile(mirror_t, (size_t)repeat, 0.5);
+    double mirror = bw_quantile(mirror_t, (size_t)repeat, 0.5);
     /* The daemon's whole request path without the transport: the same service code on the same
      * request bytes (unpack, decode, world query, encode, pack), warm named trajectory. */
     double service_t;
     {
-        gjkd_service_def sd = {limits, 1, 1, NULL};
-        gjkd_error se;
-        gjkd_service *svc = gjkd_service_create(&sd, &se);
-        size_t scene_bytes = gjkd__v1__scene__get_packed_size(scene);
-        uint8_t *sbuf = malloc(scene_bytes);
-        gjkd__v1__scene__pack(scene, sbuf);
-        if (svc == NULL || !gjkd_service_load_scene(svc, sbuf, scene_bytes, false, &se))
-            die("service", se.message);
-        free(sbuf);
+        gjkd_service *svc = bw_service(&demo);
         Gjkd__V1__Request pr = GJKD__V1__REQUEST__INIT;
         pr.body_case = GJKD__V1__REQUEST__BODY_SET_LINK_POSES;
-        pr.set_link_poses = poses;
+        pr.set_link_poses = demo.poses;
         size_t pn = gjkd__v1__request__get_packed_size(&pr);
         uint8_t *pb = malloc(pn);
         gjkd__v1__request__pack(&pr, pb);
@@ -554,19 +431,15 @@ int main(int argc, char **argv)
         gjkd__v1__request__pack(&env, qb);
         packed_req.name = saved_name;
         for (int r = 0; r < repeat; r++) {
-            double t0 = now_s();
+            double t0 = bw_now();
             gjkd_service_handle(svc, qb, qn, &reply, &reply_size);
-            mirror_t[r] = now_s() - t0;
+            mirror_t[r] = bw_now() - t0;
             free(reply);
         }
         free(qb);
         gjkd_service_destroy(&svc);
-        service_t = quantile(mirror_t, (size_t)repeat, 0.5);
+        service_t = bw_quantile(mirror_t, (size_t)repeat, 0.5);
     }
-    free(values);
-    free(plp);
-    free(pwp);
-    free(pwpp);
     /* The daemon's handler time (world query + decode + encode, from its stats) over a run of
      * warm lean queries only. */
     double handler = 0.0, wire_only = 0.0;
@@ -576,42 +449,50 @@ int main(int argc, char **argv)
         handler_totals(c, &t_before, &c_before);
         for (int r = 0; r < repeat; r++) {
             gjkd_trajectory *t;
-            double t0 = now_s();
+            double t0 = bw_now();
             if (gjkd_query_trajectory(c, &qo, req->robot, "bench", cp, (size_t)nw, (size_t)nl,
                                       &t) != GJKD_OK)
-                die("wire", gjkd_client_error(c));
-            mirror_t[r] = now_s() - t0;
+                bw_die("wire", gjkd_client_error(c));
+            mirror_t[r] = bw_now() - t0;
             gjkd_trajectory_destroy(&t);
         }
         handler_totals(c, &t_after, &c_after);
         if (c_after > c_before)
             handler = (t_after - t_before) / (double)(c_after - c_before);
-        wire_only = quantile(mirror_t, (size_t)repeat, 0.5);
+        wire_only = bw_quantile(mirror_t, (size_t)repeat, 0.5);
     }
     free(mirror_t);
-    double pk = quantile(pack_t, (size_t)repeat, 0.5), up = quantile(unpack_t, (size_t)repeat, 0.5);
+    double pk = bw_quantile(pack_t, (size_t)repeat, 0.5),
+           up = bw_quantile(unpack_t, (size_t)repeat, 0.5);
     free(pack_t);
     free(unpack_t);
     free(buf);
     free(rbuf);
 
-    double ic = quantile(in_cold, (size_t)repeat, 0.5), iw = quantile(in_warm, (size_t)repeat, 0.5);
-    double wc = quantile(wire_cold, (size_t)repeat, 0.5),
-           ww = quantile(wire_warm, (size_t)repeat, 0.5);
-    double hp = quantile(health, (size_t)repeat, 0.5);
-    double lc = quantile(legacy_cold, (size_t)repeat, 0.5),
-           lw = quantile(legacy_warm, (size_t)repeat, 0.5);
+    double ic = bw_quantile(in_cold, (size_t)repeat, 0.5),
+           iw = bw_quantile(in_warm, (size_t)repeat, 0.5);
+    double wc = bw_quantile(wire_cold, (size_t)repeat, 0.5),
+           ww = bw_quantile(wire_warm, (size_t)repeat, 0.5);
+    double hp = bw_quantile(health, (size_t)repeat, 0.5);
+    double lc = bw_quantile(legacy_cold, (size_t)repeat, 0.5),
+           lw = bw_quantile(legacy_warm, (size_t)repeat, 0.5);
     printf("bench_e2e: demo trajectory, %d waypoints x %d links, max_distance 0.1 m, closest pair "
            "(median of %d, interleaved)\n",
            nw, nl, repeat);
-    printf("  %-6s %14s %14s %12s %16s %12s\n", "", "in-process", "gjkd loopback", "overhead",
-           "nested+full", "overhead");
-    printf("  %-6s %11.3f ms %11.3f ms %10.1f %% %13.3f ms %10.1f %%\n", "cold", 1e3 * ic, 1e3 * wc,
-           100.0 * (wc - ic) / ic, 1e3 * lc, 100.0 * (lc - ic) / ic);
-    printf("  %-6s %11.3f ms %11.3f ms %10.1f %% %13.3f ms %10.1f %%\n", "warm", 1e3 * iw, 1e3 * ww,
-           100.0 * (ww - iw) / iw, 1e3 * lw, 100.0 * (lw - iw) / iw);
-    printf("  (gjkd loopback: gjkd_query_trajectory, packed poses + compact reply; nested+full: "
-           "the first encoding, nested poses + full reply, raw call)\n");
+    double kc = bw_quantile(compact_cold, (size_t)repeat, 0.5),
+           kw = bw_quantile(compact_warm, (size_t)repeat, 0.5);
+    printf("  %-6s %12s %14s %10s %15s %10s %13s %10s\n", "", "in-process", "gjkd loopback",
+           "overhead", "packed+compact", "overhead", "nested+full", "overhead");
+    printf("  %-6s %9.3f ms %11.3f ms %8.1f %% %12.3f ms %8.1f %% %10.3f ms %8.1f %%\n", "cold",
+           1e3 * ic, 1e3 * wc, 100.0 * (wc - ic) / ic, 1e3 * kc, 100.0 * (kc - ic) / ic, 1e3 * lc,
+           100.0 * (lc - ic) / ic);
+    printf("  %-6s %9.3f ms %11.3f ms %8.1f %% %12.3f ms %8.1f %% %10.3f ms %8.1f %%\n", "warm",
+           1e3 * iw, 1e3 * ww, 100.0 * (ww - iw) / iw, 1e3 * kw, 100.0 * (kw - iw) / iw, 1e3 * lw,
+           100.0 * (lw - iw) / iw);
+    printf("  (gjkd loopback: gjkd_query_trajectory, all waypoints in one packed array + columnar "
+           "reply, into C structs; packed+compact: the previous lean form, one packed array per "
+           "waypoint + compact reply, raw call; nested+full: the first encoding, nested poses + "
+           "full reply, raw call)\n");
     printf("  health round trip (transport floor): %.1f us; minimum distance in-process %.6f, "
            "over the wire %.6f%s\n",
            1e6 * hp, min_in, min_wire, fabs(min_in - min_wire) < 1e-9 ? " (equal)" : " (DIFFER)");
@@ -632,23 +513,20 @@ int main(int argc, char **argv)
 
     gjkd_client_destroy(&c);
     zmq_ctx_term(context);
-    kill(pid, SIGTERM);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "bench_e2e: gjkd exit status %d\n", status);
+    bw_daemon_stop(&daemon);
     free(in_cold);
     free(in_warm);
     free(wire_cold);
     free(wire_warm);
     free(legacy_cold);
     free(legacy_warm);
-    free(cp);
+    free(compact_cold);
+    free(compact_warm);
+    free(plp);
+    free(pwp);
+    free(pwpp);
     free(health);
-    free(lp);
     gjk_world_destroy(&world);
-    gjkd_json_scene_free(&scene);
-    gjkd_json_trajectory_free(&req);
-    gjkd_json_poses_free(&poses);
+    bw_demo_free(&demo);
     return 0;
 }

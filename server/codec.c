@@ -503,6 +503,32 @@ done:
     return ok;
 }
 
+/* `link_count` poses of 7 values each (px py pz qw qx qy qz) from v[]; `where` and `field`
+ * name them in messages ("waypoints[3]", ".link_poses.xyz_wxyz"). */
+static bool decode_pose_values(const double *values, int32_t link_count, const char *where,
+                               const char *field, gjk_transform *out, gjkd_error *error)
+{
+    for (int32_t i = 0; i < link_count; ++i) {
+        const double *v = values + 7 * (size_t)i;
+        gjk_vec3 p = gjk_v3(v[0], v[1], v[2]);
+        if (!gjk_vec3_is_finite(p))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s%s: pose %d: position not finite",
+                             where, field, i);
+        double norm;
+        bool unit = check_quat(v[3], v[4], v[5], v[6], &out[i].q, &norm);
+        if (!unit && !isfinite(norm))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s%s: pose %d: orientation not finite", where, field, i);
+        if (!unit)
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s%s: pose %d: orientation norm %.9g is not 1 "
+                             "(values px py pz qw qx qy qz)",
+                             where, field, i, norm);
+        out[i].p = p;
+    }
+    return true;
+}
+
 /* The packed encoding: 7 values per pose, px py pz qw qx qy qz. */
 static bool decode_packed_poses(const Gjkd__V1__LinkPoses *m, int32_t link_count, const char *where,
                                 gjk_transform *out, gjkd_error *error)
@@ -517,23 +543,21 @@ static bool decode_packed_poses(const Gjkd__V1__LinkPoses *m, int32_t link_count
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "%s.link_poses.xyz_wxyz: %zu poses for a robot of %d links", where, n / 7,
                          link_count);
-    for (int32_t i = 0; i < link_count; ++i) {
-        const double *v = m->xyz_wxyz + 7 * (size_t)i;
-        gjk_vec3 p = gjk_v3(v[0], v[1], v[2]);
-        if (!gjk_vec3_is_finite(p))
-            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
-                             "%s.link_poses.xyz_wxyz: pose %d: position not finite", where, i);
-        double norm;
-        bool unit = check_quat(v[3], v[4], v[5], v[6], &out[i].q, &norm);
-        if (!unit && !isfinite(norm))
-            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
-                             "%s.link_poses.xyz_wxyz: pose %d: orientation not finite", where, i);
-        if (!unit)
-            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
-                             "%s.link_poses.xyz_wxyz: pose %d: orientation norm %.9g is not 1 "
-                             "(values px py pz qw qx qy qz)",
-                             where, i, norm);
-        out[i].p = p;
+    return decode_pose_values(m->xyz_wxyz, link_count, where, ".link_poses.xyz_wxyz", out, error);
+}
+
+bool gjkd_decode_waypoint_poses(const double *values, size_t waypoint_count, int32_t link_count,
+                                gjk_transform *out, gjkd_error *error)
+{
+    size_t stride = 7 * (size_t)link_count;
+    for (size_t w = 0; w < waypoint_count; ++w) {
+        gjk_transform *o = out + w * (size_t)link_count;
+        if (!decode_pose_values(values + w * stride, link_count, "", "", o, error)) {
+            /* Formatted only for a failure: this runs for every waypoint. */
+            char where[64];
+            snprintf(where, sizeof where, "waypoint_xyz_wxyz: waypoint %zu", w);
+            return decode_pose_values(values + w * stride, link_count, where, "", o, error);
+        }
     }
     return true;
 }
@@ -723,6 +747,8 @@ static void encode_state(gjkd_arena *arena, const gjk_world_waypoint *w, bool al
 
 static void encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
                               bool with_closest, Gjkd__V1__TrajectoryResult *out);
+static void encode_summary(const gjk_world_result *r, uint32_t colliding,
+                           Gjkd__V1__TrajectoryResult *out);
 
 void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool all_pairs,
                             Gjkd__V1__TrajectoryResult *out)
@@ -743,6 +769,13 @@ static void encode_trajectory(gjkd_arena *arena, const gjk_world_result *r, bool
         out->waypoints[i] = s;
         colliding += r->waypoints[i].evaluated && r->waypoints[i].collision;
     }
+    encode_summary(r, colliding, out);
+}
+
+/* The trajectory's own fields (minimum, where, first collision, cache hit), every form. */
+static void encode_summary(const gjk_world_result *r, uint32_t colliding,
+                           Gjkd__V1__TrajectoryResult *out)
+{
     if (isfinite(r->min_distance)) {
         out->min_distance_opt_case = GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
         out->min_distance = r->min_distance;
@@ -807,6 +840,8 @@ static uint32_t pair_table_index(gjkd_arena *arena, pair_table *t, const gjk_wor
     return (uint32_t)(t->count - 1);
 }
 
+static void put_geometry(double *g, const gjk_world_pair *pair);
+
 static Gjkd__V1__PairResult *encode_compact_pair(gjkd_arena *arena, pair_table *t,
                                                  const gjk_world_pair *pair)
 {
@@ -819,6 +854,27 @@ static Gjkd__V1__PairResult *encode_compact_pair(gjkd_arena *arena, pair_table *
     m->epa_iterations = pair->epa_iterations;
     enum { GEOMETRY = 15 };
     double *g = gjkd_arena_alloc(arena, GEOMETRY * sizeof *g);
+    put_geometry(g, pair);
+    m->n_geometry = GEOMETRY;
+    m->geometry = g;
+    return m;
+}
+
+/* An empty table for the distinct pairs of n waypoints' closest pairs. */
+static pair_table pair_table_make(gjkd_arena *arena, size_t n)
+{
+    size_t slots = 16;
+    while (slots < 2 * n)
+        slots *= 2;
+    pair_table t = {gjkd_arena_alloc(arena, (n + 1) * sizeof *t.keys),
+                    gjkd_arena_alloc(arena, (n + 1) * sizeof *t.entries),
+                    gjkd_arena_alloc(arena, slots * sizeof *t.slots), 0, slots - 1};
+    return t;
+}
+
+/* The 15 geometry values of a compact or columnar pair into g[]. */
+static void put_geometry(double *g, const gjk_world_pair *pair)
+{
     const gjk_vec3 v[5] = {pair->a.point, pair->b.point, pair->a.local_point, pair->b.local_point,
                            pair->normal};
     for (int i = 0; i < 5; ++i) {
@@ -826,9 +882,6 @@ static Gjkd__V1__PairResult *encode_compact_pair(gjkd_arena *arena, pair_table *
         g[3 * i + 1] = v[i].y;
         g[3 * i + 2] = v[i].z;
     }
-    m->n_geometry = GEOMETRY;
-    m->geometry = g;
-    return m;
 }
 
 void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *r,
@@ -837,17 +890,76 @@ void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *r
     /* The waypoints as in the full form without their pairs, then the closest pairs. */
     encode_trajectory(arena, r, false, false, out);
     size_t n = (size_t)r->waypoint_count;
-    size_t slots = 16;
-    while (slots < 2 * n)
-        slots *= 2;
-    pair_table t = {gjkd_arena_alloc(arena, (n + 1) * sizeof *t.keys),
-                    gjkd_arena_alloc(arena, (n + 1) * sizeof *t.entries),
-                    gjkd_arena_alloc(arena, slots * sizeof *t.slots), 0, slots - 1};
+    pair_table t = pair_table_make(arena, n);
     for (size_t i = 0; i < n; ++i) {
         const gjk_world_waypoint *w = &r->waypoints[i];
         if (w->evaluated && w->pair_count > 0)
             out->waypoints[i]->closest = encode_compact_pair(arena, &t, &w->pairs[0]);
     }
+    out->n_pair_table = t.count;
+    out->pair_table = t.entries;
+}
+
+void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *r,
+                                     Gjkd__V1__TrajectoryResult *out)
+{
+    gjkd__v1__trajectory_result__init(out);
+    size_t n = (size_t)r->waypoint_count;
+    uint32_t colliding = 0;
+    size_t closest = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const gjk_world_waypoint *w = &r->waypoints[i];
+        colliding += w->evaluated && w->collision;
+        closest += w->evaluated && w->pair_count > 0;
+    }
+    encode_summary(r, colliding, out);
+
+    Gjkd__V1__WaypointColumns *c = gjkd_arena_alloc(arena, sizeof *c);
+    gjkd__v1__waypoint_columns__init(c);
+    c->n_flags = c->n_min_distance = c->n_pairs_checked = c->n_pairs_candidate = n;
+    c->flags = gjkd_arena_alloc(arena, (n + 1) * sizeof *c->flags);
+    c->min_distance = gjkd_arena_alloc(arena, (n + 1) * sizeof *c->min_distance);
+    c->pairs_checked = gjkd_arena_alloc(arena, (n + 1) * sizeof *c->pairs_checked);
+    c->pairs_candidate = gjkd_arena_alloc(arena, (n + 1) * sizeof *c->pairs_candidate);
+    c->n_pair_index = c->n_distance = c->n_status = c->n_iterations = c->n_epa_iterations = closest;
+    c->n_geometry = 15 * closest;
+    c->pair_index = gjkd_arena_alloc(arena, (closest + 1) * sizeof *c->pair_index);
+    c->distance = gjkd_arena_alloc(arena, (closest + 1) * sizeof *c->distance);
+    c->status = gjkd_arena_alloc(arena, (closest + 1) * sizeof *c->status);
+    c->iterations = gjkd_arena_alloc(arena, (closest + 1) * sizeof *c->iterations);
+    c->epa_iterations = gjkd_arena_alloc(arena, (closest + 1) * sizeof *c->epa_iterations);
+    c->geometry = gjkd_arena_alloc(arena, (15 * closest + 1) * sizeof *c->geometry);
+    pair_table t = pair_table_make(arena, n);
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const gjk_world_waypoint *w = &r->waypoints[i];
+        if (!w->evaluated) /* FIRST_COLLISION: nothing else is set, as in StateResult */
+            continue;
+        uint32_t f = GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED;
+        if (w->collision)
+            f |= GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_COLLIDING;
+        if (w->truncated)
+            f |= GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_TRUNCATED;
+        if (isfinite(w->min_distance)) {
+            f |= GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_MIN_DISTANCE;
+            c->min_distance[i] = w->min_distance;
+        }
+        c->pairs_checked[i] = (uint32_t)w->counters.pairs_narrow;
+        c->pairs_candidate[i] = (uint32_t)w->counters.pairs_candidate;
+        if (w->pair_count > 0) {
+            const gjk_world_pair *pair = &w->pairs[0];
+            f |= GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST;
+            c->pair_index[k] = pair_table_index(arena, &t, pair);
+            c->distance[k] = pair->distance;
+            c->status[k] = (gjkd_code)pair->status;
+            c->iterations[k] = pair->iterations;
+            c->epa_iterations[k] = pair->epa_iterations;
+            put_geometry(c->geometry + 15 * k, pair);
+            k++;
+        }
+        c->flags[i] = f;
+    }
+    out->columns = c;
     out->n_pair_table = t.count;
     out->pair_table = t.entries;
 }

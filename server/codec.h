@@ -82,6 +82,12 @@ void gjkd_body_build_release(gjkd_body_build *build);
 bool gjkd_decode_link_poses(const Gjkd__V1__LinkPoses *poses, int32_t link_count, const char *where,
                             gjk_transform *out, gjkd_error *error);
 
+/* TrajectoryQueryRequest.waypoint_xyz_wxyz: every waypoint's link poses in one packed array,
+ * `waypoint_count` x `link_count` poses of 7 values (the caller checked the length) into
+ * out[], validated as gjkd_decode_link_poses does. */
+bool gjkd_decode_waypoint_poses(const double *values, size_t waypoint_count, int32_t link_count,
+                                gjk_transform *out, gjkd_error *error);
+
 /* Query options (robot name resolution is the caller's: it needs the world). */
 bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *options, const gjkd_limits *limits,
                                int32_t query_threads, gjk_world_query_options *out,
@@ -103,5 +109,10 @@ void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *result, b
  * points at pair_table, which lists every distinct pair once with names, ids and padding. */
 void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *result,
                                     Gjkd__V1__TrajectoryResult *out);
+/* The columnar form (QueryOptions.columnar, CLOSEST and FIRST_COLLISION modes): no waypoint
+ * messages; their numbers and those of their closest pairs in the packed arrays of
+ * out->columns, the pairs' names in pair_table as in the compact form. */
+void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *result,
+                                     Gjkd__V1__TrajectoryResult *out);
 
 #endif /* GJKD_CODEC_H */

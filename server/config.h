@@ -30,6 +30,7 @@ typedef struct gjkd_limits {
     uint32_t max_waypoints;      /* per trajectory query */
     uint32_t max_pairs_returned; /* per state / waypoint */
     uint32_t max_name_length;    /* bytes */
+    uint32_t max_queued;         /* requests of one client waiting while every worker is busy */
 } gjkd_limits;
 
 typedef struct gjkd_config {

@@ -98,7 +98,11 @@ struct gjkd_service {
     atomic_uint in_flight;
     atomic_uint_fast64_t requests, pose_updates, monitor_events, auth_refused;
     atomic_bool draining;
+    atomic_uint queued;
     struct timespec started;
+
+    pthread_mutex_t info_lock; /* last_info: the world figures stats last read */
+    gjk_world_info last_info;
 };
 
 static double seconds_since(struct timespec t0)
@@ -147,6 +151,7 @@ typedef struct request_ctx {
     gjkd_limits limits;
     ProtobufCMessage *owned; /* freed after the reply is packed */
     bool revision_set;       /* resp->revision was taken under the scene lock */
+    bool probe;              /* on the broker's thread: never wait for the scene lock */
 } request_ctx;
 
 /* ---------------------------------------------------------------- persistence */
@@ -245,9 +250,20 @@ static void persist_rollback(gjkd_service *svc)
 
 /* ---------------------------------------------------------------- scene changes */
 
-/* Resolves a BodyRef against the world (caller holds the lock). */
+/* A name given in a BodyRef field: checked as the names it can match were when they were put
+ * (so a bad one gets INVALID_ARGUMENT or RESOURCE_EXHAUSTED naming the field, not NOT_FOUND). */
+static bool check_ref_name(const char *name, const char *where, const char *field,
+                           const gjkd_limits *limits, gjkd_error *error)
+{
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.%s", where, field);
+    return gjkd_check_name(name, sub, limits, error);
+}
+
+/* Resolves a BodyRef against the world (caller holds the lock): its names are checked first
+ * (unless limits is NULL: pairs stored earlier), then looked up. */
 static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const char *where,
-                         gjk_body_id *out, gjkd_error *error)
+                         const gjkd_limits *limits, gjk_body_id *out, gjkd_error *error)
 {
     if (b == NULL)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: missing", where);
@@ -256,6 +272,17 @@ static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const ch
     if (is_obstacle == is_link)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "%s: give either robot (and link) or obstacle", where);
+    if (is_obstacle && b->link[0] != '\0')
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s.link: given with obstacle (a link belongs to a robot)", where);
+    if (limits != NULL) {
+        bool named = is_obstacle ? check_ref_name(b->obstacle, where, "obstacle", limits, error)
+                                 : check_ref_name(b->robot, where, "robot", limits, error) &&
+                                       (b->link[0] == '\0' ||
+                                        check_ref_name(b->link, where, "link", limits, error));
+        if (!named)
+            return false;
+    }
     int32_t id;
     if (is_obstacle) {
         if (gjk_world_find_obstacle(svc->world, b->obstacle, &id) != GJK_WORLD_OK)
@@ -497,15 +524,15 @@ static gjk_status apply_allowed(gjkd_service *svc, const gjk_body_id *from, size
 }
 
 static bool resolve_pairs(gjkd_service *svc, Gjkd__V1__AllowedPair *const *pairs, size_t n,
-                          gjk_body_id *out, gjkd_error *error)
+                          const gjkd_limits *limits, gjk_body_id *out, gjkd_error *error)
 {
     char where[64];
     for (size_t i = 0; i < n; ++i) {
         snprintf(where, sizeof where, "pairs[%zu].a", i);
-        if (!resolve_body(svc, pairs[i]->a, where, &out[2 * i], error))
+        if (!resolve_body(svc, pairs[i]->a, where, limits, &out[2 * i], error))
             return false;
         snprintf(where, sizeof where, "pairs[%zu].b", i);
-        if (!resolve_body(svc, pairs[i]->b, where, &out[2 * i + 1], error))
+        if (!resolve_body(svc, pairs[i]->b, where, limits, &out[2 * i + 1], error))
             return false;
     }
     return true;
@@ -531,10 +558,11 @@ static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsR
         goto unlock;
     }
     live_allowed(svc, old_pairs);
-    if (!check_precondition(ctx, error) || !resolve_pairs(svc, m->pairs, m->n_pairs, to, error))
+    if (!check_precondition(ctx, error) ||
+        !resolve_pairs(svc, m->pairs, m->n_pairs, &ctx->limits, to, error))
         goto unlock;
     gjkd_error internal;
-    if (!resolve_pairs(svc, old_pairs, n_from, from, &internal)) {
+    if (!resolve_pairs(svc, old_pairs, n_from, NULL, from, &internal)) {
         gjkd_fail(error, GJKD_CODE(INTERNAL), "stored allowed pairs do not resolve: %s",
                   internal.message);
         goto unlock;
@@ -717,11 +745,19 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     gjk_world_query_options options;
     if (!gjkd_decode_query_options(m->options, &ctx->limits, svc->query_threads, &options, error))
         return false;
-    if (m->n_waypoints == 0)
+    bool flat = m->n_waypoint_xyz_wxyz > 0;
+    if (flat && m->n_waypoints > 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "give waypoints or waypoint_xyz_wxyz, not both");
+    if (m->n_waypoints == 0 && !flat)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints: none given");
-    if (m->n_waypoints > ctx->limits.max_waypoints)
+    size_t n_waypoints = flat ? m->waypoint_count : m->n_waypoints;
+    if (flat && n_waypoints == 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "waypoint_count: required with waypoint_xyz_wxyz");
+    if (n_waypoints > ctx->limits.max_waypoints)
         return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "waypoints: %zu, the limit is %u",
-                         m->n_waypoints, ctx->limits.max_waypoints);
+                         n_waypoints, ctx->limits.max_waypoints);
     if (m->name[0] != '\0' && !gjkd_check_name(m->name, "name", &ctx->limits, error))
         return false;
     gjk_world_result *result = NULL;
@@ -737,13 +773,22 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     gjk_world_robot_info(svc->world, robot, &info);
-    poses = malloc(m->n_waypoints * (size_t)info.link_count * sizeof *poses);
-    if (poses == NULL) {
-        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory for %zu waypoints",
-                  m->n_waypoints);
+    if (flat && m->n_waypoint_xyz_wxyz != 7 * (size_t)info.link_count * n_waypoints) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                  "waypoint_xyz_wxyz: %zu values, expected 7 per link (px py pz qw qx qy qz) x "
+                  "%d links x %zu waypoints",
+                  m->n_waypoint_xyz_wxyz, info.link_count, n_waypoints);
         goto unlock;
     }
-    for (size_t w = 0; w < m->n_waypoints; ++w) {
+    poses = malloc(n_waypoints * (size_t)info.link_count * sizeof *poses);
+    if (poses == NULL) {
+        gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory for %zu waypoints", n_waypoints);
+        goto unlock;
+    }
+    if (flat && !gjkd_decode_waypoint_poses(m->waypoint_xyz_wxyz, n_waypoints, info.link_count,
+                                            poses, error))
+        goto unlock;
+    for (size_t w = 0; !flat && w < n_waypoints; ++w) {
         if (m->waypoints[w]->state_case != GJKD__V1__WAYPOINT__STATE_LINK_POSES) {
             gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints[%zu]: no link_poses given", w);
             goto unlock;
@@ -760,7 +805,7 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     gjk_world_trajectory traj;
     memset(&traj, 0, sizeof traj);
     traj.robot = robot;
-    traj.waypoint_count = (int32_t)m->n_waypoints;
+    traj.waypoint_count = (int32_t)n_waypoints;
     traj.link_count = info.link_count;
     traj.link_poses = poses;
     traj.name = m->name;
@@ -776,7 +821,9 @@ unlock:
     if (ok) {
         Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
         bool all_pairs = options.mode == GJK_WORLD_MODE_ALL_WITHIN;
-        if (!all_pairs && m->options != NULL && m->options->compact)
+        if (!all_pairs && m->options != NULL && m->options->columnar)
+            gjkd_encode_trajectory_columnar(&ctx->arena, result, t);
+        else if (!all_pairs && m->options != NULL && m->options->compact)
             gjkd_encode_trajectory_compact(&ctx->arena, result, t);
         else
             gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
@@ -929,15 +976,28 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     l->max_waypoints = ctx->limits.max_waypoints;
     l->max_pairs_returned = ctx->limits.max_pairs_returned;
     l->max_name_length = ctx->limits.max_name_length;
+    l->max_queued = ctx->limits.max_queued;
     st->limits = l;
     st->pose_updates = atomic_load(&svc->pose_updates);
     st->monitor_events = atomic_load(&svc->monitor_events);
     st->requests = atomic_load(&svc->requests);
     st->auth_refused = atomic_load(&svc->auth_refused);
+    st->queued = atomic_load(&svc->queued);
+    /* A probe must not wait while a scene change holds the lock (a hull build, an fsync):
+     * it then reports the world figures read last time. */
     gjk_world_info info;
-    pthread_rwlock_rdlock(&svc->lock);
-    gjk_world_get_info(svc->world, &info);
-    pthread_rwlock_unlock(&svc->lock);
+    if (ctx->probe ? pthread_rwlock_tryrdlock(&svc->lock) == 0
+                   : pthread_rwlock_rdlock(&svc->lock) == 0) {
+        gjk_world_get_info(svc->world, &info);
+        pthread_rwlock_unlock(&svc->lock);
+        pthread_mutex_lock(&svc->info_lock);
+        svc->last_info = info;
+        pthread_mutex_unlock(&svc->info_lock);
+    } else {
+        pthread_mutex_lock(&svc->info_lock);
+        info = svc->last_info;
+        pthread_mutex_unlock(&svc->info_lock);
+    }
     st->robots = (uint32_t)info.robot_count;
     st->obstacles = (uint32_t)info.obstacle_count;
     st->parts = (uint32_t)info.part_count;
@@ -972,6 +1032,7 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
     }
     pthread_rwlock_init(&svc->lock, NULL);
     pthread_mutex_init(&svc->limits_lock, NULL);
+    pthread_mutex_init(&svc->info_lock, NULL);
     svc->limits = def->limits;
     svc->query_threads = def->query_threads > 0 ? def->query_threads : 1;
     svc->worker_threads = def->worker_threads;
@@ -992,6 +1053,7 @@ void gjkd_service_destroy(gjkd_service **service)
         protobuf_c_message_free_unpacked(&svc->allowed->base, NULL);
     pthread_rwlock_destroy(&svc->lock);
     pthread_mutex_destroy(&svc->limits_lock);
+    pthread_mutex_destroy(&svc->info_lock);
     free(svc->counters);
     free(svc);
     *service = NULL;
@@ -1072,8 +1134,8 @@ static void pack_response(const Gjkd__V1__Response *resp, uint8_t **reply, size_
     *reply_size = n;
 }
 
-void gjkd_service_reply_error(gjkd_service *svc, gjkd_code code, const char *message,
-                              uint8_t **reply, size_t *reply_size)
+void gjkd_service_reply_error(gjkd_service *svc, uint64_t request_id, gjkd_code code,
+                              const char *message, uint8_t **reply, size_t *reply_size)
 {
     atomic_fetch_add(&svc->requests, 1);
     count_code(svc, code);
@@ -1081,9 +1143,11 @@ void gjkd_service_reply_error(gjkd_service *svc, gjkd_code code, const char *mes
     status.code = code;
     status.message = (char *)message;
     Gjkd__V1__Response resp = GJKD__V1__RESPONSE__INIT;
+    resp.request_id = request_id;
     resp.revision = atomic_load(&svc->revision);
     resp.status = &status;
-    GJKD_LOG(GJKD_LOG_INFO, "request_refused", 0, "code=%s %s", gjkd_code_name(code), message);
+    GJKD_LOG(GJKD_LOG_INFO, "request_refused", request_id, "code=%s %s", gjkd_code_name(code),
+             message);
     pack_response(&resp, reply, reply_size);
 }
 
@@ -1094,20 +1158,103 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
+                           uint8_t **reply, size_t *reply_size);
+
 void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size)
+{
+    handle_request(svc, data, size, false, reply, reply_size);
+}
+
+void gjkd_service_handle_probe(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
+                               size_t *reply_size)
+{
+    handle_request(svc, data, size, true, reply, reply_size);
+}
+
+void gjkd_service_set_queued(gjkd_service *svc, uint32_t queued)
+{
+    atomic_store(&svc->queued, queued);
+}
+
+/* One varint at *p (at most 10 bytes, before end); false if cut short. */
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) {
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id, uint32_t *body_field)
+{
+    *request_id = 0;
+    *body_field = 0;
+    const uint8_t *p = data, *end = data + size;
+    while (p < end) {
+        uint64_t key, v;
+        if (!read_varint(&p, end, &key))
+            return false;
+        uint64_t field = key >> 3;
+        switch (key & 7) {
+        case 0: /* varint */
+            if (!read_varint(&p, end, &v))
+                return false;
+            if (field == 1) /* request_id */
+                *request_id = v;
+            break;
+        case 1: /* 64-bit */
+            if (end - p < 8)
+                return false;
+            p += 8;
+            break;
+        case 2: /* length-delimited: a body is one of these */
+            if (!read_varint(&p, end, &v) || v > (uint64_t)(end - p))
+                return false;
+            p += v;
+            if (field >= GJKD__V1__REQUEST__BODY_HEALTH &&
+                field <= GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY)
+                *body_field = (uint32_t)field; /* the last one wins, as in a oneof */
+            break;
+        case 5: /* 32-bit */
+            if (end - p < 4)
+                return false;
+            p += 4;
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
+bool gjkd_request_is_probe(uint32_t body_field)
+{
+    return body_field == GJKD__V1__REQUEST__BODY_HEALTH ||
+           body_field == GJKD__V1__REQUEST__BODY_STATS;
+}
+
+static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
+                           uint8_t **reply, size_t *reply_size)
 {
     gjkd_limits limits = gjkd_service_limits(svc);
     if (size > limits.max_message_bytes) {
         char msg[128];
         snprintf(msg, sizeof msg, "request of %zu bytes, the limit is %llu", size,
                  (unsigned long long)limits.max_message_bytes);
-        gjkd_service_reply_error(svc, GJKD_CODE(RESOURCE_EXHAUSTED), msg, reply, reply_size);
+        gjkd_service_reply_error(svc, 0, GJKD_CODE(RESOURCE_EXHAUSTED), msg, reply, reply_size);
         return;
     }
     Gjkd__V1__Request *req = gjkd__v1__request__unpack(NULL, size, data);
     if (req == NULL) {
-        gjkd_service_reply_error(svc, GJKD_CODE(MALFORMED),
+        gjkd_service_reply_error(svc, 0, GJKD_CODE(MALFORMED),
                                  "the request is not a valid gjkd.v1.Request", reply, reply_size);
         return;
     }
@@ -1124,6 +1271,7 @@ void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, ui
     ctx.req = req;
     ctx.resp = &resp;
     ctx.limits = limits;
+    ctx.probe = probe;
     gjkd_error error = {GJKD_CODE(OK), ""};
 
     ssize_t which = -1;

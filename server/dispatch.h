@@ -41,9 +41,26 @@ bool gjkd_service_load_scene(gjkd_service *service, const uint8_t *data, size_t 
 void gjkd_service_handle(gjkd_service *service, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size);
 
-/* A reply to a request that never reached a handler (e.g. wrong framing); counted. */
-void gjkd_service_reply_error(gjkd_service *service, gjkd_code code, const char *message,
-                              uint8_t **reply, size_t *reply_size);
+/* A reply to a request that never reached a handler (e.g. wrong framing, a full queue), with
+ * the request_id it gave (0 if unknown); counted. */
+void gjkd_service_reply_error(gjkd_service *service, uint64_t request_id, gjkd_code code,
+                              const char *message, uint8_t **reply, size_t *reply_size);
+
+/* What the broker needs to know of a request without unpacking it: its request_id (0 if
+ * absent) and the field number of its body (gjkd.proto Request, 0 if none). Reads the top
+ * level of the protobuf wire format only; false if that is not well formed (a worker then
+ * answers MALFORMED with the full decoder). */
+bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id,
+                       uint32_t *body_field);
+/* Health and stats: answered by the broker itself (gjkd_service_handle_probe), so that probes
+ * never wait behind long queries. */
+bool gjkd_request_is_probe(uint32_t body_field);
+/* gjkd_service_handle for a probe on the broker's thread: never blocks on the scene lock
+ * (stats reports the world figures it last read while a scene change holds the lock). */
+void gjkd_service_handle_probe(gjkd_service *service, const uint8_t *data, size_t size,
+                               uint8_t **reply, size_t *reply_size);
+/* Requests waiting for a worker, as the broker counts them (reported in stats). */
+void gjkd_service_set_queued(gjkd_service *service, uint32_t queued);
 
 /* Pose stream: applies one serialized PoseUpdate (all robots or none). */
 bool gjkd_service_pose_update(gjkd_service *service, const uint8_t *data, size_t size,

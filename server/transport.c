@@ -185,79 +185,308 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Reply to the client with the given framing. */
-static void send_reply(void *frontend, zmq_msg_t *identity, int framing, const void *data,
+/* Requests waiting while every worker is busy: one FIFO per client (by its ROUTER identity),
+ * each at most limits.max_queued long, served round-robin across clients, so that a client
+ * with a long backlog (or one that never reads) neither crowds out nor delays the others by
+ * more than one request each. */
+typedef struct queued_request {
+    zmq_msg_t identity;
+    zmq_msg_t payload;
+    uint8_t framing;
+} queued_request;
+
+typedef struct client_queue {
+    unsigned char id[256]; /* ROUTER identities are at most 255 bytes */
+    size_t id_len;
+    queued_request *items; /* ring */
+    size_t head, count, capacity;
+} client_queue;
+
+enum { SPARE_QUEUES = 64 };
+
+typedef struct request_queue {
+    client_queue **clients; /* those with requests waiting */
+    size_t n_clients, capacity;
+    size_t next;  /* the client served next */
+    size_t count; /* requests waiting, all clients */
+    /* Emptied client queues kept for reuse (with their rings): a client whose backlog fills
+     * and drains over and over does not allocate each time. */
+    client_queue *spare[SPARE_QUEUES];
+    size_t n_spare;
+} request_queue;
+
+/* A client queue that has nothing waiting any more: kept for reuse, or freed. */
+static void queue_retire(request_queue *q, client_queue *c)
+{
+    if (q->n_spare < SPARE_QUEUES) {
+        c->head = 0;
+        q->spare[q->n_spare++] = c;
+        return;
+    }
+    free(c->items);
+    free(c);
+}
+
+static client_queue *queue_client(request_queue *q, zmq_msg_t *identity)
+{
+    size_t n = zmq_msg_size(identity);
+    const void *id = zmq_msg_data(identity);
+    for (size_t i = 0; i < q->n_clients; ++i)
+        if (q->clients[i]->id_len == n && memcmp(q->clients[i]->id, id, n) == 0)
+            return q->clients[i];
+    if (n > sizeof q->clients[0]->id)
+        return NULL;
+    if (q->n_clients == q->capacity) {
+        size_t cap = q->capacity > 0 ? 2 * q->capacity : 8;
+        client_queue **list = realloc(q->clients, cap * sizeof *list);
+        if (list == NULL)
+            return NULL;
+        q->clients = list;
+        q->capacity = cap;
+    }
+    client_queue *c = q->n_spare > 0 ? q->spare[--q->n_spare] : calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    memcpy(c->id, id, n);
+    c->id_len = n;
+    q->clients[q->n_clients++] = c;
+    return c;
+}
+
+/* Removes a client found or made by queue_client that has nothing waiting. */
+static void queue_drop_empty(request_queue *q, client_queue *c)
+{
+    if (c->count > 0)
+        return;
+    for (size_t i = 0; i < q->n_clients; ++i) {
+        if (q->clients[i] == c) {
+            q->clients[i] = q->clients[--q->n_clients];
+            break;
+        }
+    }
+    queue_retire(q, c);
+}
+
+/* Queues [identity][framing][payload] (both messages moved in) unless that client already has
+ * `limit` requests waiting. */
+static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, zmq_msg_t *payload,
+                       uint32_t limit)
+{
+    client_queue *c = queue_client(q, identity);
+    if (c == NULL)
+        return false;
+    if (c->count >= limit) {
+        queue_drop_empty(q, c);
+        return false;
+    }
+    if (c->count == c->capacity) {
+        size_t cap = c->capacity > 0 ? 2 * c->capacity : 4;
+        queued_request *items = malloc(cap * sizeof *items);
+        if (items == NULL) {
+            queue_drop_empty(q, c);
+            return false;
+        }
+        for (size_t i = 0; i < c->count; ++i) {
+            queued_request *from = &c->items[(c->head + i) % c->capacity];
+            zmq_msg_init(&items[i].identity);
+            zmq_msg_init(&items[i].payload);
+            zmq_msg_move(&items[i].identity, &from->identity);
+            zmq_msg_move(&items[i].payload, &from->payload);
+            items[i].framing = from->framing;
+        }
+        free(c->items);
+        c->items = items;
+        c->head = 0;
+        c->capacity = cap;
+    }
+    queued_request *r = &c->items[(c->head + c->count) % c->capacity];
+    zmq_msg_init(&r->identity);
+    zmq_msg_init(&r->payload);
+    zmq_msg_move(&r->identity, identity);
+    zmq_msg_move(&r->payload, payload);
+    r->framing = framing;
+    c->count++;
+    q->count++;
+    return true;
+}
+
+/* The oldest request of the next client in turn (q->count > 0), moved into *out. */
+static void queue_pop(request_queue *q, queued_request *out)
+{
+    if (q->next >= q->n_clients)
+        q->next = 0;
+    client_queue *c = q->clients[q->next];
+    queued_request *r = &c->items[c->head];
+    zmq_msg_init(&out->identity);
+    zmq_msg_init(&out->payload);
+    zmq_msg_move(&out->identity, &r->identity);
+    zmq_msg_move(&out->payload, &r->payload);
+    out->framing = r->framing;
+    zmq_msg_close(&r->identity);
+    zmq_msg_close(&r->payload);
+    c->head = (c->head + 1) % c->capacity;
+    c->count--;
+    q->count--;
+    if (c->count == 0) { /* its turn goes to the client moved into its place */
+        queue_retire(q, c);
+        q->clients[q->next] = q->clients[--q->n_clients];
+    } else {
+        q->next++;
+    }
+}
+
+static void queue_free(request_queue *q)
+{
+    for (size_t i = 0; i < q->n_clients; ++i) {
+        free(q->clients[i]->items);
+        free(q->clients[i]);
+    }
+    for (size_t i = 0; i < q->n_spare; ++i) {
+        free(q->spare[i]->items);
+        free(q->spare[i]);
+    }
+    free(q->clients);
+    memset(q, 0, sizeof *q);
+}
+
+typedef struct broker {
+    void *frontend, *backend;
+    gjkd_service *service;
+    zmq_msg_t *idle; /* identities of idle workers */
+    int n_idle;
+    request_queue queue;
+} broker;
+
+/* Sends a malloc'd reply to the client with the given framing (consumes identity and reply). */
+static void send_reply(void *frontend, zmq_msg_t *identity, int framing, uint8_t *reply,
                        size_t size)
 {
     zmq_msg_send(identity, frontend, ZMQ_SNDMORE);
     if (framing == FRAMING_DELIMITED)
         zmq_send(frontend, "", 0, ZMQ_SNDMORE);
-    zmq_send(frontend, data, size, 0);
+    send_owned(frontend, reply, size);
 }
 
-/* Reads one client message and passes it to the idle worker `worker_id` (or answers it). Returns
- * true if a worker got it. */
-static bool forward_request(void *frontend, void *backend, zmq_msg_t *worker_id,
-                            gjkd_service *service)
+/* Hands [identity][framing][payload] to the idle worker `worker_id` (all three consumed). */
+static void send_to_worker(void *backend, zmq_msg_t *worker_id, zmq_msg_t *identity,
+                           uint8_t framing, zmq_msg_t *payload)
+{
+    zmq_msg_send(worker_id, backend, ZMQ_SNDMORE);
+    zmq_msg_send(identity, backend, ZMQ_SNDMORE);
+    zmq_send(backend, &framing, 1, ZMQ_SNDMORE);
+    zmq_msg_send(payload, backend, 0);
+}
+
+/* Reads one client message and answers it (a probe, wrong framing, a full queue), passes it to
+ * an idle worker, or queues it. The frontend is read whether or not a worker is free, so that
+ * health and stats never wait behind long queries. */
+static void frontend_message(broker *b)
 {
     zmq_msg_t f[4];
     int total;
-    int n = recv_frames(frontend, f, 4, &total);
+    int n = recv_frames(b->frontend, f, 4, &total);
     if (n < 1)
-        return false;
+        return;
     /* [identity][payload] or [identity][empty][payload] */
     int framing = -1;
     if (total == 2)
         framing = FRAMING_BARE;
     else if (total == 3 && zmq_msg_size(&f[1]) == 0)
         framing = FRAMING_DELIMITED;
+    uint8_t *reply;
+    size_t reply_size;
     if (framing < 0) {
-        uint8_t *reply;
-        size_t reply_size;
         char msg[128];
         snprintf(msg, sizeof msg, "wrong framing: %d frames; send [payload] or [empty][payload]",
                  total - 1);
-        gjkd_service_reply_error(service, GJKD_CODE(MALFORMED), msg, &reply, &reply_size);
-        send_reply(frontend, &f[0], total >= 3 && zmq_msg_size(&f[1]) == 0, reply, reply_size);
-        free(reply);
-        close_frames(f, n);
-        return false;
+        gjkd_service_reply_error(b->service, 0, GJKD_CODE(MALFORMED), msg, &reply, &reply_size);
+        send_reply(b->frontend, &f[0], total >= 3 && zmq_msg_size(&f[1]) == 0, reply, reply_size);
+        close_frames(f + 1, n - 1);
+        return;
     }
-    uint8_t fb = (uint8_t)framing;
-    zmq_msg_t copy;
-    zmq_msg_init(&copy);
-    zmq_msg_copy(&copy, worker_id);
-    zmq_msg_send(&copy, backend, ZMQ_SNDMORE);
-    zmq_msg_send(&f[0], backend, ZMQ_SNDMORE);
-    zmq_send(backend, &fb, 1, ZMQ_SNDMORE);
-    zmq_msg_send(&f[n - 1], backend, 0);
     if (framing == FRAMING_DELIMITED)
         zmq_msg_close(&f[1]);
-    return true;
+    zmq_msg_t *identity = &f[0], *payload = &f[n - 1];
+    const uint8_t *data = zmq_msg_data(payload);
+    size_t size = zmq_msg_size(payload);
+    uint64_t request_id;
+    uint32_t body;
+    if (gjkd_request_peek(data, size, &request_id, &body) && gjkd_request_is_probe(body)) {
+        gjkd_service_handle_probe(b->service, data, size, &reply, &reply_size);
+        send_reply(b->frontend, identity, framing, reply, reply_size);
+        zmq_msg_close(payload);
+        return;
+    }
+    if (b->n_idle > 0) {
+        send_to_worker(b->backend, &b->idle[--b->n_idle], identity, (uint8_t)framing, payload);
+        return;
+    }
+    uint32_t limit = gjkd_service_limits(b->service).max_queued;
+    if (queue_push(&b->queue, identity, (uint8_t)framing, payload, limit)) {
+        gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
+        return;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "every worker is busy and this client has %u requests queued, the limit is %u "
+             "(max-queued); try again later",
+             limit, limit);
+    gjkd_service_reply_error(b->service, request_id, GJKD_CODE(RESOURCE_EXHAUSTED), msg, &reply,
+                             &reply_size);
+    send_reply(b->frontend, identity, framing, reply, reply_size);
+    zmq_msg_close(payload);
 }
 
-/* Handles one message from a worker: READY or [client][framing][reply]. Returns the worker's
- * identity frame in *worker_id (it is idle again). */
-static bool backend_message(void *frontend, void *backend, zmq_msg_t *worker_id)
+/* Handles one message from a worker: READY or [client][framing][reply]. The worker is idle
+ * again: it takes the oldest queued request, or joins the idle list. */
+static void backend_message(broker *b)
 {
     zmq_msg_t f[4];
     int total;
-    int n = recv_frames(backend, f, 4, &total);
-    if (n < 2)
-        return false;
-    *worker_id = f[0];
+    int n = recv_frames(b->backend, f, 4, &total);
+    if (n < 2) {
+        close_frames(f, n);
+        return;
+    }
     if (n == 4) {
         int framing = zmq_msg_size(&f[2]) == 1 ? *(uint8_t *)zmq_msg_data(&f[2]) : 0;
-        zmq_msg_send(&f[1], frontend, ZMQ_SNDMORE);
+        zmq_msg_send(&f[1], b->frontend, ZMQ_SNDMORE);
         if (framing == FRAMING_DELIMITED)
-            zmq_send(frontend, "", 0, ZMQ_SNDMORE);
-        zmq_msg_send(&f[3], frontend, 0);
+            zmq_send(b->frontend, "", 0, ZMQ_SNDMORE);
+        zmq_msg_send(&f[3], b->frontend, 0);
         zmq_msg_close(&f[2]);
     } else {
-        for (int i = 1; i < n; ++i) /* READY */
-            zmq_msg_close(&f[i]);
+        close_frames(f + 1, n - 1); /* READY */
     }
-    return true;
+    if (b->queue.count > 0) {
+        queued_request r;
+        queue_pop(&b->queue, &r);
+        gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
+        send_to_worker(b->backend, &f[0], &r.identity, r.framing, &r.payload);
+    } else {
+        b->idle[b->n_idle++] = f[0];
+    }
+}
+
+/* At exit: every request still queued gets UNAVAILABLE rather than silence. */
+static void refuse_queued(broker *b)
+{
+    while (b->queue.count > 0) {
+        queued_request r;
+        queue_pop(&b->queue, &r);
+        uint64_t request_id;
+        uint32_t body;
+        gjkd_request_peek(zmq_msg_data(&r.payload), zmq_msg_size(&r.payload), &request_id, &body);
+        uint8_t *reply;
+        size_t reply_size;
+        gjkd_service_reply_error(b->service, request_id, GJKD_CODE(UNAVAILABLE),
+                                 "the daemon stopped before a worker was free", &reply,
+                                 &reply_size);
+        send_reply(b->frontend, &r.identity, r.framing, reply, reply_size);
+        zmq_msg_close(&r.payload);
+    }
+    gjkd_service_set_queued(b->service, 0);
+    queue_free(&b->queue);
 }
 
 int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
@@ -274,9 +503,14 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     char backend_name[64];
     snprintf(backend_name, sizeof backend_name, "inproc://gjkd-workers-%p", (void *)def);
     worker *workers = calloc((size_t)def->threads, sizeof *workers);
-    zmq_msg_t *idle = calloc((size_t)def->threads, sizeof *idle);
-    int started = 0, rc = -1, n_idle = 0, ready_seen = 0;
-    if (workers == NULL || idle == NULL) {
+    broker b;
+    memset(&b, 0, sizeof b);
+    b.frontend = frontend;
+    b.backend = backend;
+    b.service = def->service;
+    b.idle = calloc((size_t)def->threads, sizeof *b.idle);
+    int started = 0, rc = -1, ready_seen = 0;
+    if (workers == NULL || b.idle == NULL) {
         snprintf(err, err_size, "out of memory");
         goto done;
     }
@@ -306,9 +540,10 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     double deadline = now_seconds() + 10.0;
     while (ready_seen < started && now_seconds() < deadline) {
         zmq_pollitem_t item = {backend, 0, ZMQ_POLLIN, 0};
-        if (zmq_poll(&item, 1, 100) > 0 && backend_message(frontend, backend, &idle[n_idle])) {
-            n_idle++;
-            ready_seen++;
+        if (zmq_poll(&item, 1, 100) > 0) {
+            int before = b.n_idle;
+            backend_message(&b);
+            ready_seen += b.n_idle - before;
         }
     }
     if (ready_seen < started) {
@@ -334,38 +569,39 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
             gjkd_service_set_draining(def->service, true);
             drain_deadline = now_seconds() + def->drain_seconds;
             quiet_since = now_seconds();
-            GJKD_LOG(GJKD_LOG_INFO, "draining", 0, "in_flight=%d", started - n_idle);
+            GJKD_LOG(GJKD_LOG_INFO, "draining", 0, "in_flight=%d queued=%zu", started - b.n_idle,
+                     b.queue.count);
         }
         if (atomic_exchange(def->reload, 0)) {
             if (def->on_reload != NULL)
                 def->on_reload(def->user, frontend);
         }
         if (draining) {
-            /* Done when nothing is in flight and the frontend has been quiet for a moment:
-             * requests already queued by connected clients are still answered. */
+            /* Done when nothing is in flight or queued and the frontend has been quiet for a
+             * moment: requests already sent by connected clients are still answered. */
             double now = now_seconds();
-            if (now > drain_deadline || (n_idle == started && now - quiet_since > 0.2))
+            if (now > drain_deadline ||
+                (b.n_idle == started && b.queue.count == 0 && now - quiet_since > 0.2))
                 break;
         }
         zmq_pollitem_t items[2] = {{backend, 0, ZMQ_POLLIN, 0}, {frontend, 0, ZMQ_POLLIN, 0}};
-        int n_items = n_idle > 0 ? 2 : 1;
-        int p = zmq_poll(items, n_items, draining ? 50 : 200);
+        int p = zmq_poll(items, 2, draining ? 50 : 200);
         if (p < 0) {
             if (zmq_errno() == EINTR)
                 continue; /* a signal: the flags are checked at the top */
             snprintf(err, err_size, "poll: %s", zmq_strerror(zmq_errno()));
             goto stop_workers;
         }
-        if ((items[0].revents & ZMQ_POLLIN) && backend_message(frontend, backend, &idle[n_idle]))
-            n_idle++;
-        if (n_items == 2 && (items[1].revents & ZMQ_POLLIN)) {
+        if (items[0].revents & ZMQ_POLLIN)
+            backend_message(&b);
+        if (items[1].revents & ZMQ_POLLIN) {
             quiet_since = now_seconds();
-            if (forward_request(frontend, backend, &idle[n_idle - 1], def->service))
-                zmq_msg_close(&idle[--n_idle]);
+            frontend_message(&b);
         }
     }
     rc = 0;
-    GJKD_LOG(GJKD_LOG_INFO, "drained", 0, "in_flight=%d", started - n_idle);
+    GJKD_LOG(GJKD_LOG_INFO, "drained", 0, "in_flight=%d queued=%zu", started - b.n_idle,
+             b.queue.count);
 stop_workers:
     /* A busy worker reads its STOP after finishing the request it holds. */
     for (int i = 0; i < started; ++i) {
@@ -377,9 +613,10 @@ stop_workers:
     for (int i = 0; i < started; ++i)
         pthread_join(workers[i].thread, NULL);
 done:
-    for (int i = 0; i < n_idle; ++i)
-        zmq_msg_close(&idle[i]);
-    free(idle);
+    refuse_queued(&b);
+    for (int i = 0; i < b.n_idle; ++i)
+        zmq_msg_close(&b.idle[i]);
+    free(b.idle);
     zmq_close(frontend);
     zmq_close(backend);
     free(workers);

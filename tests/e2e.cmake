@@ -9,6 +9,8 @@
 #   shutdown     SIGTERM with requests in flight: all answered, exit 0
 #   wire         the lean encoding from Python (packed poses, compact replies) against the
 #                first one, and packed faults refused with their own messages
+#   probes       health and stats answered while every worker is busy; beyond --max-queued
+#                a request is refused at once (RESOURCE_EXHAUSTED)
 if(TARGET gjkd_json)
   gjk_add_test(test_json SOURCES e2e/test_json.c LIBS gjkd::json LABELS unit TIMEOUT 60
                ARGS ${PROJECT_SOURCE_DIR}/examples/demo)
@@ -21,7 +23,7 @@ if(TARGET gjkd AND TARGET gjkctl)
 
   find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
   if(GJK_SYSTEM_PYTHON)
-    foreach(group requests bad_input persistence concurrency shutdown wire)
+    foreach(group requests bad_input persistence concurrency shutdown wire probes)
       add_test(NAME e2e_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e.py
                        --group ${group}
@@ -44,5 +46,17 @@ if(TARGET gjkd AND TARGET gjkctl)
       set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
     endforeach()
     set_tests_properties(e2e_curve_refusals PROPERTIES LABELS "e2e;fault")
+    # Under TSan the daemon and the C clients report what libzmq and libsodium do
+    # uninstrumented as races: tsan.supp and tsan-curve.supp suppress those, and only those.
+    if(GJK_SANITIZE_THREAD)
+      foreach(group requests bad_input persistence concurrency shutdown wire probes config)
+        set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
+          "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
+      endforeach()
+      foreach(group curve curve_refusals)
+        set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
+          "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan-curve.supp")
+      endforeach()
+    endif()
   endif()
 endif()

@@ -60,14 +60,7 @@ if(GJK_BUILD_FUZZ)
                      -max_len=8192 -print_final_stats=1 ${dict}
                      -artifact_prefix=${GJK_FUZZ_WORK}/artifacts/fuzz_${h}-
                      ${GJK_FUZZ_WORK}/corpus/fuzz_${h} ${GJK_FUZZ_DIR}/corpus/fuzz_${h})
-    # fuzz_run_gjk still finds open GJK/EPA findings within seconds (fuzz/open/ holds one:
-    # a separated distance 3.6e-7 too large on 1e-3 m shapes); it carries the label `open`,
-    # which scripts/test leaves out until they are fixed.
-    set(labels fuzz)
-    if(h STREQUAL "gjk")
-      set(labels "fuzz;open")
-    endif()
-    set_tests_properties(fuzz_run_${h} PROPERTIES TIMEOUT ${fuzz_timeout} LABELS "${labels}"
+    set_tests_properties(fuzz_run_${h} PROPERTIES TIMEOUT ${fuzz_timeout} LABELS fuzz
                          ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1;UBSAN_OPTIONS=print_stacktrace=1")
   endforeach()
 endif()

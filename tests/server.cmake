@@ -15,10 +15,10 @@ if(TARGET gjkd_server)
   endif()
 endif()
 # Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are
-# suppressed; see test_server_tsan.supp.
+# suppressed; see tsan.supp.
 if(TARGET gjkd_server AND GJK_SANITIZE_THREAD)
-  foreach(t test_server_dispatch test_server_transport)
+  foreach(t test_server_dispatch test_server_transport test_server_auth)
     set_tests_properties(${t} PROPERTIES ENVIRONMENT
-      "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/test_server_tsan.supp")
+      "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
   endforeach()
 endif()

@@ -1,8 +1,8 @@
 /* test_client_wire.c — libgjkd-client's lean encoding over a real ROUTER on loopback TCP: a
- * trajectory sent packed with a compact reply expands to exactly what the first encoding
+ * trajectory sent packed with a columnar reply expands to exactly what the first encoding
  * (nested poses, full reply) gives, for gjkd_query_trajectory and for a request message with
  * nested poses; packed link poses set the same state; bad poses are refused with messages
- * naming the packed field; an inconsistent compact reply is BAD_REPLY. */
+ * naming the packed field; an inconsistent compact or columnar reply is BAD_REPLY. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_server_util.h"
 
@@ -307,19 +307,20 @@ static void test_packed_link_poses_and_faults(void **state)
     assert_int_equal(gjkd_query_trajectory(c, NULL, "arm", NULL, poses, WAYPOINTS, LINKS, &t),
                      GJKD_INVALID_INPUT);
     assert_null(t);
-    assert_non_null(strstr(gjkd_client_error(c),
-                           "waypoints[7].link_poses.xyz_wxyz: pose 1: position not finite"));
+    assert_non_null(
+        strstr(gjkd_client_error(c), "waypoint_xyz_wxyz: waypoint 7: pose 1: position not finite"));
     poses[7 * LINKS + 1].p.y = 0.0;
     poses[9 * LINKS + 2].q.w *= 1.5;
     assert_int_equal(gjkd_query_trajectory(c, NULL, "arm", NULL, poses, WAYPOINTS, LINKS, &t),
                      GJKD_INVALID_INPUT);
     assert_non_null(
-        strstr(gjkd_client_error(c), "waypoints[9].link_poses.xyz_wxyz: pose 2: orientation norm"));
+        strstr(gjkd_client_error(c), "waypoint_xyz_wxyz: waypoint 9: pose 2: orientation norm"));
     /* Two links per waypoint for a robot of three. */
     assert_int_equal(gjkd_query_trajectory(c, NULL, "arm", NULL, poses, 4, 2, &t),
                      GJKD_INVALID_ARGUMENT);
-    assert_non_null(
-        strstr(gjkd_client_error(c), "waypoints[0].link_poses.xyz_wxyz: 2 poses for a robot of 3"));
+    assert_non_null(strstr(gjkd_client_error(c),
+                           "waypoint_xyz_wxyz: 56 values, expected 7 per link (px py "
+                           "pz qw qx qy qz) x 3 links x 4 waypoints"));
     poses[0].q = (gjkd_quat){0, 0, 0, 0};
     assert_int_equal(gjkd_set_link_poses(c, "arm", poses, LINKS), GJKD_INVALID_INPUT);
     assert_non_null(strstr(gjkd_client_error(c), "robots[0].link_poses.xyz_wxyz: pose 0"));
@@ -336,11 +337,13 @@ typedef struct liar {
     char endpoint[64];
     uint32_t pair_index; /* what the compact pair points at (the table has one entry) */
     size_t geometry;     /* values in the compact pair's geometry */
+    bool columnar;       /* reply in the columnar form (else compact, as an older daemon) */
+    size_t flags;        /* columnar: entries in the per-waypoint arrays (1 is right) */
     pthread_t thread;
     atomic_int ready;
 } liar;
 
-/* Answers one trajectory query with a compact reply whose pair is as configured. */
+/* Answers one trajectory query with a compact or columnar reply whose pair is as configured. */
 static void *lie(void *p)
 {
     liar *l = p;
@@ -360,11 +363,13 @@ static void *lie(void *p)
         gjkd__v1__request__unpack(NULL, zmq_msg_size(&body), zmq_msg_data(&body));
     assert_non_null(req);
     assert_true(req->trajectory_query->options->compact);
-    assert_int_equal(req->trajectory_query->waypoints[0]->link_poses->n_xyz_wxyz, 7 * LINKS);
+    assert_true(req->trajectory_query->options->columnar);
+    assert_int_equal(req->trajectory_query->n_waypoint_xyz_wxyz, 7 * LINKS);
+    assert_int_equal(req->trajectory_query->waypoint_count, 1);
     gjkd_arena a = {0};
     Gjkd__V1__PairResult entry = GJKD__V1__PAIR_RESULT__INIT, pair = GJKD__V1__PAIR_RESULT__INIT;
     Gjkd__V1__PairResult *table[1] = {&entry};
-    double geometry[16] = {0};
+    double geometry[32] = {0}; /* up to 30 values sent */
     pair.pair_index = l->pair_index;
     pair.n_geometry = l->geometry;
     pair.geometry = geometry;
@@ -377,6 +382,33 @@ static void *lie(void *p)
     tr.waypoints = wp;
     tr.n_pair_table = 1;
     tr.pair_table = table;
+    Gjkd__V1__WaypointColumns cols = GJKD__V1__WAYPOINT_COLUMNS__INIT;
+    uint32_t flags[2] = {GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED |
+                             GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST,
+                         GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED};
+    double zeros[2] = {0};
+    uint32_t uzeros[2] = {0};
+    int32_t izeros[2] = {0};
+    Gjkd__V1__StatusCode codes[1] = {GJKD_CODE(SEPARATED)};
+    uint32_t index[1] = {l->pair_index};
+    if (l->columnar) {
+        tr.n_waypoints = 0;
+        tr.waypoints = NULL;
+        cols.n_flags = l->flags;
+        cols.flags = flags;
+        cols.n_min_distance = cols.n_pairs_checked = cols.n_pairs_candidate = 1;
+        cols.min_distance = zeros;
+        cols.pairs_checked = cols.pairs_candidate = uzeros;
+        cols.n_pair_index = cols.n_distance = cols.n_status = cols.n_iterations = 1;
+        cols.n_epa_iterations = 1;
+        cols.pair_index = index;
+        cols.distance = zeros;
+        cols.status = codes;
+        cols.iterations = cols.epa_iterations = izeros;
+        cols.n_geometry = l->geometry;
+        cols.geometry = geometry;
+        tr.columns = &cols;
+    }
     Gjkd__V1__Status st = GJKD__V1__STATUS__INIT;
     st.code = GJKD_CODE(OK);
     Gjkd__V1__Response resp = GJKD__V1__RESPONSE__INIT;
@@ -400,13 +432,15 @@ static void *lie(void *p)
     return NULL;
 }
 
-static gjkd_status ask_liar(uint32_t pair_index, size_t geometry)
+static gjkd_status ask_liar(bool columnar, uint32_t pair_index, size_t geometry, size_t flags)
 {
     liar l;
     memset(&l, 0, sizeof l);
     l.ctx = zmq_ctx_new();
     l.pair_index = pair_index;
     l.geometry = geometry;
+    l.columnar = columnar;
+    l.flags = flags;
     pthread_create(&l.thread, NULL, lie, &l);
     for (int i = 0; i < 500 && atomic_load(&l.ready) == 0; ++i) {
         struct timespec ts = {0, 10 * 1000000L};
@@ -433,10 +467,21 @@ static gjkd_status ask_liar(uint32_t pair_index, size_t geometry)
 static void test_inconsistent_compact_reply(void **state)
 {
     (void)state;
-    assert_int_equal(ask_liar(0, 15), GJKD_OK);
-    assert_int_equal(ask_liar(1, 15), GJKD_BAD_REPLY); /* past the table */
-    assert_int_equal(ask_liar(0, 14), GJKD_BAD_REPLY); /* short geometry */
-    assert_int_equal(ask_liar(0, 16), GJKD_BAD_REPLY);
+    assert_int_equal(ask_liar(false, 0, 15, 1), GJKD_OK);        /* a daemon without columns */
+    assert_int_equal(ask_liar(false, 1, 15, 1), GJKD_BAD_REPLY); /* past the table */
+    assert_int_equal(ask_liar(false, 0, 14, 1), GJKD_BAD_REPLY); /* short geometry */
+    assert_int_equal(ask_liar(false, 0, 16, 1), GJKD_BAD_REPLY);
+}
+
+static void test_inconsistent_columnar_reply(void **state)
+{
+    (void)state;
+    assert_int_equal(ask_liar(true, 0, 15, 1), GJKD_OK);
+    assert_int_equal(ask_liar(true, 1, 15, 1), GJKD_BAD_REPLY); /* past the table */
+    assert_int_equal(ask_liar(true, 0, 14, 1), GJKD_BAD_REPLY); /* short geometry */
+    assert_int_equal(ask_liar(true, 0, 30, 1), GJKD_BAD_REPLY);
+    assert_int_equal(ask_liar(true, 0, 15, 2), GJKD_BAD_REPLY); /* columns of unequal length */
+    assert_int_equal(ask_liar(true, 0, 15, 0), GJKD_BAD_REPLY); /* a pair for no waypoint */
 }
 
 int main(void)
@@ -446,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_lean_equals_first_encoding),
         cmocka_unit_test(test_packed_link_poses_and_faults),
         cmocka_unit_test(test_inconsistent_compact_reply),
+        cmocka_unit_test(test_inconsistent_columnar_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

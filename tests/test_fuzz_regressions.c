@@ -55,6 +55,46 @@ static double separation(const gjk_shape *a, gjk_transform ta, const gjk_shape *
     return -h_world(a, ta, u) - h_world(b, tb, gjk_neg(u));
 }
 
+/* Signed distance cold with a fresh cache, then warm from what the cold query left in it. */
+static void cold_then_warm(const gjk_shape *a, gjk_transform ta, const gjk_shape *b,
+                           gjk_transform tb, gjk_result *cold, gjk_result *warm)
+{
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    *cold = gjk_signed_distance(a, ta, b, tb, &cache, NULL);
+    *warm = gjk_signed_distance(a, ta, b, tb, &cache, NULL);
+}
+
+/* The pose the fuzz harness's "exact" rotations often give B: w = 0.9999991, normalised to
+ * the identity by the query, at the origin. */
+static gjk_transform nearly_identity(void)
+{
+    return gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+}
+
+/* A (at the identity) against the polytope of the n points v (at nearly_identity), cold then
+ * warm; *short_cold, *short_warm: how far each answer's distance exceeds the separation
+ * along its own normal (the answer is realised by its normal when this is <= 0). */
+typedef struct cold_warm {
+    gjk_result cold, warm;
+    double short_cold, short_warm;
+} cold_warm;
+
+static cold_warm against_polytope(gjk_shape a, const gjk_vec3 *v, int32_t n)
+{
+    gjk_polytope poly;
+    cold_warm r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(gjk_polytope_create(&poly, v, n, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_transform ta = gjk_transform_identity(), tb = nearly_identity();
+    cold_then_warm(&a, ta, &b, tb, &r.cold, &r.warm);
+    r.short_cold = r.cold.distance - separation(&a, ta, &b, tb, r.cold.normal);
+    r.short_warm = r.warm.distance - separation(&a, ta, &b, tb, r.warm.normal);
+    gjk_polytope_destroy(&poly);
+    return r;
+}
+
 static double climb_vs_scan(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     gjk_shape s = gjk_make_polytope(p);
@@ -159,11 +199,19 @@ static void test_hull_near_twins_climb(void **state)
 
 /* epa.c (fuzz_gjk, on a seed that passed before the newest epa/engine merge). A flat cone
  * (disk of radius 184 m, 0.0002 m high) and a 5e-8 m cone at the same place, both turned a
- * quarter about y: the depth is right (2.0e-4) but the witness on B comes back on A's
- * rim, 182 m outside B (witness on A fine). Not reduced to a cause yet. */
+ * quarter about y: the depth came out 5e-4 shallow and the witness on B on A's rim, 151 m
+ * outside B (witness on A fine). Cause: EPA's polytope is convex only to rounding on D's
+ * flat base. A base face (centre, two rim points) that a new rim vertex was 5e-13 above was
+ * kept as coplanar (the visibility test allows 16 ulps of the 369 m scale), and the new face
+ * of three rim points next to it took a plane that the base centre lies 1e-7 above (5e-10
+ * rad over the 184 m lever arm). Its support point was that vertex, and "the support point
+ * is already a vertex" was taken as convergence with the gap 1e-7 open; the answer came
+ * from that face, whose projected origin lies 184 m from its triangle. Fix (epa.c): a known
+ * support point above the face by more than the rounding of the face's plane spends the
+ * face (it is never taken as the nearest face again) instead of ending EPA. EPA now stops
+ * at CAPACITY_LIMIT (the cone's side is a ring of normals) with the depth within 1e-5. */
 static void test_epa_witness_far_outside_small_shape(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     gjk_shape a = gjk_make_cone(184.47058823529412, 0.00020178823529411763);
     gjk_shape b = gjk_make_cone(5.1653696498054469e-08, 5.1470588235294112e-08);
@@ -240,23 +288,22 @@ static void test_warm_start_wrong_sign(void **state)
     gjk_shape a = gjk_make_box(gjk_v3(268.80000000000001, 267.79607843137256, 0.0));
     gjk_shape b = gjk_make_cone(1.5703974975204087e-06, 1.3203021286335546e-06);
     gjk_transform ta = gjk_transform_identity();
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_transform tb = nearly_identity();
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
     assert_true(cold.distance < 0.0);
     assert_le(fabs(warm.distance - cold.distance), 1e-12);
 }
 
 /* epa.c, warm start (fuzz_gjk). A plate 2.6e-9 thick (margin 7.8e-9) and a disk of radius
  * 2.2e-7 standing across it overlap by 2.3e-7: the cold query finds that depth; the warm
- * query from its cache ends EPA with core depth 0 and reports -7.8e-9 (the margin alone),
- * 30 times too shallow. Same family as epa_cold_zero_depth. */
+ * query from its cache ended EPA with core depth 0 and reported -7.8e-9 (the margin alone),
+ * 30 times too shallow. Cause: a new face folded over (its plane distance -2.2e-7, the
+ * nearest face from then on), as in epa_cold_zero_depth. Fix (epa.c, polytope_expand): no
+ * new face may have P's interior point above it; the face across a folding horizon edge
+ * joins the region. */
 static void test_epa_zero_core_depth_warm(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     gjk_shape a =
         gjk_make_box(gjk_v3(1.3143024719615473e-09, 0.0082031250000000003, 0.0082031250000000003));
@@ -265,22 +312,21 @@ static void test_epa_zero_core_depth_warm(void **state)
     gjk_quat q = gjk_quat_make(0.70710678118654757, 0, 0, 0.70710678118654757);
     gjk_transform ta = gjk_transform_make(q, gjk_v3(0, 0, 0));
     gjk_transform tb = gjk_transform_make(q, gjk_v3(0, 0, -0.0015468267953798708));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
     assert_le(cold.distance, -2e-7);
     assert_le(fabs(warm.distance - cold.distance), 1e-12);
 }
 
 /* epa.c (fuzz_gjk). A needle cone (radius 0.016, half height 7476 m, margin 0.006)
- * through a capsule (radius 0.20, half height 0.22), both at the origin: EPA reports a
- * core depth of 3e-4 and distance -0.2079, but no direction separates them by less than
- * 0.35 (the separation along the reported normal is -0.627): the depth is far too shallow
- * and the normal is not the minimal-translation direction. */
+ * through a capsule (radius 0.20, half height 0.22), both at the origin: EPA reported a
+ * distance of -0.2079 with a normal along which the separation is -0.627 (0.42 short).
+ * Cause: a new face folded over on the needle's nearly flat side (w 1e-11 above the nearest
+ * face, below its neighbour), with plane distance -0.0082; EPA went on from that face. Fix
+ * (epa.c, polytope_expand): the face across a folding horizon edge joins the region; the
+ * cold answer (-0.21575) now equals the warm one. */
 static void test_epa_needle_through_capsule(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     gjk_shape a = gjk_make_cone(0.016383999999999999, 7476.3015793087661);
     a.margin = 0.0061558439307240406;
@@ -367,7 +413,18 @@ static void test_climb_wrong_distance(void **state)
 /* gjk.c (fuzz_hull's point-in-hull query). A point placed exactly on vertex 0 of an
  * 11-vertex polytope 2e-8 m across (vertices 0, 1, 7 near-coincident, 7e-15 apart) is
  * reported 1.1e-15 m away (TOUCHING), 6e-8 of the polytope's size, where every other
- * vertex gives 0 (OVERLAPPING). Tiny in metres, but the tolerances are relative. */
+ * vertex gives 0 (OVERLAPPING). Tiny in metres, but the tolerances are relative.
+ * Still open. Cause (traced): the origin is a vertex of D = point - hull, but its normal
+ * cone is a sliver (the near twins), so GJK's support along -v never returns it. After 3
+ * iterations the simplex is the segment from D's vertex (0, 6.8e-13, 0) to one 3.6e-9 away,
+ * passing 1.1e-15 from the origin; the next support point lies only 1.5e-14 beyond the
+ * origin along -v, the triangle with it improves |v|^2 by 2e-11 relative in exact
+ * arithmetic, below the 1e-9 relative rounding of the segment's |v| (measured from the far
+ * vertex), so GJK stops on "no progress" with the bounds [0, 1.1e-15] open (a cold start:
+ * no restart). A fix has to find the vertex itself, e.g. on a stall with an open gap and
+ * a lower bound <= 0 test the support features next to the simplex's (the twins of B's
+ * index), or run EPA on that simplex and report 0 when it proves the origin is on D's
+ * boundary; both are gjk.c/query.c work left for the GJK branch. */
 static void test_point_on_vertex_not_at_distance_zero(void **state)
 {
     OPEN_FINDING();
@@ -400,13 +457,12 @@ static void test_point_on_vertex_not_at_distance_zero(void **state)
 
 /* epa.c / query.c (fuzz_gjk). A cone 1e-10 m in size inside a cone of margin 1.26e-8: the
  * cores overlap by only 3.5e-13, the depth is almost all margin, and the warm query's EPA
- * normal is off: the separation along it is 1.4e-10 (1% of the pair's size) short of the
- * reported distance. The family of the fixed rounded_overlap_normal_from_tiny_core_gap,
- * on the EPA side: when the core depth is tiny next to the inflation, the normal is taken
- * from a nearly degenerate EPA face. */
+ * normal was off: the separation along it was 1.4e-10 (1% of the pair's size) short of the
+ * reported distance. Cause: not the tiny depth but a folded face (plane distance -1.3e-8,
+ * where the core depth is 1.1e-11) that EPA then took as its nearest face. Fix (epa.c,
+ * polytope_expand): the face across a folding horizon edge joins the region. */
 static void test_epa_normal_tiny_core_depth(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     gjk_shape a = gjk_make_cone(2.1832396930075532e-11, 9.6220128676470581e-11);
     gjk_shape b = gjk_make_cone(1.2626707612981582e-14, 1.5602392308852253e-08);
@@ -414,12 +470,9 @@ static void test_epa_normal_tiny_core_depth(void **state)
     gjk_transform ta = gjk_transform_make(gjk_quat_make(0.43391735857591529, 0.43313633259896611,
                                                         0.23985537465631274, -0.75271378528475108),
                                           gjk_v3(0, 0, 0));
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_transform tb = nearly_identity();
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
     double size = 3e-8;
     assert_le(cold.distance - separation(&a, ta, &b, tb, cold.normal), 1e-6 * size);
     assert_le(warm.distance - separation(&a, ta, &b, tb, warm.normal), 1e-6 * size);
@@ -487,14 +540,14 @@ static void test_hull_refuses_nearly_flat_cloud(void **state)
 
 /* epa.c (fuzz_gjk). A point (margin 0.014) at the centre of a cylinder of radius 1.19678
  * and half height 1.19666: the depth is min(r, h) + margin = 1.21072 (out through a cap,
- * nearly tied with the side). EPA runs out of its capacity (477 iterations, CAPACITY_LIMIT)
- * and reports 1.16482, 4% shallow, with a radial normal. The status is honest, but the
- * estimate is poor for the simplest curved case; EPA's polytope only creeps towards the
- * curved side. A closed form (sphere-swept point against a cylinder) or a feature-based
- * refinement of the best face would settle such pairs. */
+ * nearly tied with the side). EPA ran out of its capacity (477 iterations, CAPACITY_LIMIT)
+ * and reported 1.16482, 4% shallow, with a radial normal. Cause: not the curved side: EPA
+ * had the cap's depth 1.19666 at iteration 452, then a new face folded over on the flat cap
+ * (w 3e-12 above the nearest face, below its neighbour) and the polytope came apart. Fix
+ * (epa.c, polytope_expand): the face across a folding horizon edge joins the region; EPA
+ * now converges (OVERLAPPING, 459 iterations) to within 5e-13. */
 static void test_epa_point_in_cylinder(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     gjk_shape a = gjk_make_point();
     a.margin = 0.014056964492256045;
@@ -502,8 +555,7 @@ static void test_epa_point_in_cylinder(void **state)
     gjk_transform ta = gjk_transform_make(gjk_quat_make(-0.48001764340030073, -0.32443241728146849,
                                                         0.39861209994623514, -0.71093956312599282),
                                           gjk_v3(0, 0, 0));
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_transform tb = nearly_identity();
     gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
     double expected = -(1.1966582742046235 + 0.014056964492256045);
     assert_le(fabs(r.distance - expected), 1e-6);
@@ -638,12 +690,18 @@ static void test_rounded_overlap_normal_from_tiny_core_gap(void **state)
 
 /* epa.c (fuzz_gjk). A cone (radius 0.036, half height 0.015) and a 6-vertex polytope,
  * both at the origin, overlap by 0.033: a warm start from the cold query's own cache finds
- * that depth, but the cold query's EPA ends after 93 iterations with depth 0 ("touching"),
- * so gjk_signed_distance reports TOUCHING, distance -0, with witnesses 3.4 m apart.
- * Not yet reduced to a cause; the inputs are exact. */
+ * that depth, but the cold query's EPA ended after 93 iterations with depth 0 ("touching"),
+ * so gjk_signed_distance reported TOUCHING, distance -0, with witnesses 3.4 m apart.
+ * Cause: D is flat around the deepest direction (a polytope face swept by the cone's rim);
+ * at iteration 41 the support point w lay 4e-12 above the nearest face but beyond its edge,
+ * below the neighbouring face (their planes differ by rounding), so the region was that
+ * face alone and the new face on that edge folded over: normal -n, plane distance -0.033.
+ * EPA took it as the nearest face, grew towards it and stopped at iteration 93, when the
+ * support point along it was already a vertex, with depth max(-0.033, 0) = 0. Fix (epa.c,
+ * polytope_expand): a new face must have P's interior point (the first tetrahedron's centroid)
+ * below it; the face across a folding horizon edge, which rounding misjudged, joins the region. */
 static void test_epa_cold_zero_depth(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     gjk_vec3 pts[6] = {
         {0x1.279a74590331cp+1, 0x1.279a74590331cp+1, 0x1.279a74590331cp+1},
@@ -653,23 +711,425 @@ static void test_epa_cold_zero_depth(void **state)
         {0x1.b7b7b7b7b7b7cp+1, -0x1.f0fff0fff0fffp+1, -0x1p+2},
         {-0x1p+2, -0x1p+2, -0x1p+2},
     };
-    gjk_polytope poly;
-    assert_int_equal(gjk_polytope_create(&poly, pts, 6, NULL, NULL), GJK_STATUS_SEPARATED);
-    gjk_shape a = gjk_make_cone(0.035610265506981001, 0.015159361409933623);
-    gjk_shape b = gjk_make_polytope(&poly);
-    gjk_transform ta = gjk_transform_identity();
-    gjk_transform tb =
-        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
-    gjk_cache cache;
-    memset(&cache, 0, sizeof cache);
-    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
-    double short_by = cold.distance - separation(&a, ta, &b, tb, cold.normal);
-    gjk_polytope_destroy(&poly);
+    cold_warm r =
+        against_polytope(gjk_make_cone(0.035610265506981001, 0.015159361409933623), pts, 6);
     /* The separation along any direction bounds the signed distance from below; the
      * answer must be realised by its own normal. */
-    assert_le(fabs(cold.distance - warm.distance), 1e-9);
-    assert_le(short_by, 1e-9);
+    assert_le(fabs(r.cold.distance - r.warm.distance), 1e-9);
+    assert_le(r.short_cold, 1e-9);
+}
+
+/* epa.c, warm start (fuzz_gjk, fuzz/open/fuzz_gjk-crash-f1c1d0...). A capsule (radius 0.94,
+ * half height 0.54) inside a cylinder of radius and half height 134.4, 1.2 m off its centre,
+ * poses 230 m from the origin: the cold query is right (-134.44788), the warm query from its
+ * cache reported -134.44592 with a normal along which the separation is 0.01 deeper. Cause:
+ * a new face folded over on the cylinder's flat cap (w 2.8e-10 above the nearest face at
+ * depth 133.5, below its neighbour), with plane distance -133.5; the polytope came apart
+ * around it and EPA stopped on a support point that was already a vertex, 0.01 above its
+ * face. Fix (epa.c, polytope_expand): the face across a folding horizon edge joins the
+ * region. (The input first failed as a separated distance 3.6e-7 too large on 1e-3 m
+ * shapes; on the harness as it is now it reaches this pair.) */
+static void test_epa_capsule_in_cylinder_warm(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_capsule(0.93869687953002212, 0.54495307850766761);
+    a.margin = 1.6917982757305255e-06;
+    gjk_shape b = gjk_make_cylinder(134.40000000000001, 134.40000000000001);
+    b.margin = 0.00012799999999999999;
+    gjk_transform ta =
+        gjk_transform_make(gjk_quat_make(0.5, 0.5, 0.5, 0.5),
+                           gjk_v3(106.28080765229193, -164.67707673284806, -164.68712859085315));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.56392441172194918, 0.56392441172194918,
+                                         -0.44058127419814636, 0.41215056913475556),
+                           gjk_v3(105.42015550398891, -165.53772888115108, -165.54778073915617));
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
+    double tol = 1e-9 * 134.4; /* the fuzz harness's 1e-9 of the pair's size */
+    assert_true(cold.distance < -134.0);
+    assert_le(cold.distance - separation(&a, ta, &b, tb, cold.normal), tol);
+    assert_le(warm.distance - separation(&a, ta, &b, tb, warm.normal), tol);
+    assert_le(fabs(warm.distance - cold.distance), tol);
+}
+
+/* query.c, plain distance at contact to rounding (fuzz_gjk, after the EPA fixes). A disk
+ * (cylinder of radius 1.06e-4, half height 1.4e-10) and a cube of half size 8.7e-12 at the
+ * same place overlap by 1.54e-10 (the signed distance says so), but gjk_distance reported
+ * TOUCHING at distance 3.2e-19 instead of 0. GJK stopped at contact to rounding (|v| within
+ * 16 ulps of the 1e-4 scale) without enclosing the origin, and contact_to_rounding's single
+ * support value, a depth bound of 1.5e-10, was within the touch tolerance (1e-9), so |v|
+ * was kept as the distance. Fix (query.c): a bound beyond |v| plus rounding leaves the
+ * decision to EPA (rare: |v| must be at rounding level), which finds the overlap. */
+static void test_distance_of_shallow_overlap(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cylinder(0.00010569368646047914, 1.3978247549019607e-10);
+    gjk_shape b = gjk_make_box(
+        gjk_v3(8.7364047181372542e-12, 8.7364047181372542e-12, 8.7364047181372542e-12));
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0.3443305766369934, 0.80374940476622858,
+                                                        0.3443305766369934, -0.3418476302734953),
+                                          gjk_v3(0, 0, 0));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0, 0, 0, 0.99999938065003435), gjk_v3(0, 0, 0));
+    gjk_result sd = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    gjk_result d = gjk_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_le(sd.distance, -1.5e-10);
+    assert_true(d.status == GJK_STATUS_OVERLAPPING || d.status == GJK_STATUS_TOUCHING);
+    assert_true(d.distance == 0.0);
+}
+
+/* epa.c (fuzz_gjk, once the folds were fixed). A 1.2e-11 m cylinder on an edge of a 0.3 m
+ * tetrahedron (margin 2.5e-7), queried at the next pose from the cache of the first: EPA
+ * ended at CAPACITY_LIMIT with core depth 0 and the normal (1, 0, 0), along which the
+ * separation is 0.22 short. Cause: EPA's tolerance (abs_tolerance times the scale, 6e-17)
+ * was below the rounding of its own support values (16 ulps of the scale, 2e-15), so with
+ * gaps of 2e-16 it went on for 300 iterations adding rounding-level slivers; the folds they
+ * caused took ever larger regions until one slipped through as a face through the origin
+ * facing +x. Fix (epa.c): the gap counts as closed within that rounding (s.zero), as the
+ * witnesses' coplanar slack already did; EPA now converges in about 130 iterations. */
+static void test_epa_tiny_cylinder_on_edge(void **state)
+{
+    (void)state;
+    gjk_vec3 v[4] = {{0x1.c837c837c837cp-3, -0x1.e5bde5bde5bdep-4, 0x1.2d9b2d9b2d9b2p-3},
+                     {0x1.620f620f620f6p-3, 0x1p-2, 0x1p-2},
+                     {0x0p+0, 0x0p+0, 0x1p-2},
+                     {0x0p+0, 0x0p+0, -0x1.9bc99bc99bc98p-5}};
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 4, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_polytope(&poly);
+    a.margin = 2.4940871290150298e-07;
+    gjk_shape b = gjk_make_cylinder(1.1967677696078431e-11, 1.1967677696078431e-11);
+    gjk_quat q = gjk_quat_make(0.99968751627570263, -0.024997395914712332, 0, 0);
+    gjk_transform t2 = gjk_transform_make(q, gjk_v3(0, 0, 0));
+    /* The cache the first pose left: no indices (a cylinder has none), a rounding-size
+     * direction. */
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    cache.kind_a = (uint8_t)GJK_SHAPE_POLYTOPE;
+    cache.kind_b = (uint8_t)GJK_SHAPE_CYLINDER;
+    cache.direction[0] = (float)-0x1.c98ab8p-91;
+    cache.direction[1] = (float)0x1.e726c8p-92;
+    gjk_result warm = gjk_signed_distance(&a, t2, &b, t2, &cache, NULL);
+    gjk_result cold = gjk_signed_distance(&a, t2, &b, t2, NULL, NULL);
+    double short_by = warm.distance - separation(&a, t2, &b, t2, warm.normal);
+    gjk_polytope_destroy(&poly);
+    assert_le(short_by, 1e-9 * 0.3);
+    assert_le(fabs(warm.distance - cold.distance), 1e-9 * 0.3);
+    assert_le(warm.distance, -a.margin); /* the cores overlap (by the cylinder's size) */
+}
+
+/* support.c, polytope_climb (fuzz_gjk, hill climbing on every hull). A point (capsule of
+ * radius 2.1, no height) against a 4-vertex hull 250 m across whose face v0 v1 v2 passes
+ * 0.17 m from it: with hill climbing the signed distance came out -1.933 (cores 0.17
+ * apart) instead of -2.100 (the point on the hull's boundary), with a normal 5.5 m short.
+ * GJK's third direction is that face's normal, along which v0, v1, v2 tie; their rounded
+ * differences are not transitive, so first improvement went v0 -> v1 -> v2 -> v0 (each
+ * "better" by 1e-15, each checked before v3, which is better by 0.91) until the 2n-move
+ * bound stopped it at v2, and GJK took v2 as the support. Fix (support.c): running out of
+ * the bound falls back to the scan. */
+static void test_climb_cycles_round_a_face(void **state)
+{
+    (void)state;
+    gjk_vec3 v[4] = {{0x1.269409e3eb9dbp+6, 0x1.281d525e99bc9p+6, 0x1.281d525e99bc9p+6},
+                     {0x1.edededededeep+5, 0x1.c5edc5edc5edcp+5, -0x1.8a298a298a298p+4},
+                     {-0x1p+7, -0x1p+7, -0x1p+7},
+                     {-0x1.dfffdfffdfffep+6, -0x1p+7, -0x1p+7}};
+    gjk_polytope p;
+    assert_int_equal(gjk_hull_build(&p, v, 4, NULL), GJK_STATUS_SEPARATED);
+    gjk_vec3 d = gjk_v3(0x1.d297698540256p-4, -0x1.f06329e0a0c5fp-4, 0x1.eaed3894c81a7p-8);
+    double worst = 0.0;
+    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
+        worst = fmax(worst, climb_vs_scan(&p, d, hint));
+    }
+    gjk_shape a = gjk_make_capsule(2.0999694819562067, 0.0), b = gjk_make_polytope(&p);
+    gjk_transform t = gjk_transform_identity();
+    gjk_options hill = gjk_default_options();
+    hill.hill_climb_min_vertices = 1;
+    gjk_result scan = gjk_signed_distance(&a, t, &b, t, NULL, NULL);
+    gjk_result climb = gjk_signed_distance(&a, t, &b, t, NULL, &hill);
+    gjk_polytope_destroy(&p);
+    assert_le(worst, 0.0);
+    assert_le(fabs(climb.distance - scan.distance), 1e-12 * 250.0);
+}
+
+/* hull.c (fuzz_gjk's hulled polytopes). Sixteen finite points on the x axis with
+ * subnormal coordinates (5e-324 .. 2e-323): gjk_hull_build returned INVALID_INPUT. It works
+ * on q = (p - p0) 2^-e with e the exponent of the cloud's extent, and took 2^-e as a
+ * double: 2^1073 overflows, and q became Inf and NaN. Fix (hull.c): ldexp the differences
+ * themselves (exact, about unit size). The hull is the segment between the extremes. */
+static void test_hull_subnormal_cloud(void **state)
+{
+    (void)state;
+    static const double xs[16] = {1, 2, 2, 2, 3, 3, 2, 4, 3, 3, 3, 4, 3, 4, 4, 3};
+    gjk_vec3 pts[16];
+    for (int i = 0; i < 16; ++i) {
+        pts[i] = gjk_v3(xs[i] * 0x0.0000000000001p-1022, 0.0, 0.0);
+    }
+    gjk_polytope p;
+    gjk_hull_info info;
+    gjk_status s = gjk_hull_build(&p, pts, 16, &info);
+    if (s == GJK_STATUS_SEPARATED) {
+        gjk_polytope_destroy(&p);
+    }
+    assert_int_equal(s, GJK_STATUS_SEPARATED);
+    assert_int_equal(info.vertex_count, 2);
+    assert_int_equal(info.dimension, 1);
+}
+
+/* epa.c, answer_from_face (fuzz_gjk, after the EPA fixes). Two flat cones at the same
+ * place, 184 m and 5e-8 m in radius (half heights 2e-4 and 1.9e-12): EPA converged on the
+ * depth (to 3.8e-12) but the witness on B came out 157 m outside B. The nearest face is a
+ * triangle of three rim points 3.8e-12 inside the base plane (the small cone's two sides
+ * apart), far from the deepest point q = d n; the base faces that hold q were excluded as
+ * not coplanar (the tolerance 6.5e-13 < 3.8e-12) and the face's own weights, clamped to its
+ * edge, put the witnesses at the rim. Fix (epa.c): faces within the certified gap
+ * (least support value - nearest plane distance, plus the tolerance) of q may supply the
+ * weights: the depth is known no better than that anyway. */
+static void test_epa_witness_from_face_within_gap(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(184.13073929961089, 0.00020178823529411763);
+    gjk_shape b = gjk_make_cone(5.1653696498054469e-08, 1.9073777370870525e-12);
+    gjk_vec3 p = gjk_v3(1.2705776615838338, 1.2705776615838338, -0.0036658716512516848);
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(1, 0, 0, 0), p);
+    gjk_transform tb = gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), p);
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_true(r.distance < 0.0);
+    /* The witness on B lies in B (to 1e-9 of the 184 m pair, the fuzz harness's tolerance). */
+    for (int k = 0; k < 6; ++k) {
+        gjk_vec3 u = gjk_v3(k % 3 == 0, k % 3 == 1, k % 3 == 2);
+        u = k < 3 ? u : gjk_neg(u);
+        assert_le(gjk_dot(u, r.point_b), h_world(&b, tb, u) + 1e-9 * 184.0);
+    }
+}
+
+/* epa.c, answer_from_face (fuzz_gjk). A flat disk of radius 3710 m (cone of no height)
+ * overlapping a 17-vertex polytope 8e6 m across (many duplicate vertices) by 727.6 m:
+ * depth and normal right, but the witness on B 0.02 m outside B (the fuzz tolerance is
+ * 1e-9 of the pair's size, 7.3e-3). The deepest point q = d n projected outside the nearest
+ * face (a thin one on the rim of the disk swept over the polytope, where P is convex only
+ * to 1e-9 of its size) and outside every face near its plane, and the weights were clamped
+ * to the face's edge. Fix (epa.c): the face through which the ray from the origin along n
+ * leaves P supplies the weights at its crossing point t n (t within P's non-convexity of
+ * d). */
+static void test_epa_witness_from_ray_face(void **state)
+{
+    (void)state;
+    const gjk_vec3 far = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
+    const gjk_vec3 corner = {-0x1p+22, -0x1p+22, -0x1p+22};
+    const gjk_vec3 mid = {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20};
+    gjk_vec3 v[17] = {
+        {0x1.4504f15031972p-19, 0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
+        far,
+        far,
+        far,
+        far,
+        far,
+        far,
+        {0x1.796220210b2edp+20, 0x1.7b70fc5700eccp+20, 0x1.7b70fc5700eccp+20},
+        mid,
+        corner,
+        corner,
+        corner,
+        {-0x1.ff4bff4bff4cp+21, -0x1p+22, -0x1p+22},
+        corner,
+        corner,
+        {-0x1p+22, -0x1.4b4b4b4b4b4b4p+21, -0x1.4b4b4b4b4b4b4p+21},
+        mid,
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0.49149180761936068, 0.026446515118962104,
+                                                        -0.61535356794916385, -0.61569178270734592),
+                                          gjk_v3(0, 0, 0));
+    gjk_transform tb = nearly_identity();
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    double worst = -HUGE_VAL;
+    for (int k = 0; k < 27; ++k) { /* the 26 directions of the cube's faces, edges, corners */
+        gjk_vec3 u = gjk_v3(k % 3 - 1, k / 3 % 3 - 1, k / 9 - 1);
+        if (k != 13) {
+            u = gjk_normalize(u);
+            worst = fmax(worst, gjk_dot(u, r.point_b) - h_world(&b, tb, u));
+        }
+    }
+    gjk_polytope_destroy(&poly);
+    assert_true(r.distance < -727.0);
+    assert_le(worst, 1e-9 * 7.3e6);
+}
+
+/* epa.c (fuzz_gjk). The 3710 m disk against another 17-vertex polytope 8e6 m across,
+ * whose vertices 11, 12 and 15 coincide and whose D has twins 1 ulp apart (at 2.3e6 m):
+ * EPA ended "converged" 393 m shallow. Its support point w was such a twin of a horizon
+ * vertex; the new face on that 5e-10 m edge took its normal from the edge's rounding, with
+ * a plane 160 m inside P; it became the nearest face and its support point was a known
+ * vertex, with a gap of 393 that the plane-rounding estimate (eps |p| / shortest edge, for
+ * that edge enormous) let pass. Fix (epa.c, polytope_expand): a new vertex within rounding
+ * (zero) of a horizon vertex is not added; it counts as a known vertex. And a face is only
+ * spent while the next nearest face stays below the least support value (an upper bound
+ * on the depth): spending the legitimate face here, whose gap of 5.8e-8 was rounding, had
+ * made the answer 2.5e-3 too deep. */
+static void test_epa_twin_support_point(void **state)
+{
+    (void)state;
+    const gjk_vec3 p1 = {0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21};
+    const gjk_vec3 p8 = {0x1.050505050505p+20, 0x1.050505050505p+20, 0x1.050505050505p+20};
+    const gjk_vec3 p11 = {-0x1.7e8ba5a05e7cap+20, -0x1.7e8ba5a05e7cap+20, -0x1.7e8ba5a05e7cap+20};
+    gjk_vec3 v[17] = {
+        {0x1.1e8b1e8b1e8b2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21},
+        p1,
+        p1,
+        p1,
+        p1,
+        p1,
+        p1,
+        {0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.050505050505p+20},
+        p8,
+        p8,
+        {0x1.050505050505p+20, 0x1.050505050505p+20, 0x1.052505250525p+20},
+        p11,
+        p11,
+        {0x1.7e90440ece4f2p+20, 0x1.7e90440ece4f2p+20, 0x1.7e90440ece4f2p+20},
+        {0x1.4b5b4b5b4b5b4p+21, 0x1.4b4b4b4b4b4b4p+21, -0x1.497f497f497f4p+21},
+        p11,
+        {-0x1p+22, -0x1p+22, -0x1p+22},
+    };
+    cold_warm r = against_polytope(gjk_make_cone(3710.4941176470593, 0.0), v, 17);
+    double tol = 1e-9 * 7.3e6; /* the fuzz harness's, 1e-9 of the pair */
+    assert_le(r.short_cold, tol);
+    assert_le(r.short_warm, tol);
+    /* Either normal's separation bounds the signed distance from below: neither answer may
+     * be deeper than the other one's normal allows. */
+    assert_le(fabs(r.cold.distance - r.warm.distance), 1e-7);
+}
+
+/* query.c, witnesses of a separated answer (fuzz_gjk, "moved to touch"). The 3710 m disk
+ * and an 8e6 m polytope with margin 4.19 whose cores are 4.19 - 0.0025 apart, poses 1e4 m
+ * out: |pb - pa - d n| = 0.011, 1.5 times the fuzz tolerance (1e-9 of the pair). GJK's v
+ * (the projected origin) is accurate, but the witnesses are the simplex's barycentric
+ * combinations of support points 8e6 m out, whose weights after 26 iterations on a thin
+ * simplex carry that much rounding. Fix (query.c): the witnesses share the difference
+ * (pa - pb) - v, so pa - pb = v exactly and each moves by half of it. */
+static void test_gjk_witnesses_off_v(void **state)
+{
+    (void)state;
+    const gjk_vec3 p1 = {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20};
+    const gjk_vec3 p4 = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
+    const gjk_vec3 p12 = {-0x1p+22, -0x1p+22, -0x1p+22};
+    gjk_vec3 v[17] = {
+        {0x1.4504f15031972p-19, -0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
+        p1,
+        p1,
+        {0x1.4504f15031972p-18, 0x0p+0, 0x1.4504f15031972p-18},
+        p4,
+        p4,
+        p4,
+        p4,
+        p4,
+        p4,
+        p1,
+        {0x1.262087cced23fp+21, 0x1.27bb285cdea6dp+21, 0x1.27bb285cdea6dp+21},
+        p12,
+        p12,
+        p12,
+        {-0x1p+22, -0x1.ff4bff4bff4cp+21, 0x1p+22},
+        p4,
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    b.margin = 4.1943039999999998;
+    gjk_transform ta =
+        gjk_transform_make(gjk_quat_make(0.5, 0.5, 0.5, 0.5),
+                           gjk_v3(7449.1167293850604, 7449.1167293850604, -4772.2768884295683));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.50000045000000004, 0.50000045000000004,
+                                         0.50000045000000004, 0.50000045000000004),
+                           gjk_v3(9203.2581402318101, 6572.0583943079237, -5654.117030985356));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    gjk_polytope_destroy(&poly);
+    gjk_vec3 gap = gjk_sub(gjk_sub(r.point_b, r.point_a), gjk_scale(r.normal, r.distance));
+    assert_true(fabs(r.distance) < 0.01);
+    assert_le(gjk_length(gap), 1e-9 * 7.3e6);
+}
+
+/* epa.c, warm start (fuzz_gjk). The 3710 m disk against a polytope that is a segment of
+ * 17 collinear points along the diagonal, 8e6 m long, through the disk's centre: D is a
+ * slanted elliptic cylinder, depth 2142.2548 (the ellipse's minor semi-axis, 3710 / sqrt 3).
+ * The cold query gets it; warm from its cache EPA reported TOUCHING, depth 0, after a face
+ * of two rim points 7.3e-6 m apart and a far vertex (edges 7e-6 and 7.6e6 m at 2.3e6 m
+ * coordinates) came out with plane distance -2142: the vertices' rounding (5e-10) turns
+ * that face by 7e-5 rad, 500 m over its length, and its determinant is below the fold
+ * test's worst-case rounding. Partly fixed (epa.c, polytope_expand): with the origin
+ * inside P no new face may pass on its far side, which catches that face; the warm answer
+ * is now -2142.2070 with a normal 0.137 m short (the harness allows 7.3e-3). Still open:
+ * other thin faces of the swept rim keep P convex only to ~0.1 m here. A fix would compute
+ * such faces' planes from the exact support features (rim angle, polytope vertex) rather
+ * than from the rounded points, or refuse new vertices closer to a horizon vertex than
+ * eps |p| / (allowed tilt). */
+static void test_epa_disk_along_long_segment_warm(void **state)
+{
+    OPEN_FINDING();
+    (void)state;
+    const gjk_vec3 p2 = {0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21};
+    const gjk_vec3 p8 = {-0x1p+22, -0x1p+22, -0x1p+22};
+    gjk_vec3 v[17] = {
+        {0x1.4504f15031971p-19, 0x1.4504f15031971p-19, 0x1.4504f15031971p-19},
+        {0x1.4b8a18138516cp+20, 0x1.4b8a18138516cp+20, 0x1.4b8a18138516cp+20},
+        p2,
+        p2,
+        p2,
+        p2,
+        p2,
+        p2,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+        p8,
+    };
+    cold_warm r = against_polytope(gjk_make_cone(3710.4941176470593, 0.0), v, 17);
+    double tol = 1e-9 * 7.3e6; /* the fuzz harness's, 1e-9 of the pair */
+    assert_le(fabs(r.warm.distance - r.cold.distance), tol);
+    assert_le(r.short_warm, tol);
+}
+
+/* gjk.c, cold start (fuzz_gjk, "next pose, warm" against cold). A flat cone (radius 67 m,
+ * half height 1.06e-4) 0.0526 m from a 1e-7 m cone: the cold query stops after 2 iterations
+ * at 0.0526478003 with the bounds [0.0526475020, 0.0526478003] open by 3e-7 (5.7e-6
+ * relative), the warm query finds 0.0526476459 with closed bounds, 1.5e-7 apart (the
+ * harness allows 6.8e-8). Still open. Cause (traced): the simplex is a segment of two rim
+ * points whose line passes within 1e-10 of the axis through the origin; the next support
+ * point, a third rim point 64 m away, is 3e-7 nearer along -v, but the origin projects onto
+ * the segment's own edge of that triangle, so the triangle gives exactly the segment's
+ * |v| and GJK stops on "no progress" with the gap open (a cold start does not restart).
+ * This is the family of the near-twin vertex below and of the first fuzz/open input (a
+ * separated distance 3.6e-7 too large on 1e-3 m shapes). A fix belongs to gjk.c: on a
+ * cold stall with an open gap, go on from the new support point alone or with the
+ * farther segment vertex dropped, instead of returning the stalled simplex. */
+static void test_gjk_cold_stall_flat_cone(void **state)
+{
+    OPEN_FINDING();
+    (void)state;
+    gjk_shape a = gjk_make_cone(67.468802929732206, 0.00010566958113984892);
+    gjk_shape b = gjk_make_cone(9.8254749370565339e-08, 5.1653696498054469e-08);
+    gjk_transform ta =
+        gjk_transform_make(gjk_quat_make(0.46788042887363002, 0.49519638630727469,
+                                         -0.56534952116605997, 0.46502511994789186),
+                           gjk_v3(11.771676528457041, 14.801950501091003, -15.208750269665805));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.99968751627570263, -0.024997395914712332, 0, 0),
+                           gjk_v3(11.771676528457041, 14.801950501091003, -14.801950501091003));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_true(r.status == GJK_STATUS_SEPARATED);
+    /* Converged: the certified bounds within the default tolerance of each other. */
+    assert_le(r.upper_bound - r.lower_bound, 1e-12 * r.upper_bound + 1e-16 * 135.0);
 }
 
 int main(void)
@@ -697,6 +1157,17 @@ int main(void)
         cmocka_unit_test(test_point_on_vertex_not_at_distance_zero),
         cmocka_unit_test(test_epa_normal_tiny_core_depth),
         cmocka_unit_test(test_epa_point_in_cylinder),
+        cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
+        cmocka_unit_test(test_distance_of_shallow_overlap),
+        cmocka_unit_test(test_epa_tiny_cylinder_on_edge),
+        cmocka_unit_test(test_climb_cycles_round_a_face),
+        cmocka_unit_test(test_hull_subnormal_cloud),
+        cmocka_unit_test(test_epa_witness_from_face_within_gap),
+        cmocka_unit_test(test_epa_witness_from_ray_face),
+        cmocka_unit_test(test_epa_twin_support_point),
+        cmocka_unit_test(test_gjk_witnesses_off_v),
+        cmocka_unit_test(test_epa_disk_along_long_segment_warm),
+        cmocka_unit_test(test_gjk_cold_stall_flat_cone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

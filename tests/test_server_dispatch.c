@@ -260,6 +260,65 @@ static void test_allowed_pairs(void **state)
     gjkd_arena_free(&a);
 }
 
+/* set_allowed_pairs with the BodyRef of pair 0 side b replaced by (robot, link, obstacle). */
+static Gjkd__V1__Request *allowed_ref(gjkd_arena *a, const char *robot, const char *link,
+                                      const char *obstacle)
+{
+    Gjkd__V1__Request *req = allowed(a, "l2", "table");
+    Gjkd__V1__BodyRef *b = req->set_allowed_pairs->pairs[0]->b;
+    b->robot = (char *)robot;
+    b->link = (char *)link;
+    b->obstacle = (char *)obstacle;
+    return req;
+}
+
+/* Regression: the names inside a BodyRef were looked up but never checked, so a name that no
+ * put could have made (invalid UTF-8, a control character, over the length limit) came back
+ * as NOT_FOUND, and a link given beside an obstacle was silently ignored. Each now gets its
+ * own status naming the field, and the scene stays as it was. */
+static void test_allowed_pair_names_checked(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    uint64_t revision = gjkd_service_revision(svc);
+    char long_name[300];
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    static const struct {
+        const char *robot, *link, *obstacle;
+        gjkd_code code;
+        const char *message;
+    } cases[] = {
+        {"", "", "tab\xffle", GJKD_CODE(INVALID_ARGUMENT),
+         "pairs[0].b.obstacle: name is not valid UTF-8"},
+        {"", "", "tab\nle", GJKD_CODE(INVALID_ARGUMENT),
+         "pairs[0].b.obstacle: name contains a control character"},
+        {"arm\x01", "l2", "", GJKD_CODE(INVALID_ARGUMENT),
+         "pairs[0].b.robot: name contains a control character"},
+        {"arm", "l\xc3", "", GJKD_CODE(INVALID_ARGUMENT),
+         "pairs[0].b.link: name is not valid UTF-8"},
+        {"", "l1", "table", GJKD_CODE(INVALID_ARGUMENT),
+         "pairs[0].b.link: given with obstacle (a link belongs to a robot)"},
+        {"", "", NULL, GJKD_CODE(RESOURCE_EXHAUSTED),
+         "pairs[0].b.obstacle: name is 299 bytes, the limit is 255"},
+        {"", "", "shelf", GJKD_CODE(NOT_FOUND), "pairs[0].b: no obstacle named 'shelf'"},
+        {"arm", "l9", "", GJKD_CODE(NOT_FOUND), "pairs[0].b: robot 'arm' has no link 'l9'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const char *obstacle = cases[i].obstacle != NULL ? cases[i].obstacle : long_name;
+        Gjkd__V1__Response *r =
+            t_call(svc, allowed_ref(&a, cases[i].robot, cases[i].link, obstacle));
+        assert_code(r->status->code, cases[i].code);
+        assert_string_equal(r->status->message, cases[i].message);
+        gjkd__v1__response__free_unpacked(r, NULL);
+    }
+    assert_int_equal(gjkd_service_revision(svc), revision);
+    assert_near(closest_distance(svc, &a), 0.8, 1e-9); /* no pair was allowed */
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
 static void test_stats_counters(void **state)
 {
     (void)state;
@@ -448,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_state_query),
         cmocka_unit_test(test_trajectory_query),
         cmocka_unit_test(test_allowed_pairs),
+        cmocka_unit_test(test_allowed_pair_names_checked),
         cmocka_unit_test(test_stats_counters),
         cmocka_unit_test(test_pose_stream),
         cmocka_unit_test(test_concurrent_clients),

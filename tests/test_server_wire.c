@@ -1,7 +1,8 @@
 /* test_server_wire.c — the lean request path: packed link poses (LinkPoses.xyz_wxyz) decode to
  * exactly what the nested poses give and are refused for the same faults with their own
  * messages; compact trajectory replies (QueryOptions.compact) carry the same numbers and names
- * as the full form, each distinct pair once. */
+ * as the full form, each distinct pair once; so do columnar replies (QueryOptions.columnar) and
+ * requests with every waypoint in one packed array (waypoint_xyz_wxyz). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_server_util.h"
 
@@ -83,6 +84,22 @@ static Gjkd__V1__Request *trajectory(gjkd_arena *a, int n, bool packed, bool com
     Gjkd__V1__Request *req = t_request(a, 21);
     req->body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
     req->trajectory_query = tq;
+    return req;
+}
+
+/* The same request with every waypoint moved into one packed array (waypoint_xyz_wxyz). */
+static Gjkd__V1__Request *flatten(gjkd_arena *a, Gjkd__V1__Request *req)
+{
+    Gjkd__V1__TrajectoryQueryRequest *tq = req->trajectory_query;
+    size_t per = tq->waypoints[0]->link_poses->n_xyz_wxyz;
+    double *v = gjkd_arena_alloc(a, tq->n_waypoints * per * sizeof *v);
+    for (size_t w = 0; w < tq->n_waypoints; ++w)
+        memcpy(v + w * per, tq->waypoints[w]->link_poses->xyz_wxyz, per * sizeof *v);
+    tq->n_waypoint_xyz_wxyz = tq->n_waypoints * per;
+    tq->waypoint_xyz_wxyz = v;
+    tq->waypoint_count = (uint32_t)tq->n_waypoints;
+    tq->n_waypoints = 0;
+    tq->waypoints = NULL;
     return req;
 }
 
@@ -357,6 +374,155 @@ static void test_compact_matches_full(void **state)
     gjkd_arena_free(&a);
 }
 
+/* ------------------------------------------------------------------ columnar replies */
+
+/* Packs a response without its request id: equal bytes = equal replies. */
+static uint8_t *reply_bytes(Gjkd__V1__Response *r, size_t *n)
+{
+    r->request_id = 0;
+    *n = gjkd__v1__response__get_packed_size(r);
+    uint8_t *b = malloc(*n + 1);
+    gjkd__v1__response__pack(r, b);
+    return b;
+}
+
+/* Both replies pack to the same bytes (their request ids aside). */
+static void assert_same_reply(Gjkd__V1__Response *x, Gjkd__V1__Response *y)
+{
+    size_t n1, n2;
+    uint8_t *b1 = reply_bytes(x, &n1), *b2 = reply_bytes(y, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+}
+
+static void compare_columnar(gjkd_service *svc, gjkd_arena *a, Gjkd__V1__QueryMode mode)
+{
+    enum { N = 21 };
+    Gjkd__V1__Response *compact = t_call(svc, trajectory(a, N, true, true, mode));
+    Gjkd__V1__Request *req = flatten(a, trajectory(a, N, true, false, mode));
+    req->trajectory_query->options->columnar = true;
+    Gjkd__V1__Response *col = t_call(svc, req);
+    assert_code(compact->status->code, GJKD_CODE(OK));
+    assert_code(col->status->code, GJKD_CODE(OK));
+    const Gjkd__V1__TrajectoryResult *c = compact->trajectory, *t = col->trajectory;
+    const Gjkd__V1__WaypointColumns *k = t->columns;
+    assert_non_null(k);
+    assert_int_equal(t->n_waypoints, 0);
+    assert_true(t->min_distance == c->min_distance);
+    assert_int_equal(t->min_waypoint, c->min_waypoint);
+    assert_int_equal(t->first_collision, c->first_collision);
+    assert_int_equal(t->colliding_waypoints, c->colliding_waypoints);
+    assert_int_equal(t->n_pair_table, c->n_pair_table);
+    assert_int_equal(k->n_flags, N);
+    assert_int_equal(k->n_min_distance, N);
+    size_t p = 0;
+    for (size_t w = 0; w < N; ++w) {
+        const Gjkd__V1__StateResult *cw = c->waypoints[w];
+        uint32_t f = k->flags[w];
+        assert_int_equal((f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED) != 0,
+                         cw->evaluated);
+        assert_int_equal((f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_COLLIDING) != 0,
+                         cw->colliding);
+        assert_int_equal((f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_TRUNCATED) != 0,
+                         cw->truncated);
+        assert_int_equal((f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_MIN_DISTANCE) != 0,
+                         cw->min_distance_opt_case != 0);
+        assert_true(k->min_distance[w] == cw->min_distance);
+        assert_int_equal(k->pairs_checked[w], cw->pairs_checked);
+        assert_int_equal(k->pairs_candidate[w], cw->pairs_candidate);
+        assert_int_equal((f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST) != 0,
+                         cw->closest != NULL);
+        if (cw->closest == NULL)
+            continue;
+        assert_true(p < k->n_pair_index);
+        assert_int_equal(k->pair_index[p], cw->closest->pair_index);
+        assert_true(k->distance[p] == cw->closest->distance);
+        assert_int_equal(k->status[p], cw->closest->status);
+        assert_int_equal(k->iterations[p], cw->closest->iterations);
+        assert_int_equal(k->epa_iterations[p], cw->closest->epa_iterations);
+        assert_memory_equal(k->geometry + 15 * p, cw->closest->geometry, 15 * sizeof(double));
+        p++;
+    }
+    assert_int_equal(k->n_pair_index, p);
+    assert_int_equal(k->n_geometry, 15 * p);
+    /* The same pair table, entry for entry. */
+    for (size_t i = 0; i < t->n_pair_table; ++i) {
+        Gjkd__V1__Response e1 = GJKD__V1__RESPONSE__INIT, e2 = GJKD__V1__RESPONSE__INIT;
+        Gjkd__V1__StateResult s1 = GJKD__V1__STATE_RESULT__INIT, s2 = GJKD__V1__STATE_RESULT__INIT;
+        s1.closest = t->pair_table[i];
+        s2.closest = c->pair_table[i];
+        e1.body_case = e2.body_case = GJKD__V1__RESPONSE__BODY_STATE;
+        e1.state = &s1;
+        e2.state = &s2;
+        assert_same_reply(&e1, &e2);
+    }
+    gjkd__v1__response__free_unpacked(compact, NULL);
+    gjkd__v1__response__free_unpacked(col, NULL);
+}
+
+static void test_columnar_matches_compact(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a);
+    compare_columnar(svc, &a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST);
+    compare_columnar(svc, &a, GJKD__V1__QUERY_MODE__QUERY_MODE_FIRST_COLLISION);
+    /* The flat request gives the full reply the per-waypoint one gives, byte for byte. */
+    Gjkd__V1__Response *r1 = t_call(svc, trajectory(&a, 9, true, false, 0));
+    Gjkd__V1__Response *r2 = t_call(svc, flatten(&a, trajectory(&a, 9, true, false, 0)));
+    assert_same_reply(r1, r2);
+    gjkd__v1__response__free_unpacked(r1, NULL);
+    gjkd__v1__response__free_unpacked(r2, NULL);
+    /* ALL_WITHIN ignores columnar: the full form. */
+    Gjkd__V1__Request *req =
+        trajectory(&a, 5, true, false, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN);
+    req->trajectory_query->options->columnar = true;
+    Gjkd__V1__Response *r = t_call(svc, req);
+    assert_null(r->trajectory->columns);
+    assert_true(r->trajectory->waypoints[0]->n_pairs > 1);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+/* The flat form is refused for its own faults, with the field named; the scene is unchanged. */
+static void test_flat_waypoints_refused(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a);
+    uint64_t revision = gjkd_service_revision(svc);
+    Gjkd__V1__Request *req = flatten(&a, trajectory(&a, 9, true, false, 0));
+    req->trajectory_query->waypoint_xyz_wxyz[7 * 3 * 4 + 7 + 1] = NAN; /* waypoint 4, pose 1 */
+    expect_message(svc, req, GJKD_CODE(INVALID_INPUT),
+                   "waypoint_xyz_wxyz: waypoint 4: pose 1: position not finite");
+    req = flatten(&a, trajectory(&a, 9, true, false, 0));
+    req->trajectory_query->waypoint_xyz_wxyz[7 * 3 * 8 + 14 + 3] = 1.5; /* waypoint 8, pose 2 */
+    expect_message(svc, req, GJKD_CODE(INVALID_INPUT),
+                   "waypoint_xyz_wxyz: waypoint 8: pose 2: orientation norm");
+    req = flatten(&a, trajectory(&a, 9, true, false, 0));
+    req->trajectory_query->waypoint_count = 8; /* 9 waypoints of values */
+    expect_message(svc, req, GJKD_CODE(INVALID_ARGUMENT),
+                   "waypoint_xyz_wxyz: 189 values, expected 7 per link (px py pz qw qx qy qz) x "
+                   "3 links x 8 waypoints");
+    req->trajectory_query->waypoint_count = 0;
+    expect_message(svc, req, GJKD_CODE(INVALID_ARGUMENT),
+                   "waypoint_count: required with waypoint_xyz_wxyz");
+    req->trajectory_query->waypoint_count = 100000;
+    expect_message(svc, req, GJKD_CODE(RESOURCE_EXHAUSTED), "waypoints: 100000, the limit is");
+    Gjkd__V1__Request *both = trajectory(&a, 9, true, false, 0);
+    both->trajectory_query->n_waypoint_xyz_wxyz = req->trajectory_query->n_waypoint_xyz_wxyz;
+    both->trajectory_query->waypoint_xyz_wxyz = req->trajectory_query->waypoint_xyz_wxyz;
+    both->trajectory_query->waypoint_count = 9;
+    expect_message(svc, both, GJKD_CODE(INVALID_ARGUMENT),
+                   "give waypoints or waypoint_xyz_wxyz, not both");
+    assert_int_equal(gjkd_service_revision(svc), revision);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +530,8 @@ int main(void)
         cmocka_unit_test(test_packed_refused),
         cmocka_unit_test(test_packed_requests),
         cmocka_unit_test(test_compact_matches_full),
+        cmocka_unit_test(test_columnar_matches_compact),
+        cmocka_unit_test(test_flat_waypoints_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -546,8 +546,10 @@ static void test_polytope_create_rejects(void **state)
         }
         assert_memory_equal(&p, &zero, sizeof p);
     }
-    double bad_values[3] = {(double)NAN, HUGE_VAL, -HUGE_VAL};
-    for (int b = 0; b < 3; ++b) {
+    /* NaN, +-Inf, and a finite coordinate whose |p| overflows (the radius was once
+     * recorded as infinite, which made every tolerance derived from it infinite). */
+    double bad_values[4] = {(double)NAN, HUGE_VAL, -HUGE_VAL, 0x1p+600};
+    for (int b = 0; b < 4; ++b) {
         gjk_vec3 q[4];
         memcpy(q, pts, sizeof q);
         q[2].y = bad_values[b];

@@ -475,6 +475,51 @@ static bool state_of(const Gjkd__V1__StateResult *s, const Gjkd__V1__TrajectoryR
     return true;
 }
 
+/* The waypoints of a columnar trajectory reply (gjkd.proto WaypointColumns) into states[],
+ * their closest pairs into pairs[] (names from t's pair table). False if the arrays do not
+ * fit together. */
+static bool columns_of(const Gjkd__V1__WaypointColumns *c, const Gjkd__V1__TrajectoryResult *t,
+                       uint64_t revision, gjkd_pair *pairs, gjkd_state *states)
+{
+    size_t n = c->n_flags, k = 0, closest = c->n_pair_index;
+    if (c->n_min_distance != n || c->n_pairs_checked != n || c->n_pairs_candidate != n ||
+        c->n_distance != closest || c->n_status != closest || c->n_iterations != closest ||
+        c->n_epa_iterations != closest || c->n_geometry != COMPACT_GEOMETRY * closest)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t f = c->flags[i];
+        gjkd_state *s = &states[i];
+        memset(s, 0, sizeof *s);
+        s->evaluated = f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED;
+        s->colliding = f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_COLLIDING;
+        s->truncated = f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_TRUNCATED;
+        s->has_min_distance = f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_MIN_DISTANCE;
+        s->min_distance = s->has_min_distance ? c->min_distance[i] : 0.0;
+        s->pairs_checked = c->pairs_checked[i];
+        s->pairs_candidate = c->pairs_candidate[i];
+        s->revision = revision;
+        s->pairs = &pairs[k];
+        if (f & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST) {
+            if (k >= closest || c->pair_index[k] >= t->n_pair_table)
+                return false;
+            gjkd_pair *out = &pairs[k];
+            pair_of(t->pair_table[c->pair_index[k]], out);
+            const double *g = c->geometry + COMPACT_GEOMETRY * k;
+            gjkd_vec3 *v[5] = {&out->point_a, &out->point_b, &out->local_point_a,
+                               &out->local_point_b, &out->normal};
+            for (int j = 0; j < 5; j++)
+                *v[j] = (gjkd_vec3){g[3 * j], g[3 * j + 1], g[3 * j + 2]};
+            out->distance = c->distance[k];
+            out->status = (int)c->status[k];
+            out->iterations = c->iterations[k];
+            out->epa_iterations = c->epa_iterations[k];
+            s->closest = out;
+            s->pairs = &pairs[++k];
+        }
+    }
+    return k == closest;
+}
+
 /* ------------------------------------------------------------------ health */
 
 typedef struct health_box {
@@ -554,6 +599,7 @@ gjkd_status gjkd_stats_get(gjkd_client *c, gjkd_stats **out)
     p->pose_revision = st->pose_revision;
     p->requests = st->requests;
     p->in_flight = st->in_flight;
+    p->queued = st->queued;
     p->threads = st->threads;
     p->robots = st->robots;
     p->obstacles = st->obstacles;
@@ -575,6 +621,7 @@ gjkd_status gjkd_stats_get(gjkd_client *c, gjkd_stats **out)
         p->limits.max_waypoints = l->max_waypoints;
         p->limits.max_pairs_returned = l->max_pairs_returned;
         p->limits.max_name_length = l->max_name_length;
+        p->limits.max_queued = l->max_queued;
     }
     for (size_t i = 0; i < st->n_commands; i++) {
         const Gjkd__V1__CommandStats *cs = st->commands[i];
@@ -1000,9 +1047,9 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
                                           gjkd_trajectory **out)
 {
     *out = NULL;
-    /* The request goes out with compact results asked for (the pairs are expanded below, so
-     * callers see no difference) and its nested poses sent packed; the caller's message is
-     * left as it was. */
+    /* The request goes out with columnar results asked for (compact for a daemon that does not
+     * know columns; either is expanded below, so callers see no difference) and its nested
+     * poses sent packed; the caller's message is left as it was. */
     Gjkd__V1__QueryOptions wo;
     if (options)
         options_to_wire(options, &wo);
@@ -1011,6 +1058,7 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     else
         gjkd__v1__query_options__init(&wo);
     wo.compact = true;
+    wo.columnar = true;
     Gjkd__V1__TrajectoryQueryRequest body = *request;
     body.options = &wo;
     packed_waypoints pw;
@@ -1027,11 +1075,15 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     if (s != GJKD_OK)
         return s;
     const Gjkd__V1__TrajectoryResult *t = r->trajectory;
+    const Gjkd__V1__WaypointColumns *cols = t->columns;
+    size_t n_states = cols != NULL ? cols->n_flags : t->n_waypoints;
     size_t n_pairs = 0;
-    for (size_t i = 0; i < t->n_waypoints; i++)
+    if (cols != NULL)
+        n_pairs = cols->n_pair_index;
+    for (size_t i = 0; cols == NULL && i < t->n_waypoints; i++)
         n_pairs += state_pair_count(t->waypoints[i]);
     trajectory_box *box = calloc(1, sizeof *box);
-    gjkd_state *states = calloc(t->n_waypoints + 1, sizeof *states);
+    gjkd_state *states = calloc(n_states + 1, sizeof *states);
     gjkd_pair *pairs = calloc(n_pairs + 1, sizeof *pairs);
     if (box == NULL || states == NULL || pairs == NULL) {
         free(box);
@@ -1044,15 +1096,22 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     box->states = states;
     box->pairs = pairs;
     gjkd_trajectory *p = &box->pub;
-    size_t used = 0;
-    for (size_t i = 0; i < t->n_waypoints; i++) {
-        if (!state_of(t->waypoints[i], t, r->revision, pairs + used, &states[i], &used)) {
+    if (cols != NULL) {
+        if (!columns_of(cols, t, r->revision, pairs, states)) {
             gjkd_trajectory_destroy(&p);
-            return fail(c, GJKD_BAD_REPLY, "waypoint %zu: inconsistent compact pair", i);
+            return fail(c, GJKD_BAD_REPLY, "inconsistent columnar trajectory reply");
+        }
+    } else {
+        size_t used = 0;
+        for (size_t i = 0; i < t->n_waypoints; i++) {
+            if (!state_of(t->waypoints[i], t, r->revision, pairs + used, &states[i], &used)) {
+                gjkd_trajectory_destroy(&p);
+                return fail(c, GJKD_BAD_REPLY, "waypoint %zu: inconsistent compact pair", i);
+            }
         }
     }
     p->waypoints = states;
-    p->waypoint_count = t->n_waypoints;
+    p->waypoint_count = n_states;
     p->has_min_distance =
         t->min_distance_opt_case == GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
     p->min_distance = p->has_min_distance ? t->min_distance : 0.0;
@@ -1072,42 +1131,27 @@ gjkd_status gjkd_query_trajectory(gjkd_client *c, const gjkd_query_options *opti
     *out = NULL;
     if (robot == NULL || (poses == NULL && waypoint_count * link_count > 0))
         return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory: NULL robot or poses");
-    /* One packed LinkPoses per waypoint (gjkd.proto LinkPoses.xyz_wxyz), all pointing into one
-     * array of 7 doubles per pose. */
+    /* Every waypoint in one packed array (gjkd.proto TrajectoryQueryRequest.waypoint_xyz_wxyz):
+     * one allocation for the daemon to unpack instead of two messages per waypoint. */
     size_t n = waypoint_count * link_count;
-    Gjkd__V1__Waypoint *wps = malloc((waypoint_count + 1) * sizeof *wps);
-    Gjkd__V1__Waypoint **wpp = malloc((waypoint_count + 1) * sizeof *wpp);
-    Gjkd__V1__LinkPoses *lps = malloc((waypoint_count + 1) * sizeof *lps);
+    if (waypoint_count > UINT32_MAX)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory: %zu waypoints", waypoint_count);
     double *values = malloc((7 * n + 1) * sizeof *values);
-    gjkd_status s = GJKD_CLIENT_ERROR;
-    if (wps && wpp && lps && values) {
-        for (size_t i = 0; i < n; i++)
-            put_pose7(values + 7 * i, &poses[i]);
-        for (size_t i = 0; i < waypoint_count; i++) {
-            gjkd__v1__link_poses__init(&lps[i]);
-            lps[i].n_xyz_wxyz = 7 * link_count;
-            lps[i].xyz_wxyz = values + 7 * i * link_count;
-            gjkd__v1__waypoint__init(&wps[i]);
-            wps[i].state_case = GJKD__V1__WAYPOINT__STATE_LINK_POSES;
-            wps[i].link_poses = &lps[i];
-            wpp[i] = &wps[i];
-        }
-        Gjkd__V1__TrajectoryQueryRequest body = GJKD__V1__TRAJECTORY_QUERY_REQUEST__INIT;
-        body.robot = (char *)robot;
-        if (name)
-            body.name = (char *)name;
-        body.n_waypoints = waypoint_count;
-        body.waypoints = wpp;
-        gjkd_query_options defaults;
-        memset(&defaults, 0, sizeof defaults);
-        s = gjkd_query_trajectory_request(c, options ? options : &defaults, &body, out);
-    } else {
-        fail(c, GJKD_CLIENT_ERROR, "out of memory");
-    }
+    if (values == NULL)
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        put_pose7(values + 7 * i, &poses[i]);
+    Gjkd__V1__TrajectoryQueryRequest body = GJKD__V1__TRAJECTORY_QUERY_REQUEST__INIT;
+    body.robot = (char *)robot;
+    if (name)
+        body.name = (char *)name;
+    body.n_waypoint_xyz_wxyz = 7 * n;
+    body.waypoint_xyz_wxyz = values;
+    body.waypoint_count = (uint32_t)waypoint_count;
+    gjkd_query_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    gjkd_status s = gjkd_query_trajectory_request(c, options ? options : &defaults, &body, out);
     free(values);
-    free(wps);
-    free(wpp);
-    free(lps);
     return s;
 }
 

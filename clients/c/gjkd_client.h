@@ -160,7 +160,7 @@ typedef struct gjkd_code_count {
 typedef struct gjkd_daemon_limits {
     uint64_t max_message_bytes;
     uint32_t max_points_per_part, max_parts_per_body, max_links_per_robot, max_robots,
-        max_obstacles, max_waypoints, max_pairs_returned, max_name_length;
+        max_obstacles, max_waypoints, max_pairs_returned, max_name_length, max_queued;
 } gjkd_daemon_limits;
 
 typedef struct gjkd_stats {
@@ -169,6 +169,7 @@ typedef struct gjkd_stats {
     uint64_t pose_revision;
     uint64_t requests; /* received in total, malformed included */
     uint32_t in_flight;
+    uint32_t queued; /* requests waiting for a busy worker */
     uint32_t threads;
     uint32_t robots, obstacles, parts;
     uint64_t pose_updates, monitor_events;

@@ -380,6 +380,7 @@ static int cmd_stats(gjkd_client *c, const args *a)
         cJSON_AddNumberToObject(o, "pose_revision", (double)st->pose_revision);
         cJSON_AddNumberToObject(o, "requests", (double)st->requests);
         cJSON_AddNumberToObject(o, "in_flight", st->in_flight);
+        cJSON_AddNumberToObject(o, "queued", st->queued);
         cJSON_AddNumberToObject(o, "threads", st->threads);
         cJSON_AddNumberToObject(o, "robots", st->robots);
         cJSON_AddNumberToObject(o, "obstacles", st->obstacles);
@@ -415,14 +416,15 @@ static int cmd_stats(gjkd_client *c, const args *a)
         cJSON_AddNumberToObject(l, "max_waypoints", st->limits.max_waypoints);
         cJSON_AddNumberToObject(l, "max_pairs_returned", st->limits.max_pairs_returned);
         cJSON_AddNumberToObject(l, "max_name_length", st->limits.max_name_length);
+        cJSON_AddNumberToObject(l, "max_queued", st->limits.max_queued);
         gjkd_stats_destroy(&st);
         return print_json(o);
     }
     printf("uptime %.1f s   revision %llu   pose revision %llu   requests %llu   in flight %u   "
-           "threads %u\n",
+           "queued %u   threads %u\n",
            st->uptime_seconds, (unsigned long long)st->revision,
            (unsigned long long)st->pose_revision, (unsigned long long)st->requests, st->in_flight,
-           st->threads);
+           st->queued, st->threads);
     printf("scene: %u robots, %u obstacles, %u parts   trajectory cache: %u cached, %llu hits, "
            "%llu misses\n",
            st->robots, st->obstacles, st->parts, st->trajectories_cached,
@@ -446,10 +448,10 @@ static int cmd_stats(gjkd_client *c, const args *a)
     }
     const gjkd_daemon_limits *l = &st->limits;
     printf("\nlimits: message %llu B, points/part %u, parts/body %u, links/robot %u, robots %u, "
-           "obstacles %u, waypoints %u, pairs returned %u, name %u B\n",
+           "obstacles %u, waypoints %u, pairs returned %u, name %u B, queued %u\n",
            (unsigned long long)l->max_message_bytes, l->max_points_per_part, l->max_parts_per_body,
            l->max_links_per_robot, l->max_robots, l->max_obstacles, l->max_waypoints,
-           l->max_pairs_returned, l->max_name_length);
+           l->max_pairs_returned, l->max_name_length, l->max_queued);
     gjkd_stats_destroy(&st);
     return 0;
 }

@@ -62,8 +62,15 @@ typedef struct cloud_frame {
     int32_t origin;    /* input index of p1 */
     int32_t far_index; /* input index of p2 */
     gjk_vec3 u, w, n;
-    double scale; /* power of two: coordinates relative to p1 times scale are about 1 */
+    int scale_exp; /* coordinates relative to p1 times 2^scale_exp are about 1 */
 } cloud_frame;
+
+/* (p - o) 2^e, exact. ldexp, not a product with 2^e: for a subnormal cloud 2^e overflows
+ * (seen: 16 points on the x axis at 5e-324 .. 2e-323, refused as INVALID_INPUT). */
+static gjk_vec3 relative_scaled(gjk_vec3 p, gjk_vec3 o, int e)
+{
+    return gjk_v3(ldexp(p.x - o.x, e), ldexp(p.y - o.y, e), ldexp(p.z - o.z, e));
+}
 
 static int32_t farthest_from_point(const gjk_vec3 *p, int32_t count, gjk_vec3 q)
 {
@@ -364,9 +371,10 @@ static gjk_status hull_3d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     }
     gjk_vec3 o = p[f->origin];
     for (int32_t i = 0; i < count; ++i) {
-        c[3 * i + 0] = (p[i].x - o.x) * f->scale;
-        c[3 * i + 1] = (p[i].y - o.y) * f->scale;
-        c[3 * i + 2] = (p[i].z - o.z) * f->scale;
+        gjk_vec3 d = relative_scaled(p[i], o, f->scale_exp);
+        c[3 * i + 0] = d.x;
+        c[3 * i + 1] = d.y;
+        c[3 * i + 2] = d.z;
     }
     gjk_status s = run_qhull(3, c, count, g, flat);
     free(c);
@@ -383,7 +391,7 @@ static gjk_status hull_2d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     }
     gjk_vec3 o = p[f->origin];
     for (int32_t i = 0; i < count; ++i) {
-        gjk_vec3 d = gjk_scale(gjk_sub(p[i], o), f->scale);
+        gjk_vec3 d = relative_scaled(p[i], o, f->scale_exp);
         c[2 * i + 0] = gjk_dot(d, f->u);
         c[2 * i + 1] = gjk_dot(d, f->w);
     }
@@ -401,7 +409,7 @@ static gjk_status hull_1d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
         gjk_vec3 o = p[f->origin];
         double tmin = HUGE_VAL, tmax = -HUGE_VAL;
         for (int32_t i = 0; i < count; ++i) {
-            double t = gjk_dot(gjk_scale(gjk_sub(p[i], o), f->scale), f->u);
+            double t = gjk_dot(relative_scaled(p[i], o, f->scale_exp), f->u);
             if (t < tmin) {
                 tmin = t;
                 lo = i;
@@ -480,17 +488,17 @@ static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, cons
  * is within 64 eps of the plane of the first non-degenerate triangle, in coordinates
  * relative to vertex 0 and scaled by a power of two to at most 2 (so nothing underflows).
  * A tilted polygon is never exactly planar in floating point; its cycle is kept. */
-static bool exactly_planar(const gjk_vec3 *p, const hull_graph *g, double scale)
+static bool exactly_planar(const gjk_vec3 *p, const hull_graph *g, int scale_exp)
 {
     gjk_vec3 o = p[g->vertex[0]];
-    gjk_vec3 e1 = gjk_scale(gjk_sub(p[g->vertex[1]], o), scale);
+    gjk_vec3 e1 = relative_scaled(p[g->vertex[1]], o, scale_exp);
     gjk_vec3 nrm = gjk_v3(0.0, 0.0, 0.0);
     for (int32_t i = 2; i < g->vertex_count && gjk_length_sq(nrm) == 0.0; ++i) {
-        nrm = gjk_cross(e1, gjk_scale(gjk_sub(p[g->vertex[i]], o), scale));
+        nrm = gjk_cross(e1, relative_scaled(p[g->vertex[i]], o, scale_exp));
     }
     double limit = 64.0 * DBL_EPSILON * gjk_length(nrm);
     for (int32_t i = 1; i < g->vertex_count; ++i) {
-        if (fabs(gjk_dot(nrm, gjk_scale(gjk_sub(p[g->vertex[i]], o), scale))) > limit) {
+        if (fabs(gjk_dot(nrm, relative_scaled(p[g->vertex[i]], o, scale_exp))) > limit) {
             return false;
         }
     }
@@ -515,16 +523,15 @@ static gjk_status hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t 
     if (max_rel > 0.0) {
         (void)frexp(max_rel, &ex);
     }
-    double scale = ldexp(1.0, -ex);
     for (int32_t i = 0; i < count; ++i) {
-        q[i] = gjk_scale(gjk_sub(points[i], points[0]), scale);
+        q[i] = relative_scaled(points[i], points[0], -ex);
     }
 
     /* The flatness tolerance from the cloud's length (see the top of the file); points
      * closer than it to an earlier kept point are merged into that one. */
     int32_t p1 = farthest_from_point(q, count, q[0]);
     double len = gjk_distance_between(q[farthest_from_point(q, count, q[p1])], q[p1]);
-    double tol = fmax(GJK_HULL_FLAT_TOLERANCE * len, 64.0 * DBL_EPSILON * max_abs * scale);
+    double tol = fmax(GJK_HULL_FLAT_TOLERANCE * len, 64.0 * DBL_EPSILON * ldexp(max_abs, -ex));
     if (len > 0.0) {
         if (!merge_near_twins(q, count, tol, keep)) {
             return GJK_STATUS_OUT_OF_MEMORY;
@@ -543,7 +550,7 @@ static gjk_status hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t 
     }
 
     cloud_frame frame = measure_cloud(q, nk, tol);
-    frame.scale = scale;
+    frame.scale_exp = -ex;
     hull_graph graph;
     memset(&graph, 0, sizeof graph);
     gjk_status s = GJK_STATUS_INVALID_INPUT;
@@ -567,7 +574,7 @@ static gjk_status hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t 
     }
     bool with_adjacency = true;
     if (s == GJK_STATUS_SEPARATED && frame.dimension < 3 && graph.vertex_count > 3 &&
-        !exactly_planar(kept, &graph, scale)) {
+        !exactly_planar(kept, &graph, -ex)) {
         /* Flat only within the tolerance: the polygon's cycle is not the skeleton of the
          * (very thin) solid its vertices span, and hill climbing over it could stop far
          * from the support. No adjacency: the scan is exact. */

@@ -11,6 +11,8 @@
  * so point_b - point_a = distance * normal holds in both cases. */
 #include "internal.h"
 
+#include <float.h>
+
 /* The defaults, read-only: resolving them costs a copy, not a call per field. */
 static const gjk_options default_options = {
     .rel_tolerance = 1e-12,
@@ -148,9 +150,10 @@ static bool result_is_finite(const gjk_result *r)
  * happens at a true contact, and also when the origin lies on a face or edge of the simplex
  * deep inside D (a box pressed 5 cm into a wall, by symmetry). For |v| > 0 one support point
  * tells them apart: the penetration depth is at most h_D(-v/|v|) = -v.w/|v|, w = s_D(-v), so
- * a value within the touch tolerance means contact; anything deeper is an overlap of unknown
- * depth. For v = 0 there is no direction to test and EPA decides (it reports TOUCHING when
- * the origin is on the boundary of D). On contact *normal receives the direction A -> B.
+ * a value beyond the touch tolerance means an overlap of unknown depth, and one within |v|
+ * (plus rounding) contact. In between, and for v = 0 (no direction to test), EPA decides (it
+ * reports TOUCHING when the origin is on the boundary of D). On contact *normal receives the
+ * direction A -> B.
  * (Regression: test_world's first-collision case came back TOUCHING for a 5 cm overlap.) */
 static bool contact_to_rounding(const gjk_pair_frame *f, const gjk_gjk_result *g,
                                 const gjk_options *opt, int32_t *support_calls, gjk_vec3 *normal)
@@ -160,11 +163,23 @@ static bool contact_to_rounding(const gjk_pair_frame *f, const gjk_gjk_result *g
         gjk_pair_support(f, gjk_neg(g->v), GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &x);
         ++*support_calls;
         *normal = gjk_normalize(gjk_neg(g->v));
-        return -gjk_dot(g->v, x.w) / g->upper <= opt->touch_tolerance;
+        double reach = -gjk_dot(g->v, x.w) / g->upper; /* depth <= reach */
+        if (reach > opt->touch_tolerance) {
+            return false;
+        }
+        /* D reaching past the origin by more than |v| may hold it: a 2.8e-10 thick disk and
+         * a 1.7e-11 cube overlapping by 1.5e-10 came back as distance 3e-19 (TOUCHING)
+         * instead of 0 (test_fuzz_regressions: distance_of_shallow_overlap). */
+        double noise = (16.0 * DBL_EPSILON + opt->abs_tolerance) * f->scale;
+        if (reach <= g->upper + noise) {
+            return true;
+        }
     }
     gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
     *support_calls += e.support_calls;
-    *normal = e.normal;
+    if (g->upper == 0.0) {
+        *normal = e.normal;
+    }
     return e.status == GJK_STATUS_TOUCHING;
 }
 
@@ -276,6 +291,12 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         if (d > 0.0) {
             n = gjk_scale(g.v, -1.0 / d);
         }
+        /* The witnesses carry the rounding of the simplex's weights, v does not: split the
+         * difference between them so that pa - pb = v (test_fuzz_regressions:
+         * gjk_witnesses_off_v, 0.011 m at 8e6 m coordinates). */
+        gjk_vec3 e = gjk_sub(gjk_sub(pa, pb), g.v);
+        pa = gjk_madd(pa, -0.5, e);
+        pb = gjk_madd(pb, 0.5, e);
         sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
         if (g.status == GJK_STATUS_SEPARATED && sd < 0.0) {
             r.status = GJK_STATUS_OVERLAPPING; /* rounded shapes overlap, cores do not */

@@ -472,12 +472,16 @@ gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_
     if (points == NULL || count < 1 || count > INT32_MAX - GJK_POLYTOPE_PAD) {
         return GJK_STATUS_INVALID_INPUT;
     }
+    /* Finite points with a finite |p| (|p|^2 overflows above about 1.3e154): the radius
+     * must be finite, or every later bound and tolerance derived from it is infinite (as
+     * gjk_hull_build refuses). */
     double radius = 0.0;
     for (int32_t i = 0; i < count; ++i) {
-        if (!gjk_vec3_is_finite(points[i])) {
+        double length = gjk_length(points[i]);
+        if (!gjk_vec3_is_finite(points[i]) || !isfinite(length)) {
             return GJK_STATUS_INVALID_INPUT;
         }
-        radius = fmax(radius, gjk_length(points[i]));
+        radius = fmax(radius, length);
     }
     int32_t adj_count = 0;
     if (adj_start != NULL) {

@@ -159,12 +159,15 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 }
 #endif
 
-/* Neighbours are compared by (x_j - x_cur) . d, not by their absolute dots: far from the
- * polytope's origin the absolute dots of nearby vertices round to the same value (or the
- * wrong order) although their difference along d is large next to the rounding of the
- * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
- * neighbour with a positive difference is taken at once (first improvement); one with a
- * zero difference and a lower index only when no neighbour is better (plateaus). */
+/* polytope_climb's answer when it ran out of moves: the caller scans instead. */
+#define CLIMB_GAVE_UP (-2)
+
+/* A component's digit in the start table's index: 2 above m, 0 below -m, else 1. */
+static inline int32_t table_digit(double c, double m)
+{
+    return c > m ? 2 : (c < -m ? 0 : 1);
+}
+
 /* Start of a climb without a usable hint: the header's entry for the nearest of the 26
  * directions (each component of d counts when it exceeds tan(22.5 deg) of the largest, the
  * boundary between an axis and a diagonal), vertex 0 for a borrowed polytope. The header is
@@ -176,19 +179,17 @@ static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
         return 0;
     }
     double m = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))) * 0.41421356237309503;
-    int32_t k = 9 * (d.x > m    ? 2
-                     : d.x < -m ? 0
-                                : 1) +
-                3 * (d.y > m    ? 2
-                     : d.y < -m ? 0
-                                : 1) +
-                (d.z > m    ? 2
-                 : d.z < -m ? 0
-                            : 1);
+    int32_t k = 9 * table_digit(d.x, m) + 3 * table_digit(d.y, m) + table_digit(d.z, m);
     int32_t i = h->start[k];
     return i >= 0 && i < p->count ? i : 0;
 }
 
+/* Neighbours are compared by (x_j - x_cur) . d, not by their absolute dots: far from the
+ * polytope's origin the absolute dots of nearby vertices round to the same value (or the
+ * wrong order) although their difference along d is large next to the rounding of the
+ * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
+ * neighbour with a positive difference is taken at once (first improvement); one with a
+ * zero difference and a lower index only when no neighbour is better (plateaus). */
 static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
@@ -196,8 +197,12 @@ static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t
     int32_t n = p->count;
     int32_t cur = hint < (uint32_t)n ? (int32_t)hint : climb_start(p, d);
     /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
-     * than n moves. Reaching the bound means a corrupted graph or a rounding cycle the tie
-     * rule below did not prevent: -2, and the scan answers instead (polytope_support). */
+     * than n moves; the bound guards against a corrupted graph and rounding cycles the tie
+     * rule below does not prevent, and running out of it hands over to the scan
+     * (CLIMB_GAVE_UP): along a face's normal its vertices tie, the rounded differences are
+     * not transitive, and first improvement cycled round the face (v0 -> v1 -> v2 -> v0)
+     * past the better v3 until the bound stopped it there (test_fuzz_regressions:
+     * climb_cycles_round_a_face, climb_rounding_cycle). */
     for (int32_t moves = 0; moves < 2 * n; ++moves) {
         const double cx = x[cur], cy = y[cur], cz = z[cur];
         int32_t next = cur;
@@ -232,7 +237,7 @@ static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t
         }
         cur = next;
     }
-    return -2;
+    return CLIMB_GAVE_UP;
 }
 
 /* ------------------------------------------------------------------ cores */
@@ -256,8 +261,8 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
 static inline gjk_vec3 polytope_support(const gjk_polytope *p, gjk_vec3 d, bool hill, uint32_t hint,
                                         uint32_t *index)
 {
-    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : -2;
-    if (i == -2) {
+    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : CLIMB_GAVE_UP;
+    if (i == CLIMB_GAVE_UP) {
         i = polytope_scan(p, d);
     }
     if (i < 0) {

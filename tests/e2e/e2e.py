@@ -5,7 +5,8 @@
         --gjkctl BUILD/clients/gjkctl --e2e-client BUILD/tests/e2e_client \
         --python-proto BUILD/python --source-dir .
 
-Groups: requests, bad_input, persistence, concurrency, shutdown, wire (see tests/e2e.cmake). Every
+Groups: requests, bad_input, persistence, concurrency, shutdown, wire, probes (see
+tests/e2e.cmake). Every
 daemon is started here on a free loopback port, every wait is bounded, and every process
 started is reaped on the way out (SIGKILL if it is still running). Exit status 0 if every
 check of the group passed."""
@@ -16,7 +17,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,89 +24,33 @@ import threading
 import time
 import traceback
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import gjkd_daemon  # noqa: E402
+from gjkd_daemon import PROCS, Failed, check, free_port, reap_all, wrapped  # noqa: E402,F401
+
 ARGS = None
-PROCS = []  # every process started, reaped at exit
 gjkd = pb = zmq = zmq_ctx = None  # imported once the paths are known
 
 
 # ------------------------------------------------------------------ processes
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Daemon(gjkd_daemon.Daemon):
+    """A gjkd on free loopback ports (gjkd_daemon.Daemon); demo scene unless demo=False."""
 
+    def __init__(self, *extra, **kw):
+        super().__init__(ARGS.gjkd, *extra, **kw)
 
-class Daemon:
-    """A gjkd on free loopback ports; demo scene unless demo=False."""
-
-    def __init__(self, *extra, demo=True, state_dir=None, stream=False):
-        last = ""
-        for _ in range(5):  # a port taken between free_port() and bind: try another
-            self.endpoint = "tcp://127.0.0.1:%d" % free_port()
-            cmd = [ARGS.gjkd, "--endpoint", self.endpoint, "--log-level", "warn"]
-            if demo:
-                cmd.append("--demo")
-            if state_dir:
-                cmd += ["--state-dir", state_dir]
-            if stream:
-                self.pose_endpoint = "tcp://127.0.0.1:%d" % free_port()
-                self.monitor_endpoint = "tcp://127.0.0.1:%d" % free_port()
-                cmd += ["--pose-endpoint", self.pose_endpoint,
-                        "--monitor-endpoint", self.monitor_endpoint]
-            cmd += list(extra)
-            self.log = tempfile.TemporaryFile()
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=self.log)
-            PROCS.append(self.proc)
-            if self._wait_ready():
-                return
-            last = self.stderr()
-            if "in use" not in last:
-                break
-        raise RuntimeError("gjkd did not start: %s" % last.strip())
-
-    def _wait_ready(self, timeout=20.0):
-        deadline = time.monotonic() + timeout
-        with gjkd.Client(self.endpoint, timeout=0.2, retries=0) as c:
-            while time.monotonic() < deadline:
-                if self.proc.poll() is not None:
-                    return False
-                try:
-                    c.health()
-                    return True
-                except gjkd.Timeout:
-                    pass
-        return False
-
-    def stderr(self):
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")
-
-    def stop(self, sig=signal.SIGTERM, timeout=20.0):
-        """Sends sig, waits (bounded) and returns the exit status."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-            raise AssertionError("gjkd did not exit within %g s of signal %d" % (timeout, sig))
+    def ready(self, timeout):
+        with gjkd.Client(self.endpoint, timeout=timeout, retries=0) as c:
+            try:
+                c.health()
+                return True
+            except gjkd.Timeout:
+                return False
 
     def client(self, timeout=10.0, retries=0):
         return gjkd.Client(self.endpoint, timeout=timeout, retries=retries)
-
-
-def reap_all():
-    for p in PROCS:
-        if p.poll() is None:
-            p.kill()
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
 
 
 def run(cmd, timeout=60, env=None):
@@ -138,15 +82,6 @@ def gjkctl_json(daemon, *args):
 
 
 # ------------------------------------------------------------------ checks
-
-
-class Failed(AssertionError):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failed(message)
 
 
 def demo(name):
@@ -743,7 +678,10 @@ def group_concurrency():
 
 def group_shutdown():
     d = Daemon("--threads", "2", "--drain-seconds", "30")
-    wps = [w["link_poses"] for w in load_json("trajectory.json")["waypoints"]] * 30  # 3000
+    # 3000 waypoints per request; 300 under a wrapper (memcheck is ~50x slower: the six would
+    # not finish within the drain time)
+    reps = 3 if wrapped() else 30
+    wps = [w["link_poses"] for w in load_json("trajectory.json")["waypoints"]] * reps
     payload = trajectory_request(wps, 0).SerializeToString()
     sockets = []
     for k in range(6):
@@ -866,9 +804,111 @@ def group_wire():
     check(d.stop() == 0, "gjkd exit status after SIGTERM")
 
 
+# ------------------------------------------------------------------ group: probes
+
+
+def long_request(wps, n, request_id):
+    """A trajectory of n waypoints (the demo's, repeated), every pair within 1 m: slow work."""
+    r = pb.Request(request_id=request_id)
+    t = r.trajectory_query
+    t.robot = "arm"
+    t.options.max_distance = 1.0
+    t.options.mode = pb.QUERY_MODE_ALL_WITHIN
+    t.options.max_pairs = 4
+    t.waypoint_count = n
+    values = []
+    for k in range(n):
+        for p in wps[k % len(wps)]:
+            values += list(p["position"]) + list(p["quat_wxyz"])
+    t.waypoint_xyz_wxyz.extend(values)
+    return r.SerializeToString()
+
+
+def receive(s, timeout):
+    """The next Response on socket s and when it came, or (None, None) after timeout s."""
+    if not s.poll(int(timeout * 1000), zmq.POLLIN):
+        return None, None
+    r = pb.Response()
+    r.ParseFromString(s.recv_multipart()[-1])
+    return r, time.monotonic()
+
+
+def group_probes():
+    """Health and stats are answered while every worker is busy with long queries (the broker
+    answers them itself); requests beyond --max-queued get RESOURCE_EXHAUSTED at once."""
+    d = Daemon("--threads", "1", "--max-queued", "1")
+    wps = [w["link_poses"] for w in load_json("trajectory.json")["waypoints"]]
+    # Size the long query to take about 0.6 s here (2 s under a wrapper, where threads get
+    # the CPU in turns; never fewer than 200 waypoints, never more than the daemon's limit).
+    target = 2.0 if wrapped() else 0.6
+    busy = raw_socket(d.endpoint)
+    n = 200
+    while True:
+        t0 = time.monotonic()
+        busy.send_multipart([b"", long_request(wps, n, 1)])
+        r, t1 = receive(busy, 300)
+        check(r is not None and r.status.code == pb.STATUS_CODE_OK, "long query answered")
+        took = t1 - t0
+        if took >= 0.5 * target or n >= 10000:
+            break
+        n = min(10000, int(n * target / max(took, 1e-3)) + 1)
+    check(took >= 0.05, "the long query takes %.3f s (too fast to keep the worker busy)" % took)
+    probe = raw_socket(d.endpoint)
+    try:
+        for body in ("health", "stats"):
+            # The worker takes the first long query, the second waits in the queue (limit 1),
+            # the third is refused at once.
+            for rid in (11, 12, 13):
+                busy.send_multipart([b"", long_request(wps, n, rid)])
+            time.sleep(min(0.1, 0.2 * took))  # the worker is into the first one
+            req = pb.Request(request_id=21)
+            getattr(req, body).SetInParent()
+            t_probe = time.monotonic()
+            probe.send_multipart([b"", req.SerializeToString()])
+            r, t_reply = receive(probe, 3 * took + 30)  # before the long query is done
+            check(r is not None and r.status.code == pb.STATUS_CODE_OK and r.request_id == 21,
+                  "%s answered" % body)
+            replies = []  # the long queries' replies, in the order they came
+            while busy.poll(0, zmq.POLLIN):
+                replies.append(receive(busy, 0)[0])
+            check(11 not in [x.request_id for x in replies],
+                  "%s answered while the long query was still running" % body)
+            check(t_reply - t_probe < 0.5 * took, "%s took %.3f s behind a %.3f s query"
+                  % (body, t_reply - t_probe, took))
+            print("%s answered in %.1f ms behind a %.3f s query (%d waypoints)"
+                  % (body, 1e3 * (t_reply - t_probe), took, n), flush=True)
+            if body == "stats":
+                # in flight: the long query and this stats request itself
+                check(r.stats.queued == 1 and r.stats.in_flight == 2 and
+                      r.stats.limits.max_queued == 1,
+                      "stats while busy: queued %d, in flight %d" % (r.stats.queued,
+                                                                    r.stats.in_flight))
+            else:
+                check(r.health.state == pb.SERVING_STATE_SERVING, "health: serving")
+            while len(replies) < 3:
+                x, _ = receive(busy, 3 * took + 30)
+                check(x is not None, "every long query answered: %d of 3" % len(replies))
+                replies.append(x)
+            ids = [x.request_id for x in replies]
+            check(sorted(ids) == [11, 12, 13] and ids.index(13) < ids.index(12),
+                  "the third refused before the queued one ran: %r" % ids)
+            refused = replies[ids.index(13)]
+            check(refused.status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED and
+                  "max-queued" in refused.status.message,
+                  "third long query refused with its request_id: %s" % refused)
+            check(all(x.status.code == pb.STATUS_CODE_OK for x in replies if x.request_id != 13),
+                  "running and queued long queries answered")
+        with d.client() as c:
+            check(c.health()["state"] == "serving", "still serving")
+    finally:
+        busy.close(0)
+        probe.close(0)
+    check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+
 GROUPS = {"requests": group_requests, "bad_input": group_bad_input,
           "persistence": group_persistence, "concurrency": group_concurrency,
-          "shutdown": group_shutdown, "wire": group_wire}
+          "shutdown": group_shutdown, "wire": group_wire, "probes": group_probes}
 
 
 def main():

@@ -16,15 +16,13 @@ Groups (tests/reliability.cmake registers each as a ctest):
   clients  clients that vanish mid-request, never read their replies, or send malformed
            framing: a well-behaved client keeps its answers within a bound meanwhile
 
-The daemon is started as GJKD_WRAPPER (split like a shell command; e.g. "valgrind -q") followed
-by --gjkd and its arguments. Exit status 0 if every check passed; the figures are printed."""
+The daemon is started by tests/gjkd_daemon.py, under GJKD_WRAPPER if set (e.g. "valgrind -q"). Exit status 0 if every check passed; the figures are printed."""
 
 import argparse
 import errno
 import os
 import random
 import re
-import shlex
 import shutil
 import signal
 import socket
@@ -37,20 +35,14 @@ import time
 import traceback
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import gjkd_daemon  # noqa: E402
+from gjkd_daemon import Failed, check, cpu_seconds, reap_all  # noqa: E402
+
 ARGS = None
-PROCS = []
 pb = zmq = CTX = None
 
 CRASH_NAME = re.compile(r"c\d+_\d+")  # the crash group's obstacles
-
-
-class Failed(AssertionError):
-    pass
-
-
-def check(cond, message):
-    if not cond:
-        raise Failed(message)
 
 
 def say(fmt, *args):
@@ -60,91 +52,17 @@ def say(fmt, *args):
 # ------------------------------------------------------------------ processes
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+class Daemon(gjkd_daemon.Daemon):
+    """A gjkd on a free loopback port (gjkd_daemon.Daemon); the demo scene unless demo=False."""
 
+    READY_SECONDS = 60.0
+    STOP_SECONDS = 30.0
 
-def cpu_seconds(pid):
-    """User + system CPU time of a process so far."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    def __init__(self, *extra, **kw):
+        super().__init__(ARGS.gjkd, *extra, **kw)
 
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise Failed("no VmRSS for pid %d" % pid)
-
-
-class Daemon:
-    """A gjkd on a free loopback port; the demo scene unless demo=False."""
-
-    def __init__(self, *extra, demo=True, state_dir=None):
-        last = ""
-        wrapper = shlex.split(os.environ.get("GJKD_WRAPPER", ""))
-        for _ in range(5):  # the port was taken between free_port() and bind: another one
-            self.port = free_port()
-            self.endpoint = "tcp://127.0.0.1:%d" % self.port
-            cmd = wrapper + [ARGS.gjkd, "--endpoint", self.endpoint, "--log-level", "warn"]
-            if demo:
-                cmd.append("--demo")
-            if state_dir:
-                cmd += ["--state-dir", state_dir]
-            cmd += list(extra)
-            self.log = tempfile.TemporaryFile()
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=self.log)
-            PROCS.append(self.proc)
-            if self._wait_ready():
-                return
-            last = self.stderr()
-            if "in use" not in last:
-                break
-        raise RuntimeError("gjkd did not start: %s" % last.strip())
-
-    def _wait_ready(self, timeout=60.0):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                return False
-            if call(self.endpoint, health(), timeout=0.2) is not None:
-                return True
-        return False
-
-    def stderr(self):
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")
-
-    def rss(self):
-        return rss_kib(self.proc.pid)
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def stop(self, sig=signal.SIGTERM, timeout=30.0):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-            raise Failed("gjkd did not exit within %g s of signal %d" % (timeout, sig))
-
-
-def reap_all():
-    for p in PROCS:
-        if p.poll() is None:
-            p.kill()
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
+    def ready(self, timeout):
+        return call(self.endpoint, health(), timeout=timeout) is not None
 
 
 # ------------------------------------------------------------------ requests

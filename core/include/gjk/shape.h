@@ -85,7 +85,8 @@ GJK_API void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3
 /* Copies `count` points (and, if adj_start is not NULL, the adjacency) into owned, aligned,
  * padded storage. The points must already be in convex position for the adjacency to be
  * meaningful; use gjk_hull_build for a raw point cloud. Returns GJK_STATUS_SEPARATED on
- * success, GJK_STATUS_INVALID_INPUT for count < 1, non-finite points or bad adjacency,
+ * success, GJK_STATUS_INVALID_INPUT for count < 1, non-finite points (or a |point| that
+ * overflows, above about 1.3e154) or bad adjacency,
  * GJK_STATUS_OUT_OF_MEMORY if the allocation fails (then *out is zeroed). Release with
  * gjk_polytope_destroy. */
 GJK_API gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_t count,
