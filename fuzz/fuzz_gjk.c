@@ -549,7 +549,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * hull.c merges near twins. */
     int32_t climb_from = options != NULL && options->hill_climb_min_vertices > 0
                              ? options->hill_climb_min_vertices
-                             : 48;
+                             : 4; /* the library default */
     if ((fa.twins && fa.poly.count >= climb_from) || (fb.twins && fb.poly.count >= climb_from)) {
         gjk_result r = gjk_signed_distance(&fa.shape, ta, &fb.shape, tb, NULL, options);
         FUZZ_CHECK(r.status != GJK_STATUS_INVALID_INPUT && result_finite(&r), "near-twin hull: %s",

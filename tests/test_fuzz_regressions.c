@@ -104,6 +104,16 @@ static double climb_vs_scan(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
     return gjk_dot(scan, d) - gjk_dot(hill, d);
 }
 
+/* The largest shortfall of hill climbing against the scan along d, over every start. */
+static double worst_climb_vs_scan(const gjk_polytope *p, gjk_vec3 d)
+{
+    double worst = 0.0;
+    for (uint32_t hint = 0; hint < (uint32_t)p->count; ++hint) {
+        worst = fmax(worst, climb_vs_scan(p, d, hint));
+    }
+    return worst;
+}
+
 /* hull.c, degenerate clouds (fuzz_hull). A triangle plus a near-copy of one corner moved
  * 1e-12 of the size off its plane is "flat within the tolerance" (dimension 2), and the
  * hull's adjacency is the polygon cycle v0-v2-v1-v3. But the vertices are not coplanar,
@@ -126,10 +136,7 @@ static void test_hull_flat_within_tolerance_climb(void **state)
     gjk_hull_info info;
     assert_int_equal(gjk_hull_build(&p, pts, 4, &info), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(-0.63423774369320352, -0.77312025322859856, -0.0052496211960491581);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 0.0);
 }
@@ -154,10 +161,7 @@ static void test_climb_stuck_on_rounding_plateau(void **state)
     gjk_polytope p;
     assert_int_equal(gjk_hull_build(&p, pts, 5, NULL), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(-0.70710678118654746, -0.70710678118654746, 0.0);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 0.0);
 }
@@ -188,10 +192,7 @@ static void test_hull_near_twins_climb(void **state)
     gjk_polytope p;
     assert_int_equal(gjk_hull_build(&p, pts, 9, NULL), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(0.0, -0.70710678118654746, 0.70710678118654746);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 0.0);
 }
@@ -341,9 +342,40 @@ static void test_epa_needle_through_capsule(void **state)
     assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), 1e-6);
 }
 
+/* support.c, polytope_climb (fuzz_gjk, once hill climbing became the default for hulls of 4
+ * vertices and more). A 5-vertex hull and a point inside it: GJK's direction d is the normal
+ * of the face v1 v2 v3, whose vertices then have the same dot up to rounding, and the rounded
+ * differences (x_j - x_cur).d ordered them in a cycle, v1 < v3 < v2 < v1 by 1e-18. First
+ * improvement walked the cycle until the move bound and returned v1, 0.023 short of v4 (a
+ * neighbour of all three), so GJK certified a distance of +0.0083 for a point 0.85 deep.
+ * Fix (support.c): a difference within the rounding of its own terms is a tie (lower index
+ * wins, which cannot cycle); reaching the move bound falls back to the scan. */
+static void test_climb_rounding_cycle(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[5] = {
+        {0x1.fe7ffe7ffe8p+0, 0x1p+1, 0x1.d6c5d6c5d6c5cp-1},
+        {0x1p+1, -0x1.cf4bcf4bcf4bdp+0, 0x1.639b639b639b6p+0},
+        {0x1.66fc822b33ae4p-3, -0x1.3871c776af8a8p-2, -0x1.5e8674245ec1cp+1},
+        {-0x1p+1, 0x1.fc03fc03fc04p+0, 0x1.6003600360036p+0},
+        {-0x1p+1, -0x1p+1, -0x1p+1},
+    };
+    gjk_polytope p;
+    assert_int_equal(gjk_hull_build(&p, pts, 5, NULL), GJK_STATUS_SEPARATED);
+    gjk_vec3 d = gjk_v3(-0.0057256775095296366, -0.0060350383615451562, 0.00033124312301397645);
+    double worst = worst_climb_vs_scan(&p, d);
+    assert_le(worst, 0.0);
+    gjk_shape a = gjk_make_polytope(&p), b = gjk_make_point();
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0), gjk_v3(0, 0, 0));
+    gjk_result r = gjk_signed_distance(&a, gjk_transform_identity(), &b, tb, NULL, NULL);
+    gjk_polytope_destroy(&p);
+    assert_true(r.distance < -0.8);
+}
+
 /* The near-twin hull graph (above) in a query (fuzz_gjk). A point and a 5-point hull with
  * near-twin vertices, hill climbing on (options.hill_climb_min_vertices = 1, as for any
- * hull of 48 vertices or more by default): GJK trusts a support vertex that is not the
+ * hull of 4 vertices or more by default): GJK trusts a support vertex that is not the
  * support, reports the distance 0.1247265 where the scan gives 0.1246586 (6.8e-5 too far,
  * 5e-4 relative) and certifies it with a lower bound of 0.1247265. */
 static void test_climb_wrong_distance(void **state)
@@ -368,9 +400,10 @@ static void test_climb_wrong_distance(void **state)
     gjk_transform tb = gjk_transform_make(gjk_quat_make(0.5210664975206436, -0.28088217420331746,
                                                         -0.57026590930370868, -0.56955236990395419),
                                           gjk_v3(0, 0, 0));
-    gjk_options hill = gjk_default_options();
+    gjk_options hill = gjk_default_options(), linear = gjk_default_options();
     hill.hill_climb_min_vertices = 1;
-    gjk_result scan = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    linear.hill_climb_min_vertices = INT32_MAX; /* the default climbs from 4 vertices */
+    gjk_result scan = gjk_signed_distance(&a, ta, &b, tb, NULL, &linear);
     gjk_result climb = gjk_signed_distance(&a, ta, &b, tb, NULL, &hill);
     gjk_polytope_destroy(&pa);
     gjk_polytope_destroy(&pb);
@@ -467,10 +500,7 @@ static void test_climb_far_from_origin(void **state)
     gjk_polytope p;
     assert_int_equal(gjk_hull_build(&p, pts, 9, NULL), GJK_STATUS_SEPARATED);
     gjk_vec3 d = gjk_v3(0.70710678118654746, -0.70710678118654746, 0.0);
-    double worst = 0.0;
-    for (uint32_t hint = 0; hint < (uint32_t)p.count; ++hint) {
-        worst = fmax(worst, climb_vs_scan(&p, d, hint));
-    }
+    double worst = worst_climb_vs_scan(&p, d);
     gjk_polytope_destroy(&p);
     assert_le(worst, 1e-9);
 }
@@ -1109,6 +1139,7 @@ int main(void)
         cmocka_unit_test(test_climb_stuck_on_rounding_plateau),
         cmocka_unit_test(test_hull_near_twins_climb),
         cmocka_unit_test(test_climb_wrong_distance),
+        cmocka_unit_test(test_climb_rounding_cycle),
         cmocka_unit_test(test_climb_far_from_origin),
         cmocka_unit_test(test_hull_refuses_nearly_flat_cloud),
         cmocka_unit_test(test_hull_huge_point_radius_overflow),

@@ -275,7 +275,7 @@ static void run_trial(rng *r, int trial, want_state want, stats *st)
     for (int variant = 0; variant < (a.hull || b.hull ? 2 : 1); ++variant) {
         gjk_options opt = gjk_default_options();
         if (variant == 1)
-            opt.hill_climb_min_vertices = 4; /* force hill climbing on the hulls */
+            opt.hill_climb_min_vertices = INT32_MAX; /* the scan (the default climbs hulls) */
         gjk_cache cache;
         memset(&cache, 0, sizeof cache);
         gjk_result res = gjk_signed_distance(&a.shape, pa, &b.shape, pb, &cache, &opt);
@@ -293,7 +293,7 @@ static void run_trial(rng *r, int trial, want_state want, stats *st)
                               : want == WANT_TOUCHING ? "touching"
                                                       : "intersecting",
                               sa, sb, a.n, b.n, a.margin, b.margin,
-                              a.hull || b.hull ? "hull" : "raw", variant ? ", hill" : "", why,
+                              a.hull || b.hull ? "hull" : "raw", variant ? ", scan" : "", why,
                               value, (double)o.sd, res.distance, gjk_status_name(res.status), err);
         }
     }

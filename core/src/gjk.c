@@ -319,6 +319,20 @@ static bool at_contact(double dist2, double abs_tol, double scale)
     return dist2 <= noise * noise;
 }
 
+/* gjk_core_point with the polytope's bounds check and loads in line (the common case). */
+static inline bool cached_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
+{
+    const gjk_polytope *p = shape->polytope;
+    if (shape->kind != GJK_SHAPE_POLYTOPE || p == NULL) {
+        return gjk_core_point(shape, index, point);
+    }
+    if (index >= (uint32_t)p->count) {
+        return false;
+    }
+    *point = gjk_v3(p->x[index], p->y[index], p->z[index]);
+    return true;
+}
+
 /* Rebuilds the cached simplex; false when the cache is cold, foreign or stale. */
 static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_vertex *pool,
                          slot_simplex *s)
@@ -333,7 +347,7 @@ static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_ve
         gjk_vec3 bl;
         x->ia = cache->index_a[k];
         x->ib = cache->index_b[k];
-        if (!gjk_core_point(f->a, x->ia, &x->a) || !gjk_core_point(f->b, x->ib, &bl)) {
+        if (!cached_point(f->a, x->ia, &x->a) || !cached_point(f->b, x->ib, &bl)) {
             return false;
         }
         x->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
@@ -387,8 +401,8 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     r.lower = 0.0;
 
     gjk_vertex pool[4];
-    slot_simplex cur; /* the current simplex */
-    uint32_t hint_a = 0, hint_b = 0;
+    slot_simplex cur;                                                  /* the current simplex */
+    uint32_t hint_a = GJK_CACHE_NO_INDEX, hint_b = GJK_CACHE_NO_INDEX; /* none: see climb */
     double dist2;
     gjk_vec3 v;
     const double abs_tol = opt->abs_tolerance * f->scale;

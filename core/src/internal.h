@@ -11,6 +11,23 @@
 
 #include "gjk/gjk.h"
 
+/* Owned polytope storage (shape.c): the block gjk_polytope_create allocates starts with this
+ * record of what it checked (so validating the polytope is O(1)) and, for hill climbing, a
+ * table of starting vertices. Entry 9 (sx + 1) + 3 (sy + 1) + (sz + 1), s in {-1, 0, 1},
+ * is the vertex of largest dot with (sx, sy, sz) (lowest index on ties): a start within
+ * about 25 degrees of any direction, where vertex 0 may be on the far side of the hull
+ * (entry 13, the zero direction, is 0). The vertex arrays follow the header. */
+typedef struct gjk_polytope_header {
+    uint64_t magic;
+    double radius;
+    int32_t count, padded_count, adj_count, reserved;
+    int32_t start[27];
+} gjk_polytope_header;
+
+#define GJK_POLYTOPE_MAGIC UINT64_C(0x676a6b506f6c7955) /* "gjkPolyU" */
+#define GJK_POLYTOPE_ALIGN 64
+#define GJK_POLYTOPE_HEADER_BYTES (3 * GJK_POLYTOPE_ALIGN)
+
 /* A pair of shapes placed in A's local frame. */
 typedef struct gjk_pair_frame {
     const gjk_shape *a;

@@ -13,44 +13,36 @@
 
 #include <float.h>
 
+/* The defaults, read-only: resolving them costs a copy, not a call per field. */
+static const gjk_options default_options = {
+    .rel_tolerance = 1e-12,
+    .abs_tolerance = 1e-16,
+    .touch_tolerance = 1e-9,
+    .max_iterations = 128,
+    .epa_max_iterations = 512,
+    .hill_climb_min_vertices = 4,
+};
+
 gjk_options gjk_default_options(void)
 {
-    gjk_options o;
-    o.rel_tolerance = 1e-12;
-    o.abs_tolerance = 1e-16;
-    o.touch_tolerance = 1e-9;
-    o.max_iterations = 128;
-    o.epa_max_iterations = 512;
-    o.hill_climb_min_vertices = 48;
-    return o;
+    return default_options;
 }
 
 /* Zero (or nonsensical: negative, NaN) fields take their defaults. */
 static gjk_options resolve_options(const gjk_options *given)
 {
-    gjk_options d = gjk_default_options();
+    const gjk_options *d = &default_options;
     if (given == NULL) {
-        return d;
+        return *d;
     }
     gjk_options o = *given;
-    if (!(o.rel_tolerance > 0.0)) {
-        o.rel_tolerance = d.rel_tolerance;
-    }
-    if (!(o.abs_tolerance > 0.0)) {
-        o.abs_tolerance = d.abs_tolerance;
-    }
-    if (!(o.touch_tolerance > 0.0)) {
-        o.touch_tolerance = d.touch_tolerance;
-    }
-    if (o.max_iterations <= 0) {
-        o.max_iterations = d.max_iterations;
-    }
-    if (o.epa_max_iterations <= 0) {
-        o.epa_max_iterations = d.epa_max_iterations;
-    }
-    if (o.hill_climb_min_vertices <= 0) {
-        o.hill_climb_min_vertices = d.hill_climb_min_vertices;
-    }
+    o.rel_tolerance = o.rel_tolerance > 0.0 ? o.rel_tolerance : d->rel_tolerance;
+    o.abs_tolerance = o.abs_tolerance > 0.0 ? o.abs_tolerance : d->abs_tolerance;
+    o.touch_tolerance = o.touch_tolerance > 0.0 ? o.touch_tolerance : d->touch_tolerance;
+    o.max_iterations = o.max_iterations > 0 ? o.max_iterations : d->max_iterations;
+    o.epa_max_iterations = o.epa_max_iterations > 0 ? o.epa_max_iterations : d->epa_max_iterations;
+    o.hill_climb_min_vertices =
+        o.hill_climb_min_vertices > 0 ? o.hill_climb_min_vertices : d->hill_climb_min_vertices;
     return o;
 }
 
@@ -139,8 +131,16 @@ static double size_bound(const gjk_shape *s)
     }
 }
 
+/* One test in the common case: a sum of finite doubles is finite unless it overflows, and a
+ * NaN or infinity anywhere makes it non-finite; only then is each field tested. */
 static bool result_is_finite(const gjk_result *r)
 {
+    double sum = r->distance + r->point_a.x + r->point_a.y + r->point_a.z + r->point_b.x +
+                 r->point_b.y + r->point_b.z + r->normal.x + r->normal.y + r->normal.z +
+                 r->lower_bound + r->upper_bound;
+    if (isfinite(sum)) {
+        return true;
+    }
     return isfinite(r->distance) && gjk_vec3_is_finite(r->point_a) &&
            gjk_vec3_is_finite(r->point_b) && gjk_vec3_is_finite(r->normal) &&
            isfinite(r->lower_bound) && isfinite(r->upper_bound);
@@ -156,8 +156,7 @@ static bool result_is_finite(const gjk_result *r)
  * direction A -> B.
  * (Regression: test_world's first-collision case came back TOUCHING for a 5 cm overlap.) */
 static bool contact_to_rounding(const gjk_pair_frame *f, const gjk_gjk_result *g,
-                                const gjk_options *opt, int32_t *support_calls,
-                                gjk_vec3 *normal)
+                                const gjk_options *opt, int32_t *support_calls, gjk_vec3 *normal)
 {
     if (g->upper > 0.0) {
         gjk_vertex x;

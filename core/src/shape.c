@@ -15,6 +15,7 @@
  *   polytope  the vertex of largest dot (lowest index on ties), + margin * n
  * sign(0) is taken as +1, so every map is deterministic. */
 #include "gjk/shape.h"
+#include "internal.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -117,19 +118,16 @@ static bool adjacency_is_sane(const int32_t *adj_start, const int32_t *adj, int3
     return ok;
 }
 
-/* Owned polytopes start their block with this record of what gjk_polytope_create
- * checked, so validating them is O(1): the vertex and adjacency arrays are reachable only
- * through const pointers, and any change to the struct's fields shows as a mismatch. */
-typedef struct polytope_header {
-    uint64_t magic;
-    double radius;
-    int32_t count, padded_count, adj_count, reserved;
-} polytope_header;
+/* Owned polytopes start their block with a gjk_polytope_header (internal.h), the record of
+ * what gjk_polytope_create checked, so validating them is O(1): the vertex and adjacency
+ * arrays are reachable only through const pointers, and any change to the struct's fields
+ * shows as a mismatch. */
+typedef gjk_polytope_header polytope_header;
 
-#define GJK_POLYTOPE_MAGIC UINT64_C(0x676a6b506f6c7954) /* "gjkPolyT" */
-#define GJK_POLYTOPE_ALIGN 64
 #define GJK_POLYTOPE_PAD 8
-#define GJK_POLYTOPE_HEADER_BYTES GJK_POLYTOPE_ALIGN
+_Static_assert(sizeof(polytope_header) <= GJK_POLYTOPE_HEADER_BYTES &&
+                   GJK_POLYTOPE_HEADER_BYTES % GJK_POLYTOPE_ALIGN == 0,
+               "the header fits its aligned slot");
 
 /* The fields of an owned polytope still describe the block it was created in. The
  * adjacency may be dropped (adj_start = NULL) but not replaced. */
@@ -448,6 +446,24 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
 
 /* ------------------------------------------------------------------ owned polytopes */
 
+/* The hill-climbing starts of the header (internal.h): 26 directions, O(26 n) once. */
+static void fill_start_table(polytope_header *h, const gjk_vec3 *points, int32_t count)
+{
+    for (int32_t k = 0; k < 27; ++k) {
+        gjk_vec3 u = gjk_v3((double)(k / 9 - 1), (double)(k / 3 % 3 - 1), (double)(k % 3 - 1));
+        int32_t best = 0;
+        double best_dot = gjk_dot(points[0], u);
+        for (int32_t i = 1; i < count; ++i) {
+            double s = gjk_dot(points[i], u);
+            if (s > best_dot) {
+                best_dot = s;
+                best = i;
+            }
+        }
+        h->start[k] = best;
+    }
+}
+
 gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_t count,
                                const int32_t *adj_start, const int32_t *adj)
 {
@@ -504,6 +520,7 @@ gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_
         y[i] = v.y;
         z[i] = v.z;
     }
+    fill_start_table(header, points, count);
     if (adj_start != NULL) {
         int32_t *start_copy = (int32_t *)(void *)(arrays + 3 * coord_bytes);
         memcpy(start_copy, adj_start, start_bytes);

@@ -15,14 +15,21 @@
  * gjk_shape_support(), so every map is deterministic.
  *
  * Polytopes: a linear scan (SSE2, two vectors of two vertices per step; four independent lanes
- * in plain C elsewhere) or, on large hulls with adjacency, hill climbing over the vertex graph
- * from a hint. Hill climbing moves as soon as a better neighbour turns up (first improvement:
- * ~10% fewer dot products than steepest ascent on the case sets). On a convex polytope a vertex
+ * in plain C elsewhere) or, on hulls with adjacency and at least hill_climb_min_vertices
+ * vertices, hill climbing over the vertex graph from a hint (the previous support vertex; without
+ * one, the polytope's start table). From such a start a climb checks the five or six
+ * neighbours of one or two vertices, which beats scanning even a 12-vertex hull twice (the
+ * scan's second pass finds the index); the default threshold is 4 (it was 48 while cold
+ * climbs started at vertex 0). Hill climbing moves as soon as a better neighbour turns up
+ * (first improvement: ~10% fewer dot products than steepest ascent, and steepest ascent costs
+ * 8% more instructions on the trajectory too). On a convex polytope a vertex
  * none of whose neighbours has a larger dot is a global maximum (the polytope lies in the cone
  * of its edges), so hill climbing is exact; a move to an equal neighbour of lower index
  * resolves plateaus (coplanar faces) deterministically. The scan keeps the lowest index on
  * ties; hill climbing a deterministic one for a given hint. */
 #include "internal.h"
+
+#include <float.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -152,29 +159,51 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 }
 #endif
 
+/* polytope_climb's answer when it ran out of moves: the caller scans instead. */
+#define CLIMB_GAVE_UP (-2)
+
+/* A component's digit in the start table's index: 2 above m, 0 below -m, else 1. */
+static inline int32_t table_digit(double c, double m)
+{
+    return c > m ? 2 : (c < -m ? 0 : 1);
+}
+
+/* Start of a climb without a usable hint: the header's entry for the nearest of the 26
+ * directions (each component of d counts when it exceeds tan(22.5 deg) of the largest, the
+ * boundary between an axis and a diagonal), vertex 0 for a borrowed polytope. The header is
+ * trusted only with its magic and count; an entry out of range is not used. */
+static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
+{
+    const gjk_polytope_header *h = p->storage;
+    if (h == NULL || h->magic != GJK_POLYTOPE_MAGIC || h->count != p->count) {
+        return 0;
+    }
+    double m = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))) * 0.41421356237309503;
+    int32_t k = 9 * table_digit(d.x, m) + 3 * table_digit(d.y, m) + table_digit(d.z, m);
+    int32_t i = h->start[k];
+    return i >= 0 && i < p->count ? i : 0;
+}
+
 /* Neighbours are compared by (x_j - x_cur) . d, not by their absolute dots: far from the
  * polytope's origin the absolute dots of nearby vertices round to the same value (or the
  * wrong order) although their difference along d is large next to the rounding of the
  * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
  * neighbour with a positive difference is taken at once (first improvement); one with a
  * zero difference and a lower index only when no neighbour is better (plateaus). */
-/* polytope_climb's answer when it ran out of moves: the caller scans instead. */
-#define CLIMB_GAVE_UP (-2)
-
-static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
+static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     const int32_t *start = p->adj_start, *adj = p->adj;
     int32_t n = p->count;
-    int32_t cur = hint < (uint32_t)n ? (int32_t)hint : 0;
+    int32_t cur = hint < (uint32_t)n ? (int32_t)hint : climb_start(p, d);
     /* In exact arithmetic each move strictly increases (dot, -index), so there are fewer
-     * than n moves; the bound guards against a corrupted graph and rounding cycles, and
-     * running out of it hands over to the scan (CLIMB_GAVE_UP): along a face's normal its vertices
-     * tie, the rounded differences are not transitive, and first improvement cycled round the face
-     * (v0 -> v1 -> v2 -> v0) past the better v3 until the bound stopped it there
-     * (test_fuzz_regressions: climb_cycles_round_a_face). */
-    int32_t moves = 0;
-    for (; moves < 2 * n; ++moves) {
+     * than n moves; the bound guards against a corrupted graph and rounding cycles the tie
+     * rule below does not prevent, and running out of it hands over to the scan
+     * (CLIMB_GAVE_UP): along a face's normal its vertices tie, the rounded differences are
+     * not transitive, and first improvement cycled round the face (v0 -> v1 -> v2 -> v0)
+     * past the better v3 until the bound stopped it there (test_fuzz_regressions:
+     * climb_cycles_round_a_face, climb_rounding_cycle). */
+    for (int32_t moves = 0; moves < 2 * n; ++moves) {
         const double cx = x[cur], cy = y[cur], cz = z[cur];
         int32_t next = cur;
         for (int32_t k = start[cur]; k < start[cur + 1]; ++k) {
@@ -182,21 +211,33 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
             if ((uint32_t)j >= (uint32_t)n) {
                 continue;
             }
-            double g = (x[j] - cx) * d.x + (y[j] - cy) * d.y + (z[j] - cz) * d.z;
-            if (g > 0.0) {
-                next = j; /* first improvement: move on at once */
-                break;
-            }
-            if (g == 0.0 && j < next) {
-                next = j;
+            const double ex = x[j] - cx, ey = y[j] - cy, ez = z[j] - cz;
+            double g = ex * d.x + ey * d.y + ez * d.z;
+            /* Most neighbours are worse: one test settles them. */
+            if (g >= 0.0) {
+                /* A g within the rounding of its own terms (8 eps of their magnitudes: the
+                 * products, the sum and inexact coordinate differences) is a tie. GJK's
+                 * directions are face normals, and across a face perpendicular to d the
+                 * rounded differences can order its vertices in a cycle (v1 < v3 < v2 < v1
+                 * by 1e-18 on a 5-vertex hull, fuzz_gjk): first improvement walked it until
+                 * the move bound and returned a vertex 0.023 short, never reaching the
+                 * neighbour beyond the face. Ties go by the plateau rule (lower index),
+                 * which cannot cycle. Computed only for g >= 0, about once per move. */
+                if (g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
+                    next = j; /* first improvement: move on at once */
+                    break;
+                }
+                if (j < next) {
+                    next = j;
+                }
             }
         }
         if (next == cur) {
-            break;
+            return cur;
         }
         cur = next;
     }
-    return moves < 2 * n ? cur : CLIMB_GAVE_UP;
+    return CLIMB_GAVE_UP;
 }
 
 /* ------------------------------------------------------------------ cores */
