@@ -1101,6 +1101,89 @@ static void test_gjk_cold_stall_flat_cone(void **state)
     assert_le(r.upper_bound - r.lower_bound, 1e-12 * r.upper_bound + 1e-16 * 135.0);
 }
 
+/* gjk.c, cold start (fuzz_gjk, the six fuzz/open inputs of the family above; f1c3b929 is
+ * gjk_cold_stall_flat_cone itself). A flat cone (a disk of radius 3e-5 .. 184 m, half height
+ * 0 .. 1e-4) against a cone 1e-13 .. 4e-7 m in size, 1e-8 .. 13 m apart: the cold query
+ * stopped after 2 iterations on "no progress" with the gap open by 6e-9 .. 1e-4 relative
+ * (e.g. 1.5956006838638823 with bounds [1.5955981, 1.5956007] where the answer is
+ * 1.5955986604614198) and the warm or next-pose query, from a different simplex, found the
+ * answer with the gap closed. Same cause and fix as gjk_cold_stall_flat_cone. Checked: the
+ * cold query converges (certified bounds within the default tolerance, up to 16 ulps of the
+ * pair's size) to the converged answer, and the warm query from its cache agrees. */
+typedef struct cone_pair {
+    double a[3]; /* radius, half height, margin */
+    gjk_quat qa;
+    gjk_vec3 pa;
+    double b[3];
+    gjk_quat qb;
+    gjk_vec3 pb;
+    double distance; /* the converged answer */
+} cone_pair;
+
+static void test_gjk_cold_stall_flat_cones(void **state)
+{
+    (void)state;
+    static const cone_pair cases[] = {
+        /* fuzz_gjk-crash-4f460e34b2e80c941fe5b0601d9b3bf592fbb654 (next pose) */
+        {{184.47058823529412, 1.003921568627451e-06, 0.0},
+         {0.70688582182608639, -0.017675828163297987, 0.70688582182608639, -0.017675828163297987},
+         {-0.16206507143015067, -1.1238616744766654, -0.50498305452240566},
+         {5.1653696498054469e-08, 5.1470588235294112e-08, 0.0},
+         {0.99968751627570263, -0.024997395914712332, 0, 0},
+         {1.4335346290989182, 0.14433756729740646, 0.14433756729740646},
+         1.5955986604614198},
+        /* fuzz_gjk-crash-6e68ae89fd002110c52c71519c7dbc3ad8aab117 (next pose) */
+        {{13.467978942549783, 0.00010578677042801555, 0.0},
+         {-0.068166865624217185, -0.56571341040837175, -0.71703076980284475, -0.40148286497811964},
+         {-0.055244052725717412, 1.4136739536821137, 1.4136739536821137},
+         {9.8529411764705875e-08, 9.8529411764705875e-08, 0.0},
+         {0.48844992167078854, -0.51154283780602128, 0.51339297559082786, 0.48597145155158927},
+         {-0.54249596329960525, 0.92642204310822573, 1.897134020593948},
+         0.8349259443386029},
+        /* fuzz_gjk-crash-73590ce5c83448c6458b9b1bc0ba6f0e890cba7d (warm) */
+        {{14.467994201571679, 0.0, 0.0},
+         {0.70710678118654757, 0, 0.70710678118654757, 0},
+         {-0.028834476707982684, -0.028834476707982684, -0.028834476707982684},
+         {8.3880750743877306e-08, 9.8529411764705875e-08, 0.0},
+         {-0.47337848717356673, -0.47337848717356673, -0.47337848717356673, 0.57248600301195673},
+         {5.9480265131538088, -6.005695466569775, 5.9480265131538088},
+         5.9768609155961778},
+        /* fuzz_gjk-crash-c80cf02aa93b423509e7fd4e1c0092e6f18a1d53 (warm) */
+        {{184.47058823529412, 0.00010584927138170442, 0.0},
+         {-0.34745726570175817, -0.54035758128131606, -0.54140037516165862, -0.5423769599067414},
+         {0.013427939269092852, 0, 0},
+         {3.941176470588235e-07, 3.941176470588235e-07, 0.0},
+         {0.99999910000000003, 0, 0, 0},
+         {-13.254171563207166, -13.33597345656807, -13.33597345656807},
+         13.322935388577058},
+        /* fuzz_gjk-crash-cd4f6de2d3d9b4a96102b4018863ac71b5f0779f (warm) */
+        {{3.121794338783665e-05, 5.0387182779240095e-11, 0.0},
+         {0.70710678118654757, 0, 0.70710678118654757, 0},
+         {0, -0.0, 0},
+         {9.3964969410615802e-14, 4.9086178050321686e-14, 9.3964969410615802e-14},
+         {0.70710714805018349, 0, 0.70710714805018349, 0},
+         {-1.1000954075834352e-08, -1.1000954075834352e-08, -1.1000954075834352e-08},
+         1.0950423841907653e-08},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const cone_pair *c = &cases[i];
+        gjk_shape a = gjk_make_cone(c->a[0], c->a[1]), b = gjk_make_cone(c->b[0], c->b[1]);
+        a.margin = c->a[2];
+        b.margin = c->b[2];
+        gjk_transform ta = gjk_transform_make(c->qa, c->pa), tb = gjk_transform_make(c->qb, c->pb);
+        gjk_result cold, warm;
+        cold_then_warm(&a, ta, &b, tb, &cold, &warm);
+        /* The harness's size P and tolerance, 1e-9 P (the world rounding is far below). */
+        double size = gjk_shape_bounding_radius(&a) + gjk_shape_bounding_radius(&b) +
+                      gjk_distance_between(ta.p, tb.p);
+        assert_true(cold.status == GJK_STATUS_SEPARATED);
+        assert_le(cold.upper_bound - cold.lower_bound,
+                  1e-12 * cold.upper_bound + 16.0 * DBL_EPSILON * size);
+        assert_le(fabs(cold.distance - c->distance), 1e-9 * size);
+        assert_le(fabs(warm.distance - cold.distance), 1e-9 * size);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1136,6 +1219,7 @@ int main(void)
         cmocka_unit_test(test_gjk_witnesses_off_v),
         cmocka_unit_test(test_epa_disk_along_long_segment_warm),
         cmocka_unit_test(test_gjk_cold_stall_flat_cone),
+        cmocka_unit_test(test_gjk_cold_stall_flat_cones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
