@@ -534,6 +534,13 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
             r.lower = 0.0;
             continue;
         }
+        if (stalled && sqrt(dist2) - r.lower > max2(max2(rel_tol * sqrt(dist2), abs_tol),
+                                                    GJK_CONTACT_ULPS * DBL_EPSILON * f->scale)) {
+            /* A cold run stalled with the gap still open above the rounding of the support
+             * values (16 ulps of the pair's scale): the bounds are certified, the answer is
+             * not converged, and the status says so (the best bounds found are reported). */
+            r.status = GJK_STATUS_ITERATION_LIMIT;
+        }
         break;
     }
 
