@@ -35,7 +35,11 @@
  *
  * Protection against cycling in floating point: stop when the new support point is
  * already in the simplex, or when |v| fails to decrease (then the previous, better simplex
- * is kept); an iteration cap bounds the rest.
+ * is kept); an iteration cap bounds the rest. With the gap still open, "fails to decrease"
+ * may be a real step whose gain is below the rounding of |v|^2 (a flat face, a support
+ * point far to the side): a few such steps are taken (GJK_STALL_STEPS). A cold run that
+ * still stops with the gap open above the rounding of the support values reports
+ * ITERATION_LIMIT: its bounds are certified, its answer is not converged.
  *
  * Warm start: the cache names the support features of the last simplex. They are turned
  * back into points with gjk_core_point (a stale or foreign index is rejected, never
