@@ -39,7 +39,6 @@ typedef struct fuzz_shape {
     gjk_shape shape;
     gjk_polytope poly;
     bool owned; /* poly.storage is ours to destroy */
-    bool twins; /* a hull with vertices closer than 1e-9 of its extent */
     double x[MAX_VERTS], y[MAX_VERTS], z[MAX_VERTS];
 } fuzz_shape;
 
@@ -71,29 +70,6 @@ static double read_margin(fuzz_input *in, double scale)
     default:
         return scale * 1e-6 * fuzz_unit(in);
     }
-}
-
-/* Vertices closer than 1e-9 of the polytope's extent (see fuzz_hull.c, near twins). */
-static bool has_near_twins(const gjk_polytope *p)
-{
-    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
-    for (int32_t i = 0; i < p->count; ++i) {
-        double c[3] = {p->x[i], p->y[i], p->z[i]};
-        for (int k = 0; k < 3; ++k) {
-            lo[k] = fmin(lo[k], c[k]);
-            hi[k] = fmax(hi[k], c[k]);
-        }
-    }
-    double tol = 1e-9 * fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-    for (int32_t i = 0; i < p->count; ++i) {
-        for (int32_t j = i + 1; j < p->count; ++j) {
-            if (fabs(p->x[i] - p->x[j]) <= tol && fabs(p->y[i] - p->y[j]) <= tol &&
-                fabs(p->z[i] - p->z[j]) <= tol) {
-                return true;
-            }
-        }
-    }
-    return false;
 }
 
 static void read_shape(fuzz_input *in, double scale, fuzz_shape *fs)
@@ -139,7 +115,6 @@ static void read_shape(fuzz_input *in, double scale, fuzz_shape *fs)
             gjk_status s = gjk_hull_build(&fs->poly, pts, n, &info);
             FUZZ_CHECK(s == GJK_STATUS_SEPARATED, "hull of %d points: %s", n, gjk_status_name(s));
             fs->owned = true;
-            fs->twins = has_near_twins(&fs->poly);
             break;
         }
         case 1: {
@@ -302,7 +277,9 @@ static void check_signed(const pair *p, const gjk_result *r, const char *what)
         /* KNOWN FINDING (test_fuzz_regressions: normal_at_exact_contact): at contact the
          * normal is the direction of GJK's v at |v| ~ d, i.e. of rounding (seen: f(n) short
          * by 5.6 m on a 64 m pair). The normal is not checked within the touching band
-         * until query.c takes it from the simplex's geometry there. */
+         * until query.c takes it from the simplex's geometry there. (That test passes now,
+         * but the family does not: with this check on, fuzz_gjk -seed=2..4 -runs=20000 each
+         * find "moved to touch" normals 3e-4 .. 3e6 short at |d| < 1e-6.) */
         bool touching = r->status == GJK_STATUS_TOUCHING || fabs(d) <= p->touch;
         double ntol = touching ? HUGE_VAL : tol;
         /* Away from contact the normal's direction error times the shapes' size: GJK may
@@ -538,22 +515,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if ((mode & 0xc0) == 0xc0 && (mode & 1)) {
         check_invalid(&in, &fa, &fb, ta, tb, options);
-        release_shape(&fa);
-        release_shape(&fb);
-        return 0;
-    }
-
-    /* KNOWN FINDING (test_fuzz_regressions: climb_wrong_distance): hill climbing on a hull
-     * with near-twin vertices can return a non-support vertex, and GJK then reports (and
-     * "certifies") a wrong distance. Such pairs are only required to answer finitely until
-     * hull.c merges near twins. */
-    int32_t climb_from = options != NULL && options->hill_climb_min_vertices > 0
-                             ? options->hill_climb_min_vertices
-                             : 4; /* the library default */
-    if ((fa.twins && fa.poly.count >= climb_from) || (fb.twins && fb.poly.count >= climb_from)) {
-        gjk_result r = gjk_signed_distance(&fa.shape, ta, &fb.shape, tb, NULL, options);
-        FUZZ_CHECK(r.status != GJK_STATUS_INVALID_INPUT && result_finite(&r), "near-twin hull: %s",
-                   gjk_status_name(r.status));
         release_shape(&fa);
         release_shape(&fb);
         return 0;

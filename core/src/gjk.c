@@ -35,7 +35,11 @@
  *
  * Protection against cycling in floating point: stop when the new support point is
  * already in the simplex, or when |v| fails to decrease (then the previous, better simplex
- * is kept); an iteration cap bounds the rest.
+ * is kept); an iteration cap bounds the rest. With the gap still open, "fails to decrease"
+ * may be a real step whose gain is below the rounding of |v|^2 (a flat face, a support
+ * point far to the side): a few such steps are taken (GJK_STALL_STEPS). A cold run that
+ * still stops with the gap open above the rounding of the support values reports
+ * ITERATION_LIMIT: its bounds are certified, its answer is not converged.
  *
  * Warm start: the cache names the support features of the last simplex. They are turned
  * back into points with gjk_core_point (a stale or foreign index is rejected, never
@@ -333,6 +337,21 @@ static inline bool cached_point(const gjk_shape *shape, uint32_t index, gjk_vec3
     return true;
 }
 
+/* Steps a query may take without floating-point progress in |v| while the duality gap is
+ * open (see the main loop): one is usually enough, a few bound the cost of cycling. */
+#define GJK_STALL_STEPS 4
+
+/* True if s uses pool slot i. */
+static bool uses_slot(const slot_simplex *s, int32_t i)
+{
+    for (int32_t k = 0; k < s->count; ++k) {
+        if (s->slot[k] == i) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Rebuilds the cached simplex; false when the cache is cold, foreign or stale. */
 static bool warm_simplex(const gjk_pair_frame *f, const gjk_cache *cache, gjk_vertex *pool,
                          slot_simplex *s)
@@ -446,6 +465,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
          * duality gap is still open: from a cached simplex, whose features may name one
          * point twice, that is not convergence. */
         bool stalled = false;
+        int32_t stall_steps = GJK_STALL_STEPS; /* steps without progress left (below) */
 
         while (!overlap) {
             double upper = sqrt(dist2);
@@ -502,8 +522,20 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
                 break;
             }
             if (!(next2 < dist2)) {
-                stalled = !gap_closed;
-                break; /* no progress in floating point: keep the previous, better simplex */
+                if (!(stall_steps > 0 && uses_slot(&next, free) &&
+                      sqrt(next2) <= upper + GJK_CONTACT_ULPS * DBL_EPSILON * f->scale)) {
+                    stalled = !gap_closed;
+                    break; /* no progress in floating point: keep the previous, better simplex */
+                }
+                /* No progress in floating point, but the new support point is a vertex of the
+                 * reduced simplex and its |v| is no worse beyond rounding: a real step whose
+                 * gain in |v|^2 is below the rounding of |v|^2. (A flat face: a support point
+                 * 64 m to the side and 3e-7 m deeper along -v lowers |v|^2 by 1e-17 relative,
+                 * yet turns v towards the face's normal, and the next support point makes
+                 * measurable progress: test_fuzz_regressions: gjk_cold_stall_flat_cone,
+                 * point_on_vertex_not_at_distance_zero.) Take a few such steps; the gap is
+                 * still open here (a closed gap stopped above). */
+                --stall_steps;
             }
             cur = next;
             dist2 = next2;
@@ -519,6 +551,13 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
             r.status = GJK_STATUS_SEPARATED;
             r.lower = 0.0;
             continue;
+        }
+        if (stalled && sqrt(dist2) - r.lower > max2(max2(rel_tol * sqrt(dist2), abs_tol),
+                                                    GJK_CONTACT_ULPS * DBL_EPSILON * f->scale)) {
+            /* A cold run stalled with the gap still open above the rounding of the support
+             * values (16 ulps of the pair's scale): the bounds are certified, the answer is
+             * not converged, and the status says so (the best bounds found are reported). */
+            r.status = GJK_STATUS_ITERATION_LIMIT;
         }
         break;
     }

@@ -11,7 +11,9 @@
  *    bound, the witnesses are the closest pair found so far (point_b - point_a =
  *    upper_bound * normal).
  *  - GJK stops on the duality gap: the certified bounds lower_bound <= d <= upper_bound
- *    (1988: ||v|| >= d >= v.w / ||v||) are reported for every separated answer.
+ *    (1988: ||v|| >= d >= v.w / ||v||) are reported for every separated answer. If GJK
+ *    cannot close the gap (floating-point stall above the rounding of the support values)
+ *    the status is GJK_STATUS_ITERATION_LIMIT, with the bounds it reached.
  *  - No query allocates, prints or touches global state; concurrent queries on shared shapes
  *    are safe. A query never writes through a shape.
  *  - Poses: quaternions must have norm 1 within GJK_QUAT_NORM_TOLERANCE (they are then
