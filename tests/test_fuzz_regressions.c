@@ -777,6 +777,72 @@ static void test_distance_of_shallow_overlap(void **state)
     assert_true(d.distance == 0.0);
 }
 
+/* query.c, contact_depth (bench_peers on full.cases, scale subset). A 1e-3 m tetrahedron 1.1e-12
+ * from a 1e3 m icosahedron (5 ulps of the larger shape's coordinates): gjk_signed_distance said
+ * TOUCHING, gjk_distance OVERLAPPING (a wrong verdict: |sd*| > 1e-9 lref). Two causes in the
+ * plain distance at contact to rounding: a support value along the noisy -v reaching past the
+ * touch tolerance was taken as proof of overlap (it only bounds the depth from above), and an
+ * origin enclosed by GJK's tetrahedron to rounding was reported as an overlap without asking
+ * how deep. Fix: EPA decides in both cases unless the tetrahedron's inner distance certifies an
+ * overlap beyond the touching band. Both queries must now agree: TOUCHING, |d| <= 1e-9. */
+static void test_plain_distance_at_contact_between_scales(void **state)
+{
+    (void)state;
+    static const gjk_vec3 va[4] = {
+        {0x1.2eb2a4323053dp-11, 0x1.2eb2a4323053dp-11, 0x1.2eb2a4323053dp-11},
+        {0x1.2eb2a4323053dp-11, -0x1.2eb2a4323053dp-11, -0x1.2eb2a4323053dp-11},
+        {-0x1.2eb2a4323053dp-11, 0x1.2eb2a4323053dp-11, -0x1.2eb2a4323053dp-11},
+        {-0x1.2eb2a4323053dp-11, -0x1.2eb2a4323053dp-11, 0x1.2eb2a4323053dp-11},
+    };
+    static const gjk_vec3 vb[12] = {
+        {0x0p+0, -0x1.06dd9514f8b1bp+9, -0x1.a9534db025fcep+9},
+        {-0x1.06dd9514f8b1bp+9, -0x1.a9534db025fcep+9, 0x0p+0},
+        {-0x1.a9534db025fcep+9, 0x0p+0, -0x1.06dd9514f8b1bp+9},
+        {0x0p+0, -0x1.06dd9514f8b1bp+9, 0x1.a9534db025fcep+9},
+        {-0x1.06dd9514f8b1bp+9, 0x1.a9534db025fcep+9, 0x0p+0},
+        {0x1.a9534db025fcep+9, 0x0p+0, -0x1.06dd9514f8b1bp+9},
+        {0x0p+0, 0x1.06dd9514f8b1bp+9, -0x1.a9534db025fcep+9},
+        {0x1.06dd9514f8b1bp+9, -0x1.a9534db025fcep+9, 0x0p+0},
+        {-0x1.a9534db025fcep+9, 0x0p+0, 0x1.06dd9514f8b1bp+9},
+        {0x0p+0, 0x1.06dd9514f8b1bp+9, 0x1.a9534db025fcep+9},
+        {0x1.06dd9514f8b1bp+9, 0x1.a9534db025fcep+9, 0x0p+0},
+        {0x1.a9534db025fcep+9, 0x0p+0, 0x1.06dd9514f8b1bp+9},
+    };
+    const gjk_transform ta1 = gjk_transform_make(
+        gjk_quat_make(0x1.d726b938a2558p-2, -0x1.5548c3c3677e5p-2, -0x1.d8bb020673a0dp-2,
+                      -0x1.5ccc9618e7592p-1),
+        gjk_v3(0x1.37d70dbc87f67p+9, -0x1.3da57b5413aefp+7, 0x1.e9426ea478198p+9));
+    const gjk_transform tb1 = gjk_transform_make(
+        gjk_quat_make(0x1.df3a401f412f4p-3, 0x1.c69909c6e8582p-1, 0x1.85771ba5c3a03p-2,
+                      0x1.c547878384ecep-4),
+        gjk_v3(0x1.76bf05843f208p+9, -0x1.b3d3ededfb1b8p+5, 0x1.2b8e57b813578p+6));
+    const gjk_transform ta2 = gjk_transform_make(
+        gjk_quat_make(0x1.e6c6f8bca0cd2p-2, -0x1.851ef4e05b5e4p-1, -0x1.b924f34683754p-3,
+                      -0x1.8ca0068d7fffdp-2),
+        gjk_v3(0x1.61f23bc51878bp+10, -0x1.011edea0b143dp+10, -0x1.17507d8ffeda8p+10));
+    const gjk_transform tb2 = gjk_transform_make(
+        gjk_quat_make(0x1.74dbdd440954bp-1, 0x1.3e7c0327f42eep-3, 0x1.d23115339538bp-2,
+                      0x1.f3c9cc236d1f9p-2),
+        gjk_v3(0x1.b5dc8aceba5ep+10, -0x1.99c4a6e8e3897p+10, -0x1.8ff65da60f22ap+8));
+    gjk_polytope pa, pb;
+    assert_int_equal(gjk_hull_build(&pa, va, 4, NULL), GJK_STATUS_SEPARATED);
+    assert_int_equal(gjk_hull_build(&pb, vb, 12, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_polytope(&pa), b = gjk_make_polytope(&pb);
+    const gjk_transform ta[2] = {ta1, ta2}, tb[2] = {tb1, tb2};
+    for (int k = 0; k < 2; ++k) {
+        gjk_result d = gjk_distance(&a, ta[k], &b, tb[k], NULL, NULL);
+        gjk_result s = gjk_signed_distance(&a, ta[k], &b, tb[k], NULL, NULL);
+        if (d.status != GJK_STATUS_TOUCHING || s.status != GJK_STATUS_TOUCHING ||
+            !(fabs(d.distance) <= 1e-9) || !(fabs(s.distance) <= 1e-9)) {
+            print_error("pose %d: distance %s %g, signed %s %g\n", k, gjk_status_name(d.status),
+                        d.distance, gjk_status_name(s.status), s.distance);
+            fail();
+        }
+    }
+    gjk_polytope_destroy(&pa);
+    gjk_polytope_destroy(&pb);
+}
+
 /* epa.c (fuzz_gjk, once the folds were fixed). A 1.2e-11 m cylinder on an edge of a 0.3 m
  * tetrahedron (margin 2.5e-7), queried at the next pose from the cache of the first: EPA
  * ended at CAPACITY_LIMIT with core depth 0 and the normal (1, 0, 0), along which the
@@ -1241,6 +1307,7 @@ int main(void)
         cmocka_unit_test(test_epa_point_in_cylinder),
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
         cmocka_unit_test(test_distance_of_shallow_overlap),
+        cmocka_unit_test(test_plain_distance_at_contact_between_scales),
         cmocka_unit_test(test_epa_tiny_cylinder_on_edge),
         cmocka_unit_test(test_climb_cycles_round_a_face),
         cmocka_unit_test(test_hull_subnormal_cloud),

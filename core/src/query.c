@@ -148,31 +148,49 @@ static bool result_is_finite(const gjk_result *r)
 
 /* GJK stopped with |v| at rounding level but the origin not enclosed by its simplex. That
  * happens at a true contact, and also when the origin lies on a face or edge of the simplex
- * deep inside D (a box pressed 5 cm into a wall, by symmetry). For |v| > 0 one support point
- * tells them apart: the penetration depth is at most h_D(-v/|v|) = -v.w/|v|, w = s_D(-v), so
- * a value beyond the touch tolerance means an overlap of unknown depth, and one within |v|
- * (plus rounding) contact. In between, and for v = 0 (no direction to test), EPA decides (it
- * reports TOUCHING when the origin is on the boundary of D). On contact *normal receives the
- * direction A -> B.
- * (Regression: test_world's first-collision case came back TOUCHING for a 5 cm overlap.) */
-static bool contact_to_rounding(const gjk_pair_frame *f, const gjk_gjk_result *g,
-                                const gjk_options *opt, int32_t *support_calls, gjk_vec3 *normal)
+ * deep inside D (a box pressed 5 cm into a wall, by symmetry). Returns the cores' depth: 0 for
+ * contact (the cores are then |v| apart at most), else the depth EPA finds. For |v| > 0 one
+ * support point may settle it: the depth is at most reach = h_D(-v/|v|) = -v.w/|v|,
+ * w = s_D(-v), so reach within |v| (plus rounding) is contact. A larger reach proves nothing
+ * (v's direction is rounding noise, and D may extend far along it from a contact point), so
+ * EPA decides, as it does for v = 0; it reports TOUCHING when the origin is on the boundary of
+ * D. The plain distance and the signed distance thus reach the same verdict at contact.
+ * On contact *normal receives the direction A -> B.
+ * (Regressions: test_world's first-collision case came back TOUCHING for a 5 cm overlap;
+ * test_fuzz_regressions: distance_of_shallow_overlap, a 1.5e-10 overlap read as contact;
+ * plain_distance_at_contact_between_scales, a 1.1e-12 gap between a 1e-3 and a 1e3 shape
+ * read as an overlap by gjk_distance while gjk_signed_distance said TOUCHING.) */
+static double contact_depth(const gjk_pair_frame *f, const gjk_gjk_result *g,
+                            const gjk_options *opt, int32_t *support_calls, gjk_vec3 *normal)
 {
-    if (g->upper > 0.0) {
+    double noise = (16.0 * DBL_EPSILON + opt->abs_tolerance) * f->scale;
+    if (g->simplex.count == 4) {
+        /* The origin is inside GJK's tetrahedron, which lies in D, so the depth is at least
+         * the origin's distance to its nearest face. Beyond the touching band (with the
+         * rounding of the vertices) that certifies the overlap without EPA: return -1, the
+         * depth itself unknown. Closer than that, the enclosure itself may be rounding (a
+         * 1.1e-12 gap between a 1e-3 and a 1e3 shape), and EPA decides. */
+        static const int32_t face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+        double inner = HUGE_VAL;
+        for (int32_t k = 0; k < 4; ++k) {
+            gjk_vec3 w0 = g->simplex.v[face[k][0]].w;
+            gjk_vec3 nf = gjk_cross(gjk_sub(g->simplex.v[face[k][1]].w, w0),
+                                    gjk_sub(g->simplex.v[face[k][2]].w, w0));
+            double len = gjk_length(nf);
+            double dist = len > 0.0 ? fabs(gjk_dot(nf, w0)) / len : 0.0;
+            inner = dist < inner ? dist : inner;
+        }
+        if (inner - noise + f->inflate > opt->touch_tolerance) {
+            return -1.0;
+        }
+    } else if (g->upper > 0.0) {
         gjk_vertex x;
         gjk_pair_support(f, gjk_neg(g->v), GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &x);
         ++*support_calls;
         *normal = gjk_normalize(gjk_neg(g->v));
         double reach = -gjk_dot(g->v, x.w) / g->upper; /* depth <= reach */
-        if (reach > opt->touch_tolerance) {
-            return false;
-        }
-        /* D reaching past the origin by more than |v| may hold it: a 2.8e-10 thick disk and
-         * a 1.7e-11 cube overlapping by 1.5e-10 came back as distance 3e-19 (TOUCHING)
-         * instead of 0 (test_fuzz_regressions: distance_of_shallow_overlap). */
-        double noise = (16.0 * DBL_EPSILON + opt->abs_tolerance) * f->scale;
         if (reach <= g->upper + noise) {
-            return true;
+            return 0.0;
         }
     }
     gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
@@ -180,7 +198,7 @@ static bool contact_to_rounding(const gjk_pair_frame *f, const gjk_gjk_result *g
     if (g->upper == 0.0) {
         *normal = e.normal;
     }
-    return e.status == GJK_STATUS_TOUCHING;
+    return e.status == GJK_STATUS_TOUCHING || !(e.depth > 0.0) ? 0.0 : e.depth;
 }
 
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
@@ -233,6 +251,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     gjk_vec3 n = gjk_v3(0.0, 0.0, 0.0);
     gjk_vec3 pa = g.point_a, pb = g.point_b;
     bool known = true; /* signed distance known (false: cores overlap and EPA did not run) */
+    double depth;      /* cores' depth at a contact to rounding (contact_depth) */
     if (g.status == GJK_STATUS_OVERLAPPING) {
         if (query->penetration && !query->boolean_only) {
             gjk_epa_result e = gjk_epa(&f, &g.simplex, &opt);
@@ -270,15 +289,19 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
             }
-        } else if (g.simplex.count < 4 && !query->boolean_only &&
-                   contact_to_rounding(&f, &g, &opt, &r.support_calls, &n)) {
+        } else if (!query->boolean_only &&
+                   (depth = contact_depth(&f, &g, &opt, &r.support_calls, &n)) >= 0.0) {
             /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
-             * (v's direction is as good as the rounding allows). */
-            sd = g.upper - f.inflate;
+             * (v's direction is as good as the rounding allows). Otherwise an overlap of that
+             * depth, which the plain distance reports as 0 (TOUCHING within the tolerance, as
+             * the signed distance would). */
+            sd = depth > 0.0 ? -(depth + f.inflate)
+                             : (g.simplex.count == 4 ? 0.0 : g.upper) - f.inflate;
         } else {
-            /* Origin enclosed, or a boolean query that stopped as soon as |v| fell within the
-             * touch tolerance (it may be deep inside: test_world's first-collision case of a
-             * 5 cm overlap once came back TOUCHING): overlap, depth unknown. */
+            /* An overlap certified beyond the touching band, or a boolean query that stopped as
+             * soon as |v| fell within the touch tolerance (it may be deep inside:
+             * test_world's first-collision case of a 5 cm overlap once came back TOUCHING):
+             * overlap, depth unknown. */
             sd = 0.0;
             known = false;
         }
