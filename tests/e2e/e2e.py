@@ -840,16 +840,20 @@ def group_probes():
     wps = [w["link_poses"] for w in load_json("trajectory.json")["waypoints"]]
     # Size the long query to take about 0.6 s here (2 s under a wrapper, where threads get
     # the CPU in turns; never fewer than 200 waypoints, never more than the daemon's limit).
-    target = 2.0 if wrapped() else 0.6
+    # The first run at a size is not trusted: under valgrind it includes translating the code
+    # (the next run of the same query was seen finishing before the probe was answered).
+    target = 3.0 if wrapped() else 0.6
     busy = raw_socket(d.endpoint)
     n = 200
+    runs = 0
     while True:
         t0 = time.monotonic()
         busy.send_multipart([b"", long_request(wps, n, 1)])
         r, t1 = receive(busy, 300)
         check(r is not None and r.status.code == pb.STATUS_CODE_OK, "long query answered")
         took = t1 - t0
-        if took >= 0.5 * target or n >= 10000:
+        runs += 1
+        if runs >= 2 and (took >= 0.5 * target or n >= 10000):
             break
         n = min(10000, int(n * target / max(took, 1e-3)) + 1)
     check(took >= 0.05, "the long query takes %.3f s (too fast to keep the worker busy)" % took)
