@@ -51,9 +51,10 @@ class FarmClient(gjkd.Client):
         s = self._context.socket(zmq.DEALER)
         s.setsockopt(zmq.LINGER, 0)
         s.setsockopt(zmq.IMMEDIATE, 1)  # queue only to replicas that are connected
+        self._socket = s
+        self._watch()  # refused handshakes end the call (gjkd.Unauthenticated)
         for e in self.endpoints:
             s.connect(e)
-        self._socket = s
 
 
 def pinned_endpoint(endpoints, name):

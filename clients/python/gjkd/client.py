@@ -201,11 +201,16 @@ class Client:
         self._socket = self._context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
         _apply_curve(self._socket, self._curve)
+        self._watch()
+        self._socket.connect(self.endpoint)
+
+    def _watch(self):
+        """Monitors self._socket's handshakes; call it before the socket connects (a subclass
+        that opens its own socket does so too)."""
         self._monitor = self._socket.get_monitor_socket(_HANDSHAKE_FAILED)
         self._poll = zmq.Poller()
         self._poll.register(self._socket, zmq.POLLIN)
         self._poll.register(self._monitor, zmq.POLLIN)
-        self._socket.connect(self.endpoint)
 
     def _close_socket(self):
         if self._socket is not None:
