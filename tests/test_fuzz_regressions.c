@@ -1134,6 +1134,46 @@ static void test_gjk_witnesses_off_v(void **state)
  * such faces' planes from the exact support features (rim angle, polytope vertex) rather
  * than from the rounded points, or refuse new vertices closer to a horizon vertex than
  * eps |p| / (allowed tilt). */
+/* fuzz_gjk, "moved to touch": a 1e-7 m disk on the rim of a 67 m disk-like cone (height
+ * 2e-4). The rim is a knife edge: its normal cone spans the radial plane, and any tangential
+ * tilt costs the rim's radius times the tilt. GJK's v at |v| = 1e-12 was tilted 4.6e-3 rad
+ * sideways: the separation along the normal came out 0.31 m short. */
+static void test_normal_at_disk_rim(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(67.468802929732206, 0.00010566958113984892);
+    gjk_shape b = gjk_make_cone(9.8254749370565339e-08, 0.0);
+    gjk_transform ta =
+        gjk_transform_make(gjk_quat_make(1, 0, 0, 0),
+                           gjk_v3(-0.12369840741117778, 0.12369840741117778, 0.12369840741117778));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(1, 0, 0, 0),
+                           gjk_v3(-47.905946749007853, -47.509232695461833, 0.12359273783113167));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    double short_by = r.distance - separation(&a, ta, &b, tb, r.normal);
+    assert_true(fabs(r.distance) <= 1e-9);
+    assert_le(short_by, 1e-9 * 67.5);
+}
+
+/* fuzz_gjk, "moved to touch": a 0.26 m box face pressed on the apex of a 184 m cone of
+ * height 2e-6 (a disk). The apex's normal cone is 1e-8 rad wide around the axis; the normal
+ * came out 1e-5 rad off it, and the disk's far rim made it 1.9 mm short. */
+static void test_normal_at_flat_cone_apex(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(184.47058823529412, 1.003921568627451e-06);
+    gjk_shape b = gjk_make_box(gjk_v3(0, 0.13125000000000001, 0.13125000000000001));
+    b.margin = 1.2499999999999999e-07;
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0.5, 0.5, 0.5, 0.5), gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_make(gjk_quat_make(0.50000045000000004, 0.50000045000000004,
+                                                        0.50000045000000004, 0.50000045000000004),
+                                          gjk_v3(0.13125112892156854, -1.428584077744604e-09, 0));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    double short_by = r.distance - separation(&a, ta, &b, tb, r.normal);
+    assert_true(fabs(r.distance) <= 1e-9);
+    assert_le(short_by, 1e-9 * 184.5);
+}
+
 static void test_epa_disk_along_long_segment_warm(void **state)
 {
     OPEN_FINDING();
@@ -1316,6 +1356,8 @@ int main(void)
         cmocka_unit_test(test_epa_twin_support_point),
         cmocka_unit_test(test_gjk_witnesses_off_v),
         cmocka_unit_test(test_epa_disk_along_long_segment_warm),
+        cmocka_unit_test(test_normal_at_disk_rim),
+        cmocka_unit_test(test_normal_at_flat_cone_apex),
         cmocka_unit_test(test_gjk_cold_stall_flat_cone),
         cmocka_unit_test(test_gjk_cold_stall_flat_cones),
     };

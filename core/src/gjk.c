@@ -418,6 +418,8 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     r.iterations = 0;
     r.support_calls = 0;
     r.lower = 0.0;
+    r.lower_v = gjk_v3(0.0, 0.0, 0.0);
+    r.v_sep = -HUGE_VAL;
 
     gjk_vertex pool[4];
     slot_simplex cur;                                                  /* the current simplex */
@@ -492,8 +494,10 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
 
             /* Duality gap: lower bound v.w / |v| from the supporting plane. */
             double lower = gjk_dot(v, x->w) / upper;
+            r.v_sep = lower;
             if (lower > r.lower) {
                 r.lower = lower;
+                r.lower_v = v;
             }
             /* A positive lower bound certifies that the cores are apart, so the signed
              * distance is at least lower - inflate; before that, an overlap (negative signed
@@ -540,6 +544,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
             cur = next;
             dist2 = next2;
             v = next_v;
+            r.v_sep = -HUGE_VAL; /* no support point taken along the new v yet */
             if (at_contact(dist2, abs_tol, f->scale)) {
                 overlap = true;
             }
@@ -550,6 +555,8 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
             try_warm = false;
             r.status = GJK_STATUS_SEPARATED;
             r.lower = 0.0;
+            r.lower_v = gjk_v3(0.0, 0.0, 0.0);
+            r.v_sep = -HUGE_VAL;
             continue;
         }
         if (stalled && sqrt(dist2) - r.lower > max2(max2(rel_tol * sqrt(dist2), abs_tol),
@@ -592,6 +599,8 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     out->v = r.v;
     out->lower = r.lower;
     out->upper = r.upper;
+    out->lower_v = r.lower_v;
+    out->v_sep = r.v_sep;
     out->iterations = r.iterations;
     out->support_calls = r.support_calls;
     out->simplex.count = overlap ? cur.count : 0;

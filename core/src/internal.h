@@ -116,6 +116,10 @@ typedef struct gjk_gjk_result {
     gjk_vec3 v; /* point of the final simplex nearest the origin (A-local): point_a - point_b up
                    to rounding, but with an accurate direction near contact */
     double lower, upper; /* certified bounds on the core distance (upper = |v|) */
+    gjk_vec3 lower_v;    /* the v whose support point gave `lower` (zero while lower = 0):
+                            -lower_v/|lower_v| certifies a separation of `lower` */
+    double v_sep;        /* separation certified along -v/|v| by a support point taken for
+                            the final v itself; -HUGE_VAL when none was */
     int32_t iterations;
     int32_t support_calls;
 } gjk_gjk_result;
