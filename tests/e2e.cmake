@@ -31,7 +31,9 @@ if(TARGET gjkd AND TARGET gjkctl)
                        --e2e-client $<TARGET_FILE:e2e_client>
                        --python-proto ${CMAKE_BINARY_DIR}/python
                        --source-dir ${PROJECT_SOURCE_DIR})
-      set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
+      # 600 s: under scripts/test's valgrind step the daemon and every gjkctl and
+      # e2e_client run under memcheck (e2e_requests then takes ~4 min; ~20 s without).
+      set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 600 LABELS e2e)
     endforeach()
     # Authentication and start-up configuration (tests/e2e/e2e_security.py): curve,
     # curve_refusals (also labelled fault), config (GJKD_* environment, --scene).

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import subprocess
@@ -66,10 +67,16 @@ def run(cmd, timeout=60, env=None):
     return p.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
 
+def client(path, *args):
+    """The command line of a client program (gjkctl, e2e_client), under GJK_CLIENT_WRAPPER
+    if set (split like a shell command: scripts/test runs the clients under memcheck)."""
+    return shlex.split(os.environ.get("GJK_CLIENT_WRAPPER", "")) + [path] + list(args)
+
+
 def gjkctl(daemon, *args, expect=0, timeout=60):
     """Runs gjkctl against daemon; checks the exit status; returns (stdout, stderr)."""
     endpoint = daemon.endpoint if isinstance(daemon, Daemon) else daemon
-    rc, out, err = run([ARGS.gjkctl, "--endpoint", endpoint, "--timeout", "10"] + list(args),
+    rc, out, err = run(client(ARGS.gjkctl, "--endpoint", endpoint, "--timeout", "10", *args),
                        timeout)
     check(rc == expect, "gjkctl %s: exit %d, expected %d\nstdout: %s\nstderr: %s"
           % (" ".join(args), rc, expect, out[-2000:], err[-2000:]))
@@ -133,8 +140,8 @@ def group_requests():
     with tempfile.TemporaryDirectory() as tmp:
         d = Daemon(stream=True)
         # --- the C client: every call of libgjkd-client.
-        rc, out, err = run([ARGS.e2e_client, d.endpoint, os.path.join(ARGS.source_dir,
-                                                                       "examples", "demo")], 120)
+        rc, out, err = run(client(ARGS.e2e_client, d.endpoint,
+                                  os.path.join(ARGS.source_dir, "examples", "demo")), 300)
         check(rc == 0, "e2e_client failed:\n%s\n%s" % (out[-4000:], err[-2000:]))
         d.stop()
         d = Daemon(stream=True)
@@ -270,8 +277,8 @@ def gjkctl_requests(d, tmp):
     check("$.link_poses[0].position[2]: expected a finite number" in err, "bad file: %r" % err)
     _, err = gjkctl(d, "frobnicate", expect=2)
     gjkctl(d, "query", "--max-distance", "-1", expect=2)
-    rc, _, err = run([ARGS.gjkctl, "--endpoint", "tcp://127.0.0.1:%d" % free_port(),
-                      "--timeout", "0.2", "--retries", "1", "health"], 30)
+    rc, _, err = run(client(ARGS.gjkctl, "--endpoint", "tcp://127.0.0.1:%d" % free_port(),
+                            "--timeout", "0.2", "--retries", "1", "health"), 30)
     check(rc == 3 and "TIMEOUT" in err, "no daemon: exit %d %r" % (rc, err))
 
 
