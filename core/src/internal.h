@@ -64,8 +64,14 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
  * this shape (stale or foreign cache). */
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point);
 
-/* Radius added to the core: margin + sphere/capsule radius. */
-double gjk_core_inflate(const gjk_shape *shape);
+/* Radius added to the core: margin + sphere/capsule radius. Inline: every query asks for
+ * it twice. */
+static inline double gjk_core_inflate(const gjk_shape *shape)
+{
+    return shape->kind == GJK_SHAPE_SPHERE || shape->kind == GJK_SHAPE_CAPSULE
+               ? shape->margin + shape->radius
+               : shape->margin;
+}
 
 /* Support vertex of D in direction d (A-local): a = sA(d), b = sB(-d), w = a - b. Hints
  * seed hill climbing. */

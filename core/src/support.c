@@ -359,17 +359,6 @@ bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
     }
 }
 
-double gjk_core_inflate(const gjk_shape *shape)
-{
-    switch (shape->kind) {
-    case GJK_SHAPE_SPHERE:
-    case GJK_SHAPE_CAPSULE:
-        return shape->margin + shape->radius;
-    default:
-        return shape->margin;
-    }
-}
-
 void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
                       gjk_vertex *out)
 {
