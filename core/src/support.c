@@ -162,6 +162,13 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 /* polytope_climb's answer when it ran out of moves: the caller scans instead. */
 #define CLIMB_GAVE_UP (-2)
 
+/* fmax in line (gcc 12 calls libm for fmax): the larger of a and b, the number when one is
+ * NaN, as fmax. */
+static inline double max_num(double a, double b)
+{
+    return a > b || b != b ? a : b;
+}
+
 /* A component's digit in the start table's index: 2 above m, 0 below -m, else 1. */
 static inline int32_t table_digit(double c, double m)
 {
@@ -178,7 +185,7 @@ static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
     if (h == NULL || h->magic != GJK_POLYTOPE_MAGIC || h->count != p->count) {
         return 0;
     }
-    double m = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))) * 0.41421356237309503;
+    double m = max_num(fabs(d.x), max_num(fabs(d.y), fabs(d.z))) * 0.41421356237309503;
     int32_t k = 9 * table_digit(d.x, m) + 3 * table_digit(d.y, m) + table_digit(d.z, m);
     int32_t i = h->start[k];
     return i >= 0 && i < p->count ? i : 0;
