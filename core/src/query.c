@@ -233,6 +233,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         size_bound(f.a) + size_bound(f.b) + fabs(f.pos_b.x) + fabs(f.pos_b.y) + fabs(f.pos_b.z);
     f.hill_a = use_hill_climbing(f.a, &opt);
     f.hill_b = use_hill_climbing(f.b, &opt);
+    static const gjk_polytope_edges no_edges = {NULL, NULL, NULL};
+    f.edges_a = f.hill_a ? gjk_polytope_edges_of(f.a->polytope) : no_edges;
+    f.edges_b = f.hill_b ? gjk_polytope_edges_of(f.b->polytope) : no_edges;
 
     gjk_gjk_input in;
     in.options = &opt;
