@@ -620,6 +620,39 @@ static void test_owned_polytope_tampering(void **state)
     gjk_polytope_destroy(&p);
 }
 
+/* Hill climbing reads the edge vectors stored at creation only while the polytope's arrays
+ * are those of its own block: a struct whose x has been pointed elsewhere (which a query,
+ * checking an owned polytope's header only, accepts) climbs on the coordinates it names.
+ * With the stored edges, the climb towards -x stayed at vertex 0 (distance 5, not 4). */
+static void test_climb_edges_follow_the_arrays(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    gjk_polytope p;
+    assert_int_equal(gjk_polytope_create(&p, pts, 4, tet_start, tet_adj), GJK_STATUS_SEPARATED);
+    double *mirrored = malloc((size_t)p.padded_count * sizeof *mirrored);
+    assert_non_null(mirrored);
+    for (int32_t i = 0; i < p.padded_count; ++i) {
+        mirrored[i] = -p.x[i]; /* vertex 1 becomes (-1, 0, 0) */
+    }
+    gjk_polytope moved = p;
+    moved.x = mirrored;
+    gjk_shape a = gjk_make_polytope(&moved);
+    gjk_shape b = gjk_make_point();
+    gjk_transform at = gjk_transform_make(gjk_quat_identity(), gjk_v3(-5.0, 0.0, 0.0));
+    gjk_result r = gjk_distance(&a, gjk_transform_identity(), &b, at, NULL, NULL);
+    assert_int_equal(r.status, GJK_STATUS_SEPARATED);
+    assert_true(fabs(r.distance - 4.0) <= 1e-12);
+    /* The block's own arrays: the stored edges, the same answer as a scan. */
+    gjk_shape own = gjk_make_polytope(&p);
+    r = gjk_distance(&own, gjk_transform_identity(), &b,
+                     gjk_transform_make(gjk_quat_identity(), gjk_v3(5.0, 0.0, 0.0)), NULL, NULL);
+    assert_int_equal(r.status, GJK_STATUS_SEPARATED);
+    assert_true(fabs(r.distance - 4.0) <= 1e-12);
+    free(mirrored);
+    gjk_polytope_destroy(&p);
+}
+
 static void test_polytope_destroy_is_safe(void **state)
 {
     (void)state;
@@ -885,6 +918,7 @@ int main(void)
         cmocka_unit_test(test_support_closed_form),
         cmocka_unit_test(test_support_brute_force),
         cmocka_unit_test(test_support_direction_scale),
+        cmocka_unit_test(test_climb_edges_follow_the_arrays),
         cmocka_unit_test(test_support_ties),
         cmocka_unit_test(test_bounding_radius),
         cmocka_unit_test(test_aabb_contains_and_touches),

@@ -260,8 +260,8 @@ static void sub_tetrahedron(const gjk_vertex *x, const int32_t slot[4], sub_simp
 
 /* Writes into *out the sub-simplex of the vertices slot[0..n) of the pool nearest the
  * origin, with weights; returns |v|^2 and v. */
-static double reduce(const gjk_vertex *pool, const int32_t *slot, int32_t n, slot_simplex *out,
-                     gjk_vec3 *v)
+static inline double reduce(const gjk_vertex *pool, const int32_t *slot, int32_t n,
+                            slot_simplex *out, gjk_vec3 *v)
 {
     sub_simplex r;
     switch (n) {
@@ -301,9 +301,13 @@ static bool in_simplex(const gjk_vertex *pool, const slot_simplex *s, const gjk_
 /* The pool slot s does not use (s has at most three vertices). */
 static int32_t free_slot(const slot_simplex *s)
 {
-    unsigned used = 0;
-    for (int32_t k = 0; k < s->count; ++k) {
-        used |= 1u << s->slot[k];
+    /* Unrolled on the count (1 to 3): no loop to run for one or two vertices. */
+    unsigned used = 1u << s->slot[0];
+    if (s->count > 1) {
+        used |= 1u << s->slot[1];
+        if (s->count > 2) {
+            used |= 1u << s->slot[2];
+        }
     }
     return (used & 1u) == 0 ? 0 : (used & 2u) == 0 ? 1 : (used & 4u) == 0 ? 2 : 3;
 }

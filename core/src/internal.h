@@ -16,17 +16,52 @@
  * table of starting vertices. Entry 9 (sx + 1) + 3 (sy + 1) + (sz + 1), s in {-1, 0, 1},
  * is the vertex of largest dot with (sx, sy, sz) (lowest index on ties): a start within
  * about 25 degrees of any direction, where vertex 0 may be on the far side of the hull
- * (entry 13, the zero direction, is 0). The vertex arrays follow the header. */
+ * (entry 13, the zero direction, is 0). The vertex arrays follow the header, then
+ * adj_start and adj, then the edge vectors (gjk_polytope_edges). */
 typedef struct gjk_polytope_header {
     uint64_t magic;
     double radius;
     int32_t count, padded_count, adj_count, reserved;
     int32_t start[27];
+    const double *edges; /* 3 adj_count doubles in the block (x | y | z), NULL without edges */
+    /* The block's own arrays, which the edges were computed from: x, y, z, adj_start, adj. */
+    const void *arrays[5];
 } gjk_polytope_header;
 
 #define GJK_POLYTOPE_MAGIC UINT64_C(0x676a6b506f6c7955) /* "gjkPolyU" */
 #define GJK_POLYTOPE_ALIGN 64
 #define GJK_POLYTOPE_HEADER_BYTES (3 * GJK_POLYTOPE_ALIGN)
+
+/* Edge vectors along an owned polytope's adjacency: for vertex i and its neighbour
+ * j = adj[k], entry k holds x[j] - x[i] (and y, z), computed by gjk_polytope_create with the
+ * very subtraction hill climbing makes, so a climb gets the same bits without gathering the
+ * neighbours' coordinates. x is NULL when there are none: a borrowed polytope, no adjacency,
+ * or fields that no longer point into the block the edges were computed from. */
+typedef struct gjk_polytope_edges {
+    const double *x, *y, *z;
+} gjk_polytope_edges;
+
+static inline gjk_polytope_edges gjk_polytope_edges_of(const gjk_polytope *p)
+{
+    gjk_polytope_edges e = {NULL, NULL, NULL};
+    const gjk_polytope_header *h = p->storage;
+    if (h == NULL || h->magic != GJK_POLYTOPE_MAGIC || h->edges == NULL) {
+        return e;
+    }
+    /* One test for the five pointers (the edges are those of the block's arrays only). */
+    uintptr_t moved = ((uintptr_t)(const void *)p->x ^ (uintptr_t)h->arrays[0]) |
+                      ((uintptr_t)(const void *)p->y ^ (uintptr_t)h->arrays[1]) |
+                      ((uintptr_t)(const void *)p->z ^ (uintptr_t)h->arrays[2]) |
+                      ((uintptr_t)(const void *)p->adj_start ^ (uintptr_t)h->arrays[3]) |
+                      ((uintptr_t)(const void *)p->adj ^ (uintptr_t)h->arrays[4]);
+    if (moved != 0) {
+        return e;
+    }
+    e.x = h->edges;
+    e.y = e.x + h->adj_count;
+    e.z = e.y + h->adj_count;
+    return e;
+}
 
 /* A pair of shapes placed in A's local frame. */
 typedef struct gjk_pair_frame {
@@ -38,6 +73,8 @@ typedef struct gjk_pair_frame {
     double scale;   /* size of the pair (for absolute tolerances): bounding radii + |pos_b| */
     bool hill_a;    /* use hill climbing on A's / B's polytope */
     bool hill_b;
+    gjk_polytope_edges edges_a; /* A's / B's edge vectors for hill climbing (x NULL: none) */
+    gjk_polytope_edges edges_b;
 } gjk_pair_frame;
 
 /* One vertex of a simplex in D. */
@@ -64,8 +101,14 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
  * this shape (stale or foreign cache). */
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point);
 
-/* Radius added to the core: margin + sphere/capsule radius. */
-double gjk_core_inflate(const gjk_shape *shape);
+/* Radius added to the core: margin + sphere/capsule radius. Inline: every query asks for
+ * it twice. */
+static inline double gjk_core_inflate(const gjk_shape *shape)
+{
+    return shape->kind == GJK_SHAPE_SPHERE || shape->kind == GJK_SHAPE_CAPSULE
+               ? shape->margin + shape->radius
+               : shape->margin;
+}
 
 /* Support vertex of D in direction d (A-local): a = sA(d), b = sB(-d), w = a - b. Hints
  * seed hill climbing. */

@@ -71,7 +71,7 @@ static gjk_result invalid_result(void)
  * gjk_shape_validate on it. As a second line of defence, a non-finite vertex that a query
  * reaches makes the answer non-finite (INVALID_INPUT), and hill climbing skips neighbour
  * indices out of range. */
-static bool shape_is_valid(const gjk_shape *s)
+static inline bool shape_is_valid(const gjk_shape *s)
 {
     if (s == NULL) {
         return false;
@@ -80,9 +80,10 @@ static bool shape_is_valid(const gjk_shape *s)
     if (s->kind != GJK_SHAPE_POLYTOPE || p == NULL || p->storage == NULL) {
         return gjk_shape_validate(s) == GJK_STATUS_SEPARATED;
     }
-    return isfinite(s->margin) && s->margin >= 0.0 && p->x != NULL && p->y != NULL &&
-           p->z != NULL && p->count >= 1 && p->padded_count >= p->count && isfinite(p->radius) &&
-           p->radius >= 0.0;
+    /* 0 <= x <= DBL_MAX: finite and not negative in two comparisons (NaN fails both). */
+    return s->margin >= 0.0 && s->margin <= DBL_MAX && p->radius >= 0.0 && p->radius <= DBL_MAX &&
+           p->x != NULL && p->y != NULL && p->z != NULL && p->count >= 1 &&
+           p->padded_count >= p->count;
 }
 
 static bool use_hill_climbing(const gjk_shape *s, const gjk_options *o)
@@ -91,24 +92,31 @@ static bool use_hill_climbing(const gjk_shape *s, const gjk_options *o)
            s->polytope->adj != NULL && s->polytope->count >= o->hill_climb_min_vertices;
 }
 
-/* The pose with its quaternion normalised; false for NaN/Inf or |q| farther than
- * GJK_QUAT_NORM_TOLERANCE from 1 (the test on |q|^2 against the squared bounds needs no
- * square root; NaN fails it). */
-static bool unit_pose(gjk_transform t, gjk_transform *out)
+/* The quaternion normalised; false for NaN/Inf or |q| farther than GJK_QUAT_NORM_TOLERANCE
+ * from 1 (the test on |q|^2 against the squared bounds needs no square root; NaN fails it).
+ * A quaternion already of norm 1 to the last bit is kept as it is. */
+static inline bool unit_quat(gjk_quat q, gjk_quat *out)
 {
     const double lo = (1.0 - GJK_QUAT_NORM_TOLERANCE) * (1.0 - GJK_QUAT_NORM_TOLERANCE);
     const double hi = (1.0 + GJK_QUAT_NORM_TOLERANCE) * (1.0 + GJK_QUAT_NORM_TOLERANCE);
-    gjk_quat q = t.q;
     double n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
-    if (!(n2 >= lo && n2 <= hi) || !gjk_vec3_is_finite(t.p)) {
+    if (!(n2 >= lo && n2 <= hi)) {
         return false;
     }
     if (n2 != 1.0) {
         double s = 1.0 / sqrt(n2);
         q = gjk_quat_make(q.w * s, q.x * s, q.y * s, q.z * s);
     }
-    *out = gjk_transform_make(q, t.p);
+    *out = q;
     return true;
+}
+
+/* Both translations finite, in one test: x - x is 0 for a finite x and NaN for NaN or an
+ * infinity, and a sum of zeros is 0 (no overflow, unlike a sum of the coordinates; the
+ * library is never built with -ffast-math, which would fold x - x). */
+static inline bool translations_finite(gjk_vec3 a, gjk_vec3 b)
+{
+    return (a.x - a.x) + (a.y - a.y) + (a.z - a.z) + (b.x - b.x) + (b.y - b.y) + (b.z - b.z) == 0.0;
 }
 
 /* A cheap upper bound on the bounding radius of a shape (within a factor sqrt 3), for the
@@ -249,10 +257,12 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
 {
     gjk_transform pose_a, pose_b;
     if (query == NULL || !shape_is_valid(query->shape_a) || !shape_is_valid(query->shape_b) ||
-        !unit_pose(query->pose_a, &pose_a) || !unit_pose(query->pose_b, &pose_b) ||
-        isnan(query->cutoff)) {
+        !unit_quat(query->pose_a.q, &pose_a.q) || !unit_quat(query->pose_b.q, &pose_b.q) ||
+        !translations_finite(query->pose_a.p, query->pose_b.p) || isnan(query->cutoff)) {
         return invalid_result();
     }
+    pose_a.p = query->pose_a.p;
+    pose_b.p = query->pose_b.p;
     const gjk_options opt = resolve_options(options);
     /* Pair frame: B in A's local frame. rot_a also takes the answer back to the world. */
     gjk_mat3 rot_a = gjk_mat3_from_quat(pose_a.q);
@@ -267,6 +277,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         size_bound(f.a) + size_bound(f.b) + fabs(f.pos_b.x) + fabs(f.pos_b.y) + fabs(f.pos_b.z);
     f.hill_a = use_hill_climbing(f.a, &opt);
     f.hill_b = use_hill_climbing(f.b, &opt);
+    static const gjk_polytope_edges no_edges = {NULL, NULL, NULL};
+    f.edges_a = f.hill_a ? gjk_polytope_edges_of(f.a->polytope) : no_edges;
+    f.edges_b = f.hill_b ? gjk_polytope_edges_of(f.b->polytope) : no_edges;
 
     gjk_gjk_input in;
     in.options = &opt;

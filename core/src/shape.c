@@ -492,12 +492,16 @@ gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_
     }
 
     /* One block: header | x | y | z (each padded to 8, so each starts 64-byte aligned) |
-     * adj_start | adj. */
+     * adj_start | adj | edge x | edge y | edge z (gjk_polytope_edges, 8-byte aligned). */
     int32_t padded = (count + GJK_POLYTOPE_PAD - 1) / GJK_POLYTOPE_PAD * GJK_POLYTOPE_PAD;
     size_t coord_bytes = (size_t)padded * sizeof(double);
     size_t start_bytes = adj_start != NULL ? (size_t)(count + 1) * sizeof(int32_t) : 0;
     size_t adj_bytes = (size_t)adj_count * sizeof(int32_t);
-    size_t total = GJK_POLYTOPE_HEADER_BYTES + 3 * coord_bytes + start_bytes + adj_bytes;
+    size_t edge_offset =
+        GJK_POLYTOPE_HEADER_BYTES + 3 * coord_bytes +
+        (start_bytes + adj_bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    size_t edge_bytes = 3 * (size_t)adj_count * sizeof(double);
+    size_t total = edge_offset + edge_bytes;
     total = (total + GJK_POLYTOPE_ALIGN - 1) / GJK_POLYTOPE_ALIGN * GJK_POLYTOPE_ALIGN;
     unsigned char *block = aligned_alloc(GJK_POLYTOPE_ALIGN, total);
     if (block == NULL) {
@@ -529,6 +533,23 @@ gjk_status gjk_polytope_create(gjk_polytope *out, const gjk_vec3 *points, int32_
             int32_t *adj_copy = (int32_t *)(void *)(arrays + 3 * coord_bytes + start_bytes);
             memcpy(adj_copy, adj, adj_bytes);
             out->adj = adj_copy;
+            /* The differences hill climbing takes, from the stored coordinates. */
+            double *ex = (double *)(void *)(block + edge_offset);
+            double *ey = ex + adj_count, *ez = ey + adj_count;
+            for (int32_t i = 0; i < count; ++i) {
+                for (int32_t k = adj_start[i]; k < adj_start[i + 1]; ++k) {
+                    int32_t j = adj[k];
+                    ex[k] = x[j] - x[i];
+                    ey[k] = y[j] - y[i];
+                    ez[k] = z[j] - z[i];
+                }
+            }
+            header->edges = ex;
+            header->arrays[0] = x;
+            header->arrays[1] = y;
+            header->arrays[2] = z;
+            header->arrays[3] = start_copy;
+            header->arrays[4] = adj_copy;
         }
     }
     out->x = x;

@@ -162,6 +162,13 @@ static int32_t polytope_scan(const gjk_polytope *p, gjk_vec3 d)
 /* polytope_climb's answer when it ran out of moves: the caller scans instead. */
 #define CLIMB_GAVE_UP (-2)
 
+/* fmax in line (gcc 12 calls libm for fmax): the larger of a and b, the number when one is
+ * NaN, as fmax. */
+static inline double max_num(double a, double b)
+{
+    return a > b || b != b ? a : b;
+}
+
 /* A component's digit in the start table's index: 2 above m, 0 below -m, else 1. */
 static inline int32_t table_digit(double c, double m)
 {
@@ -178,7 +185,7 @@ static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
     if (h == NULL || h->magic != GJK_POLYTOPE_MAGIC || h->count != p->count) {
         return 0;
     }
-    double m = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))) * 0.41421356237309503;
+    double m = max_num(fabs(d.x), max_num(fabs(d.y), fabs(d.z))) * 0.41421356237309503;
     int32_t k = 9 * table_digit(d.x, m) + 3 * table_digit(d.y, m) + table_digit(d.z, m);
     int32_t i = h->start[k];
     return i >= 0 && i < p->count ? i : 0;
@@ -190,7 +197,7 @@ static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
  * difference itself (coordinate differences of nearby vertices are exact by Sterbenz). A
  * neighbour with a positive difference is taken at once (first improvement); one with a
  * zero difference and a lower index only when no neighbour is better (plateaus). */
-static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
+static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
 {
     const double *x = p->x, *y = p->y, *z = p->z;
     const int32_t *start = p->adj_start, *adj = p->adj;
@@ -240,6 +247,42 @@ static inline int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t
     return CLIMB_GAVE_UP;
 }
 
+/* polytope_climb over the stored edge vectors (gjk_polytope_edges): the same differences,
+ * so the same moves, without gathering the neighbours' coordinates; a neighbour's index is
+ * read, and range-checked, only for the rare g >= 0. In line in the support map (the
+ * coordinate climb above stays out of line so that this one fits). */
+static inline int32_t polytope_climb_edges(const gjk_polytope *p, const gjk_polytope_edges *e,
+                                           gjk_vec3 d, uint32_t hint)
+{
+    const double *gx = e->x, *gy = e->y, *gz = e->z;
+    const int32_t *start = p->adj_start, *adj = p->adj;
+    int32_t n = p->count;
+    int32_t cur = hint < (uint32_t)n ? (int32_t)hint : climb_start(p, d);
+    for (int32_t moves = 0; moves < 2 * n; ++moves) {
+        int32_t next = cur;
+        const int32_t end = start[cur + 1];
+        for (int32_t k = start[cur]; k < end; ++k) {
+            const double ex = gx[k], ey = gy[k], ez = gz[k];
+            double g = ex * d.x + ey * d.y + ez * d.z;
+            if (g >= 0.0 && (uint32_t)adj[k] < (uint32_t)n) {
+                int32_t j = adj[k];
+                if (g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
+                    next = j;
+                    break;
+                }
+                if (j < next) {
+                    next = j;
+                }
+            }
+        }
+        if (next == cur) {
+            return cur;
+        }
+        cur = next;
+    }
+    return CLIMB_GAVE_UP;
+}
+
 /* ------------------------------------------------------------------ cores */
 
 /* r (dx, dy) / |(dx, dy)|, scaled first so tiny or huge d neither underflows nor
@@ -258,10 +301,14 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
 }
 
 /* Support vertex of a polytope: hill climbing or the scan; NaN on a non-finite vertex. */
-static inline gjk_vec3 polytope_support(const gjk_polytope *p, gjk_vec3 d, bool hill, uint32_t hint,
-                                        uint32_t *index)
+static inline gjk_vec3 polytope_support(const gjk_polytope *p, const gjk_polytope_edges *e,
+                                        gjk_vec3 d, bool hill, uint32_t hint, uint32_t *index)
 {
-    int32_t i = hill && p->adj_start != NULL ? polytope_climb(p, d, hint) : CLIMB_GAVE_UP;
+    int32_t i = CLIMB_GAVE_UP;
+    if (hill && p->adj_start != NULL) {
+        i = e != NULL && e->x != NULL ? polytope_climb_edges(p, e, d, hint)
+                                      : polytope_climb(p, d, hint);
+    }
     if (i == CLIMB_GAVE_UP) {
         i = polytope_scan(p, d);
     }
@@ -279,7 +326,7 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
 {
     switch (shape->kind) {
     case GJK_SHAPE_POLYTOPE:
-        return polytope_support(shape->polytope, d, hill, hint, index);
+        return polytope_support(shape->polytope, NULL, d, hill, hint, index);
     case GJK_SHAPE_BOX: {
         gjk_vec3 h = shape->half_extents;
         uint32_t bits = (d.x < 0.0 ? 0u : 1u) | (d.y < 0.0 ? 0u : 2u) | (d.z < 0.0 ? 0u : 4u);
@@ -359,29 +406,19 @@ bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
     }
 }
 
-double gjk_core_inflate(const gjk_shape *shape)
-{
-    switch (shape->kind) {
-    case GJK_SHAPE_SPHERE:
-    case GJK_SHAPE_CAPSULE:
-        return shape->margin + shape->radius;
-    default:
-        return shape->margin;
-    }
-}
-
 void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
                       gjk_vertex *out)
 {
     /* Polytopes straight to their support map; the other kinds through the switch. */
     out->a = f->a->kind == GJK_SHAPE_POLYTOPE
-                 ? polytope_support(f->a->polytope, d, f->hill_a, hint_a, &out->ia)
+                 ? polytope_support(f->a->polytope, &f->edges_a, d, f->hill_a, hint_a, &out->ia)
                  : gjk_core_support(f->a, d, f->hill_a, hint_a, &out->ia);
     /* sB(-d) in B's frame: -R^T d, then back into A's frame. */
     gjk_vec3 db = gjk_neg(gjk_mat3_tmul_vec(&f->rot_b, d));
-    gjk_vec3 bl = f->b->kind == GJK_SHAPE_POLYTOPE
-                      ? polytope_support(f->b->polytope, db, f->hill_b, hint_b, &out->ib)
-                      : gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
+    gjk_vec3 bl =
+        f->b->kind == GJK_SHAPE_POLYTOPE
+            ? polytope_support(f->b->polytope, &f->edges_b, db, f->hill_b, hint_b, &out->ib)
+            : gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
     out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
     out->w = gjk_sub(out->a, out->b);
 }
