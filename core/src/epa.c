@@ -48,12 +48,14 @@
  *  - Every answer carries both bounds: depth (nearest face, lower) and depth_upper (least
  *    support value seen). ITERATION_LIMIT and CAPACITY_LIMIT report the nearest face so far.
  *
- * Capacity: no allocation; everything lives in one structure on the stack (65 KiB) sized
+ * Capacity: no allocation; everything lives in one structure on the stack (74 KiB) sized
  * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
  * count grows as D approaches a ball around the origin: a certified lower bound needs P to
- * follow D everywhere to within h(n) - depth). Faces carry no adjacency: the faces that see
- * w come from one pass over the plane arrays (structure of arrays), which also finds the
- * next nearest face, and their edges are matched among themselves. */
+ * follow D everywhere to within h(n) - depth). The faces that see w come from one pass over
+ * the plane arrays (structure of arrays), which also finds the next nearest face. Each face
+ * keeps the three faces across its edges (adj), so the region and its horizon are read off
+ * those links; matching the seen faces' edges among themselves instead took as many
+ * instructions but mispredicted about a fifth of EPA's branches. */
 #include "internal.h"
 
 #include <float.h>
@@ -83,12 +85,15 @@ typedef struct epa_polytope {
     gjk_vec3 a[EPA_MAX_VERTICES];
     uint16_t hint_a[EPA_MAX_VERTICES]; /* support features, to seed hill climbing */
     uint16_t hint_b[EPA_MAX_VERTICES];
+    int16_t edge_from[EPA_MAX_VERTICES]; /* horizon edge starting here; -1 outside link_horizon */
     /* Faces [0, face_count), structure of arrays: outward unit normal, plane distance,
      * vertices counter-clockwise seen from outside. */
     double nx[EPA_MAX_FACES], ny[EPA_MAX_FACES], nz[EPA_MAX_FACES];
     double d[EPA_MAX_FACES];
     int16_t fv[EPA_MAX_FACES][3];
-    bool spent[EPA_MAX_FACES]; /* not a face of the hull: a vertex lies above its plane */
+    int16_t adj[EPA_MAX_FACES][3];  /* face across edge fv[k] -> fv[k + 1] (twin y -> x) */
+    int16_t seen_at[EPA_MAX_FACES]; /* index in seen during an expansion, else -1 */
+    bool spent[EPA_MAX_FACES];      /* not a face of the hull: a vertex lies above its plane */
     gjk_vec3 inside;      /* a point inside every polytope grown from the first (its centroid) */
     double inside_margin; /* its distance from the first polytope's faces, at most from any */
     int32_t vertex_count;
@@ -98,6 +103,8 @@ typedef struct epa_polytope {
     int16_t region[EPA_MAX_REGION];                   /* those edge-connected to the nearest face */
     bool taken[EPA_MAX_REGION];                       /* seen[i] is in region */
     int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
+    int16_t hface[EPA_MAX_HORIZON];                   /* the unseen face across it (y -> x) */
+    int16_t hslot[EPA_MAX_HORIZON];                   /* slot of its new face (x, y, w) */
     int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
     gjk_vec3 hn[EPA_MAX_HORIZON];                     /* normal of its new face (x, y, w) */
     bool hsliver[EPA_MAX_HORIZON];                    /* that face is a sliver */
@@ -177,6 +184,7 @@ static inline void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, 
     p->nz[f] = n.z;
     p->d[f] = (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) * (1.0 / 3.0);
     p->spent[f] = false;
+    p->seen_at[f] = -1;
 }
 
 /* Plane distance of face f as a candidate for the nearest face (spent faces never are). */
@@ -185,6 +193,7 @@ static double face_rank(const epa_polytope *p, int32_t f)
     return p->spent[f] ? HUGE_VAL : p->d[f];
 }
 
+/* Moves face `from` to slot `to` (a dead one), and its neighbours' links with it. */
 static void face_move(epa_polytope *p, int32_t to, int32_t from)
 {
     p->nx[to] = p->nx[from];
@@ -192,14 +201,15 @@ static void face_move(epa_polytope *p, int32_t to, int32_t from)
     p->nz[to] = p->nz[from];
     p->d[to] = p->d[from];
     p->spent[to] = p->spent[from];
+    p->seen_at[to] = p->seen_at[from];
     memcpy(p->fv[to], p->fv[from], sizeof p->fv[to]);
-}
-
-/* True if face f has the directed edge x -> y. */
-static bool face_has_edge(const epa_polytope *p, int32_t f, int16_t x, int16_t y)
-{
-    const int16_t *v = p->fv[f];
-    return (v[0] == x && v[1] == y) || (v[1] == x && v[2] == y) || (v[2] == x && v[0] == y);
+    memcpy(p->adj[to], p->adj[from], sizeof p->adj[to]);
+    for (int e = 0; e < 3; ++e) {
+        int16_t *back = p->adj[p->adj[to][e]];
+        for (int k = 0; k < 3; ++k) {
+            back[k] = back[k] == from ? (int16_t)to : back[k];
+        }
+    }
 }
 
 static void vertex_set(epa_polytope *p, int32_t i, const gjk_vertex *v)
@@ -208,6 +218,7 @@ static void vertex_set(epa_polytope *p, int32_t i, const gjk_vertex *v)
     p->a[i] = v->a;
     p->hint_a[i] = hint_of(v->ia);
     p->hint_b[i] = hint_of(v->ib);
+    p->edge_from[i] = -1;
 }
 
 /* The tetrahedron on 4 affinely independent vertices. */
@@ -227,6 +238,8 @@ static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
     p->inside = gjk_scale(gjk_add(gjk_add(p->w[0], p->w[1]), gjk_add(p->w[2], p->w[3])), 0.25);
     /* With a positive determinant these wind counter-clockwise seen from outside. */
     static const int16_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    static const int16_t across[4][3] = {{2, 3, 1}, {0, 3, 2}, {1, 3, 0}, {0, 2, 1}};
+    memcpy(p->adj, across, sizeof across);
     for (int f = 0; f < 4; ++f) {
         gjk_vec3 n;
         triangle_normal(p->w[tri[f][0]], p->w[tri[f][1]], p->w[tri[f][2]], &n);
@@ -262,7 +275,8 @@ typedef enum epa_expand_result {
 } epa_expand_result;
 
 /* Walks the faces of seen[0, seen_count) edge-connected to seen[0] (the region) and lists
- * the horizon: the edges of region faces whose twin is not in the region. */
+ * the horizon: the edges of region faces whose twin is not in the region, with the face
+ * across each. */
 static epa_expand_result walk_region(epa_polytope *p, int32_t seen_count, int32_t *region_count,
                                      int32_t *horizon_count)
 {
@@ -271,42 +285,27 @@ static epa_expand_result walk_region(epa_polytope *p, int32_t seen_count, int32_
     p->region[0] = p->seen[0];
     int32_t count = 1, horizon = 0;
     for (int32_t r = 0; r < count; ++r) {
-        const int16_t *v = p->fv[p->region[r]];
+        int32_t f = p->region[r];
         for (int e = 0; e < 3; ++e) {
-            int16_t x = v[e], y = v[next3(e)];
-            int32_t twin = -1;
-            for (int32_t s = 0; s < seen_count && twin < 0; ++s) {
-                if (face_has_edge(p, p->seen[s], y, x)) {
-                    twin = s;
-                }
-            }
+            int16_t g = p->adj[f][e];
+            int32_t twin = p->seen_at[g];
             if (twin < 0) {
                 if (horizon == EPA_MAX_HORIZON) {
                     return EPA_EXPAND_CAPACITY;
                 }
-                p->hx[horizon] = x;
-                p->hy[horizon] = y;
+                p->hx[horizon] = p->fv[f][e];
+                p->hy[horizon] = p->fv[f][next3(e)];
+                p->hface[horizon] = g;
                 ++horizon;
             } else if (!p->taken[twin]) {
                 p->taken[twin] = true;
-                p->region[count++] = p->seen[twin];
+                p->region[count++] = g;
             }
         }
     }
     *region_count = count;
     *horizon_count = horizon;
     return EPA_EXPANDED;
-}
-
-/* The face with the directed edge x -> y, -1 if none. */
-static int32_t face_with_edge(const epa_polytope *p, int16_t x, int16_t y)
-{
-    for (int32_t f = 0; f < p->face_count; ++f) {
-        if (face_has_edge(p, f, x, y)) {
-            return f;
-        }
-    }
-    return -1;
 }
 
 /* True if `inside` lies above the triangle (x, y, w) beyond the rounding of their
@@ -330,7 +329,8 @@ static epa_expand_result find_seen(epa_polytope *p, int32_t f0, int32_t iw, doub
     gjk_vec3 w = p->w[iw];
     int32_t seen = 0, best = -1;
     double best_d = HUGE_VAL;
-    p->seen[seen++] = (int16_t)f0;
+    p->seen[seen] = (int16_t)f0;
+    p->seen_at[f0] = (int16_t)seen++;
     for (int32_t f = 0; f < p->face_count; ++f) {
         double d = p->d[f];
         if (f == f0) {
@@ -338,9 +338,11 @@ static epa_expand_result find_seen(epa_polytope *p, int32_t f0, int32_t iw, doub
         }
         if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
             if (seen == EPA_MAX_REGION) {
+                *seen_count = seen;
                 return EPA_EXPAND_CAPACITY;
             }
-            p->seen[seen++] = (int16_t)f;
+            p->seen[seen] = (int16_t)f;
+            p->seen_at[f] = (int16_t)seen++;
         } else if (d < best_d && !p->spent[f]) {
             best_d = d;
             best = f;
@@ -372,56 +374,35 @@ static int32_t nearest_outside(const epa_polytope *p, int32_t region)
 }
 
 /* Links the horizon edges into a loop (hnext); false unless they form one simple loop:
- * each edge is followed by exactly one edge starting where it ends, and following the links
- * from edge 0 visits all of them before coming back. (Quadratic in the horizon length,
- * which is small: a few to a few tens of edges.) */
+ * no vertex starts two edges, each edge is followed by the edge starting where it ends, and
+ * following the links from edge 0 visits all of them before coming back. (The same verdict
+ * as matching every pair of edges, in linear time: edge_from maps a vertex to the edge
+ * starting there, and is reset before returning.) */
 static bool link_horizon(epa_polytope *p, int32_t horizon)
 {
     if (horizon < 3) {
         return false;
     }
-    for (int32_t i = 0; i < horizon; ++i) {
-        int32_t next = -1;
-        for (int32_t j = 0; j < horizon; ++j) {
-            if (p->hx[j] == p->hy[i]) {
-                if (next >= 0) {
-                    return false; /* the loop touches itself at a vertex */
-                }
-                next = j;
-            }
-        }
-        if (next < 0) {
-            return false;
-        }
-        p->hnext[i] = (int16_t)next;
+    bool ok = true;
+    int32_t listed = 0;
+    for (; listed < horizon && ok; ++listed) {
+        int16_t x = p->hx[listed];
+        ok = p->edge_from[x] < 0; /* else the loop touches itself at x */
+        p->edge_from[x] = (int16_t)listed;
+    }
+    for (int32_t i = 0; i < horizon && ok; ++i) {
+        p->hnext[i] = p->edge_from[p->hy[i]];
+        ok = p->hnext[i] >= 0;
     }
     int32_t cur = 0;
-    for (int32_t k = 1; k <= horizon; ++k) {
+    for (int32_t k = 1; k <= horizon && ok; ++k) {
         cur = p->hnext[cur];
-        if ((cur == 0) != (k == horizon)) {
-            return false;
-        }
+        ok = (cur == 0) == (k == horizon);
     }
-    return true;
-}
-
-/* Normal of the face outside the region across horizon edge i (the twin of x -> y): the
- * plane a sliver (x, y, w) takes. Unseen faces are never overwritten during an expansion. */
-static gjk_vec3 unseen_neighbour_normal(const epa_polytope *p, int32_t i, int32_t region,
-                                        gjk_vec3 otherwise)
-{
-    for (int32_t f = 0; f < p->face_count; ++f) {
-        if (face_has_edge(p, f, p->hy[i], p->hx[i])) {
-            bool in_region = false;
-            for (int32_t r = 0; r < region && !in_region; ++r) {
-                in_region = p->region[r] == f;
-            }
-            if (!in_region) {
-                return face_normal(p, f);
-            }
-        }
+    for (int32_t i = 0; i < listed; ++i) {
+        p->edge_from[p->hx[i]] = -1;
     }
-    return otherwise;
+    return ok;
 }
 
 static void sort_ascending(int16_t *v, int32_t n)
@@ -436,8 +417,9 @@ static void sort_ascending(int16_t *v, int32_t n)
     }
 }
 
-/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
- * the nearest face of the new P. Nothing changes unless the expansion succeeds.
+/* Where vertex iw (stored at vertex_count - 1, beyond face f0) goes: the region and its
+ * horizon, and in *nearest the nearest face (not spent) outside the region. P does not
+ * change; the faces listed in seen (*seen_count, on every return) are marked in seen_at.
  *
  * The region is the set of faces that see w edge-connected to f0; its horizon gets a fan of
  * new faces (x, y, w). A new face must not fold over: P's interior point `inside` must lie
@@ -449,11 +431,13 @@ static void sort_ascending(int16_t *v, int32_t n)
  * on from it (seen: depth 0 and TOUCHING for cores 0.033 deep; a witness 151 m off a 5e-8 m
  * cone; CAPACITY_LIMIT 4% shallow in a cylinder). The face across a folding edge is the one
  * rounding misjudged: it joins the region, as exact arithmetic would have it. */
-static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, double eps,
-                                         int32_t *nearest)
+static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                     int32_t *seen_count, int32_t *region_count,
+                                     int32_t *horizon_count, int32_t *nearest)
 {
     int32_t seen = 0, region = 0, horizon = 0, best = -1;
     epa_expand_result e = find_seen(p, f0, iw, eps, &seen, &best);
+    *seen_count = seen;
     if (e != EPA_EXPANDED) {
         return e;
     }
@@ -498,11 +482,13 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
         if (fold < 0) {
             break;
         }
-        int32_t across = face_with_edge(p, p->hy[fold], p->hx[fold]);
-        if (across < 0 || seen == EPA_MAX_REGION) {
-            return across < 0 ? EPA_EXPAND_BROKEN : EPA_EXPAND_CAPACITY;
+        int16_t across = p->hface[fold];
+        if (seen == EPA_MAX_REGION) {
+            return EPA_EXPAND_CAPACITY;
         }
-        p->seen[seen++] = (int16_t)across;
+        p->seen[seen] = across;
+        p->seen_at[across] = (int16_t)seen++;
+        *seen_count = seen;
         forced = true;
     }
     if (forced) {
@@ -517,6 +503,27 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
             }
         }
     }
+    *region_count = region;
+    *horizon_count = horizon;
+    *nearest = best;
+    return EPA_EXPANDED;
+}
+
+/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
+ * the nearest face of the new P. Nothing changes unless the expansion succeeds (find_region
+ * says where). The new faces take over the region's links to the faces across the horizon
+ * and link to each other around w. */
+static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, double eps,
+                                         int32_t *nearest)
+{
+    int32_t seen = 0, region = 0, horizon = 0, best = -1;
+    epa_expand_result e = find_region(p, f0, iw, eps, &seen, &region, &horizon, &best);
+    for (int32_t s = 0; s < seen; ++s) {
+        p->seen_at[p->seen[s]] = -1; /* marks live for one expansion */
+    }
+    if (e != EPA_EXPANDED) {
+        return e;
+    }
     if (!link_horizon(p, horizon)) {
         return EPA_EXPAND_BROKEN;
     }
@@ -525,17 +532,30 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
     }
     /* New faces (x, y, w) go into the region's slots first, then at the end; leftover slots
      * are filled from the end (highest first, so the face moved is never one of them). */
-    gjk_vec3 n0 = face_normal(p, f0);
     sort_ascending(p->region, region);
     int32_t used = 0;
     for (int32_t i = 0; i < horizon; ++i) {
         /* A sliver takes the plane of the unseen face sharing its long edge, which passes
          * within the sliver's width of it. */
-        gjk_vec3 n = p->hsliver[i] ? unseen_neighbour_normal(p, i, region, n0) : p->hn[i];
+        gjk_vec3 n = p->hsliver[i] ? face_normal(p, p->hface[i]) : p->hn[i];
         int32_t f = used < region ? p->region[used++] : p->face_count++;
         face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
+        p->hslot[i] = (int16_t)f;
         if (best < 0 || p->d[f] < p->d[best]) {
             best = f;
+        }
+    }
+    /* New face i = (x, y, w): across x -> y the old neighbour (whose y -> x link comes to
+     * it), across y -> w the new face of the next horizon edge, whose w -> y comes back. */
+    for (int32_t i = 0; i < horizon; ++i) {
+        int16_t f = p->hslot[i], g = p->hface[i], next = p->hslot[p->hnext[i]];
+        p->adj[f][0] = g;
+        p->adj[f][1] = next;
+        p->adj[next][2] = f;
+        for (int k = 0; k < 3; ++k) {
+            if (p->fv[g][k] == p->hy[i]) {
+                p->adj[g][k] = f;
+            }
         }
     }
     for (int32_t r = region - 1; r >= used; --r) {
