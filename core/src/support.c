@@ -191,6 +191,28 @@ static int32_t climb_start(const gjk_polytope *p, gjk_vec3 d)
     return i >= 0 && i < p->count ? i : 0;
 }
 
+/* One neighbour j of the current vertex with g = (x_j - x_cur).d >= 0: true when it improves
+ * (first improvement: move on at once), else a tie that may lower *next. A g within the
+ * rounding of its own terms (8 eps of their magnitudes: the products, the sum and inexact
+ * coordinate differences) is a tie. GJK's directions are face normals, and across a face
+ * perpendicular to d the rounded differences can order its vertices in a cycle (v1 < v3 <
+ * v2 < v1 by 1e-18 on a 5-vertex hull, fuzz_gjk): first improvement walked it until the move
+ * bound and returned a vertex 0.023 short, never reaching the neighbour beyond the face. Ties
+ * go by the plateau rule (lower index), which cannot cycle. Called only for g >= 0, about
+ * once per move. */
+static inline bool climb_step(double g, double ex, double ey, double ez, gjk_vec3 d, int32_t j,
+                              int32_t *next)
+{
+    if (g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
+        *next = j;
+        return true;
+    }
+    if (j < *next) {
+        *next = j;
+    }
+    return false;
+}
+
 /* Neighbours are compared by (x_j - x_cur) . d, not by their absolute dots: far from the
  * polytope's origin the absolute dots of nearby vertices round to the same value (or the
  * wrong order) although their difference along d is large next to the rounding of the
@@ -221,22 +243,8 @@ static int32_t polytope_climb(const gjk_polytope *p, gjk_vec3 d, uint32_t hint)
             const double ex = x[j] - cx, ey = y[j] - cy, ez = z[j] - cz;
             double g = ex * d.x + ey * d.y + ez * d.z;
             /* Most neighbours are worse: one test settles them. */
-            if (g >= 0.0) {
-                /* A g within the rounding of its own terms (8 eps of their magnitudes: the
-                 * products, the sum and inexact coordinate differences) is a tie. GJK's
-                 * directions are face normals, and across a face perpendicular to d the
-                 * rounded differences can order its vertices in a cycle (v1 < v3 < v2 < v1
-                 * by 1e-18 on a 5-vertex hull, fuzz_gjk): first improvement walked it until
-                 * the move bound and returned a vertex 0.023 short, never reaching the
-                 * neighbour beyond the face. Ties go by the plateau rule (lower index),
-                 * which cannot cycle. Computed only for g >= 0, about once per move. */
-                if (g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
-                    next = j; /* first improvement: move on at once */
-                    break;
-                }
-                if (j < next) {
-                    next = j;
-                }
+            if (g >= 0.0 && climb_step(g, ex, ey, ez, d, j, &next)) {
+                break;
             }
         }
         if (next == cur) {
@@ -264,15 +272,9 @@ static inline int32_t polytope_climb_edges(const gjk_polytope *p, const gjk_poly
         for (int32_t k = start[cur]; k < end; ++k) {
             const double ex = gx[k], ey = gy[k], ez = gz[k];
             double g = ex * d.x + ey * d.y + ez * d.z;
-            if (g >= 0.0 && (uint32_t)adj[k] < (uint32_t)n) {
-                int32_t j = adj[k];
-                if (g > 8.0 * DBL_EPSILON * (fabs(ex * d.x) + fabs(ey * d.y) + fabs(ez * d.z))) {
-                    next = j;
-                    break;
-                }
-                if (j < next) {
-                    next = j;
-                }
+            if (g >= 0.0 && (uint32_t)adj[k] < (uint32_t)n &&
+                climb_step(g, ex, ey, ez, d, adj[k], &next)) {
+                break;
             }
         }
         if (next == cur) {
