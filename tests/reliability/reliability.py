@@ -458,7 +458,14 @@ def group_crash():
 
             t = threading.Thread(target=writer, args=(random.Random(rng.random()),))
             t.start()
-            time.sleep(rng.uniform(0.05, 0.5))
+            # The kill comes at a random moment after the first acknowledgement (bounded wait:
+            # on a loaded machine the writer's first change once took longer than the 50 ms
+            # the shortest random delay allowed, and the trial saw no change acknowledged).
+            deadline = time.monotonic() + 20.0
+            while (result["acked"] == 0 and result["error"] is None and t.is_alive()
+                   and time.monotonic() < deadline):
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.45))
             d.stop(signal.SIGKILL)
             t.join(30)
             check(not t.is_alive(), "trial %d: the writer did not stop" % trial)
