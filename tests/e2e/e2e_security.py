@@ -12,8 +12,9 @@ Groups:
                   with listed keys, allow-list file and directory, SIGHUP reload, pose and
                   monitor streams under CURVE; start refused for a readable secret key, a
                   missing list, half a configuration, a non-loopback bind without CURVE
-  curve_refusals  no key, a key not on the list, the wrong server key: no reply (timeout),
-                  the refusal counter rises, the log says so in few lines
+  curve_refusals  no key, a key not on the list, the wrong server key: UNAUTHENTICATED with
+                  a message naming the refusal (not a timeout), the refusal counter rises,
+                  the log says so in few lines
   config          GJKD_* environment: precedence file < environment < command line, bad
                   values stop the start; --scene loads a JSON scene, a persisted scene wins,
                   a bad file stops the start with a clear message"""
@@ -227,32 +228,27 @@ def group_curve_refusals():
         before = d.refused()  # waiting for the start may have abandoned a handshake
 
         # Each refusal happens in the handshake, which sends no reply: the clients' socket
-        # monitor turns it into UNAUTHENTICATED at once (gjkctl exit 1) with a message saying
-        # which refusal it was, instead of a timeout. The timeouts here (20 s) are far longer
-        # than the check may take (`quick`): a refusal that fell back to timing out fails.
-        def refused_fast(label, t0):
-            took = time.monotonic() - t0
-            check(took < 10, "%s: refusal took %.1f s (a timeout, not UNAUTHENTICATED)"
-                  % (label, took))
-
+        # monitor turns it into UNAUTHENTICATED (gjkctl exit 1) with a message saying which
+        # refusal it was, instead of a timeout; a timeout's message never contains the needles
+        # checked here. libzmq can lose a refusal on a loaded machine (its server may close
+        # the connection before the ERROR command is out, libzmq#2705; seen once under TSan
+        # with both cores busy): that attempt then times out and the retry, on a fresh
+        # handshake, is refused. So each call gets three short attempts, and what is checked
+        # is the status and the message it ends with, not how long it took.
         def py_refused(label, needle, **kw):
-            t0 = time.monotonic()
             try:
-                with (d.client(timeout=20, **kw) if kw else
-                      e2e.gjkd.Client(d.endpoint, timeout=20, retries=1)) as c:
+                with (d.client(timeout=8, retries=2, **kw) if kw else
+                      e2e.gjkd.Client(d.endpoint, timeout=8, retries=2)) as c:
                     c.health()
                 check(False, "%s: served" % label)
             except e2e.gjkd.Unauthenticated as e:
                 check(e.code == 21 and needle in e.message, "%s: %r" % (label, e.message))
-            refused_fast(label, t0)
 
         def ctl_refused(label, needle, *args):
-            t0 = time.monotonic()
-            rc, _, err = run([e2e.ARGS.gjkctl, "--endpoint", d.endpoint, "--timeout", "20",
-                              "--retries", "1"] + list(args) + ["health"], 60)
+            rc, _, err = run([e2e.ARGS.gjkctl, "--endpoint", d.endpoint, "--timeout", "8",
+                              "--retries", "2"] + list(args) + ["health"], 60)
             check(rc == 1 and needle in err, "%s: gjkctl exit %d, expected 1 saying %r\n%s"
                   % (label, rc, needle, err[-1000:]))
-            refused_fast(label, t0)
 
         # 1. No key at all: the handshake fails (mechanism mismatch, or the daemon closing the
         # connection first: both name CURVE).
