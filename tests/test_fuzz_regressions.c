@@ -1174,9 +1174,99 @@ static void test_normal_at_flat_cone_apex(void **state)
     assert_le(short_by, 1e-9 * 184.5);
 }
 
+/* epa.c, the known-vertex exit (fuzz_gjk, fuzz/open/fuzz_gjk-crash-2b517b...): a disk of
+ * radius 3.5e-6 inside a 4e-3 m polytope with a 2.4e-6 margin. Cold, EPA stopped on a support
+ * point that was already a vertex, 3.3e-11 above a sliver face (an edge of 3e-17 m between
+ * near-twin rim points) and took that gap for the face plane's rounding, which the sliver's
+ * normal (known to 3e-2 rad) put at 1.4e-3 m: depth 5.1236855e-6, 2e-11 shallow, and the
+ * separation along its normal 3.3e-11 deeper than the answer. Warm was right. Fix: a plane
+ * rounding above 1e-10 of the pair's scale certifies nothing; the face is spent. */
+static void test_epa_sliver_face_noise(void **state)
+{
+    (void)state;
+    const gjk_vec3 twin = {-0x1.ff0d38b76860bp-10, -0x1.8bf5e4370f795p-10, -0x1.8d0ea0a762422p-9};
+    const gjk_vec3 corner = {-0x1p-8, -0x1p-8, -0x1p-8};
+    const gjk_vec3 v[17] = {
+        {-0x1.4f4b4f4b4f4b5p-9, -0x1.4b4b4b4b4b4b4p-9, -0x1.4b4b4b4b4b4b4p-9},
+        {-0x1.fc9263d01fa5cp-10, -0x1.8a0a06d9b5b6cp-10, -0x1.8b21668e983d5p-9},
+        twin, twin, twin, twin, twin, twin, twin, twin,
+        {0x1.4767beca765fcp-10, 0x1.fb581faa73ebfp-11, 0x1.fcbfd4b38be7p-10},
+        {0x1.4aae33c1f83e8p-10, 0x1.0035b1c9463f6p-10, 0x1.00eb58e4c71bbp-9},
+        corner, corner, corner,
+        {-0x1.ff4bff4bff4cp-9, 0x1p-8, 0x1p-8},
+        twin,
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape b = gjk_make_polytope(&poly);
+    b.margin = 2.4438277256427865e-06;
+    gjk_shape a = gjk_make_cone(3.4556669347426475e-06, 0.0);
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0, 0, 1, 0), gjk_v3(0, 0, 0));
+    gjk_transform tb = nearly_identity();
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
+    const double tol = 1e-9 * 6.8e-3; /* the fuzz harness's: 1e-9 of the pair's size */
+    assert_int_equal(cold.status, GJK_STATUS_OVERLAPPING);
+    assert_int_equal(warm.status, GJK_STATUS_OVERLAPPING);
+    assert_le(fabs(cold.distance - warm.distance), tol);
+    /* Each answer is realised by its own normal: no direction separates the shapes less
+     * deeply than the reported depth (to rounding). */
+    assert_le(cold.distance - separation(&a, ta, &b, tb, cold.normal), tol);
+    assert_le(warm.distance - separation(&a, ta, &b, tb, warm.normal), tol);
+    gjk_polytope_destroy(&poly);
+}
+
+/* epa.c, a broken polytope (fuzz_gjk, corpus b2bb6d...): a 4.7 km disk touching a 7e6 m
+ * needle. After one expansion EPA's nearest face lay 0.0257 deep, beyond the support value
+ * of 4.2e-8 it had already seen (an upper bound on the depth): rounding had broken P, and EPA
+ * "converged" on that face with a depth 0.0257 too deep and a witness 0.0257 off the
+ * needle. Fix: a face deeper than a support value by more than any plane's rounding ends EPA,
+ * answered by the face whose support value was least. */
+static void test_epa_face_beyond_support_value(void **state)
+{
+    (void)state;
+    const gjk_vec3 near0 = {-0x1.0371eff10acc7p-18, -0x1.34c1fcb797948p-20, -0x1.34c1fcb797948p-20};
+    const gjk_vec3 v1 = {0x1.1f7b1945f0456p+16, 0x1.2e5132a1be72cp+19, 0x1.26d6e1b14085cp+16};
+    const gjk_vec3 v5 = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
+    const gjk_vec3 v14 = {-0x1p+22, -0x1p+22, -0x1p+22};
+    const gjk_vec3 v[17] = {
+        near0, v1, v1, near0,
+        {0x1.fc03fc03fc04p+21, 0x1p+22, 0x1p+22},
+        v5, v5, v5, v5, v5, v5, v5,
+        {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20},
+        {0x1.2688140b856f7p+21, 0x1.2823452b4cae3p+21, 0x1.2823452b4cae3p+21},
+        v14, v14,
+        {-0x1p+22, 0x1.c403c403c403cp+21, -0x1.4bff4bff4bff4p+21},
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape b = gjk_make_polytope(&poly);
+    gjk_shape a = gjk_make_cone(4734.5097428854815, 0.0);
+    gjk_transform ta = gjk_transform_identity();
+    gjk_transform tb = gjk_transform_make(gjk_quat_make(0.99999910000000003, 0, 0, 0),
+                                          gjk_v3(0, 2367.2548714426275, -2367.2548714426275));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 7.27e-3; /* the fuzz harness's: 1e-9 of the pair's 7.27e6 m */
+    assert_true(r.status == GJK_STATUS_TOUCHING || r.status == GJK_STATUS_OVERLAPPING);
+    assert_le(fabs(r.distance), tol); /* it touches: the harness had moved it to touch */
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    const double c = 0.70710678118654746;
+    const gjk_vec3 dirs[] = {{0, -c, c}, {0, c, -c}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
+                             {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; ++k) {
+        assert_le(gjk_dot(dirs[k], r.point_a) - h_world(&a, ta, dirs[k]), tol);
+        assert_le(gjk_dot(dirs[k], r.point_b) - h_world(&b, tb, dirs[k]), tol);
+    }
+    gjk_polytope_destroy(&poly);
+}
+
+/* epa.c, the same exit (fuzz_gjk, five inputs once in fuzz/open: 2bd5b7, 7a48a4, 7b999d,
+ * 9970a9, a0550a): a 3.7 km disk on a 7e6 m needle of 17 points (near-duplicates), cold
+ * against warm. EPA's rim points met as slivers whose plane "rounding" ran to metres and
+ * passed real gaps as convergence: cold and warm depths 6e-5 apart relative, normals short.
+ * Fixed with test_epa_sliver_face_noise. */
 static void test_epa_disk_along_long_segment_warm(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     const gjk_vec3 p2 = {0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21, 0x1.1f1f1f1f1f1f2p+21};
     const gjk_vec3 p8 = {-0x1p+22, -0x1p+22, -0x1p+22};
@@ -1355,6 +1445,8 @@ int main(void)
         cmocka_unit_test(test_epa_witness_from_ray_face),
         cmocka_unit_test(test_epa_twin_support_point),
         cmocka_unit_test(test_gjk_witnesses_off_v),
+        cmocka_unit_test(test_epa_sliver_face_noise),
+        cmocka_unit_test(test_epa_face_beyond_support_value),
         cmocka_unit_test(test_epa_disk_along_long_segment_warm),
         cmocka_unit_test(test_normal_at_disk_rim),
         cmocka_unit_test(test_normal_at_flat_cone_apex),

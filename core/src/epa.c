@@ -73,6 +73,11 @@ enum {
 
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
 #define EPA_ZERO_ULPS 16.0
+/* The largest rounding of a face's plane, relative to the pair's scale, that may stand for
+ * convergence (see the known-vertex exit in epa_run): beyond it the face is too
+ * ill-conditioned to certify anything, and a face that deep beyond a support value means
+ * rounding has broken the polytope. */
+#define EPA_PLANE_NOISE_MAX 1e-10
 /* A triangle whose two shorter edges meet at a sine below this is a sliver. Its own cross
  * product gives a normal with relative error ~ DBL_EPSILON / sine; its neighbour's plane is
  * off by ~ sine. The two balance near sqrt(DBL_EPSILON). */
@@ -114,6 +119,7 @@ typedef struct epa_settings {
     double rel_tolerance;
     double abs_tolerance; /* metres: the abs_tolerance option times the pair's scale */
     double zero;          /* lengths at or below this are rounding noise, metres */
+    double noise_max;     /* EPA_PLANE_NOISE_MAX times the pair's scale, metres */
     int32_t max_iterations;
 } epa_settings;
 
@@ -614,13 +620,15 @@ static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, do
     *l1 = t;
 }
 
-/* Weights of the point of triangle f nearest q, for a q that projects outside it. */
-static void triangle_clamp(const epa_polytope *p, int32_t f, gjk_vec3 q, double lambda[3])
+/* Weights of the point of the triangle of vertices v nearest q, for a q that projects
+ * outside it. */
+static void triangle_clamp(const epa_polytope *p, const int16_t v[3], gjk_vec3 q,
+                           double lambda[3])
 {
     double best = HUGE_VAL;
     for (int e = 0; e < 3; ++e) {
         int k = next3(e);
-        gjk_vec3 pe = p->w[p->fv[f][e]], pk = p->w[p->fv[f][k]];
+        gjk_vec3 pe = p->w[v[e]], pk = p->w[v[k]];
         double s0, s1;
         segment_closest(pe, pk, q, &s0, &s1);
         double d2 = gjk_length_sq(gjk_sub(gjk_add(gjk_scale(pe, s0), gjk_scale(pk, s1)), q));
@@ -631,6 +639,22 @@ static void triangle_clamp(const epa_polytope *p, int32_t f, gjk_vec3 q, double 
             lambda[k] = s1;
         }
     }
+}
+
+/* The answer at the point with weights lambda on the triangle of vertices v: depth along
+ * the unit normal n, and the deepest points. pa = a_0 + sum_k lambda_k (a_k - a_0) (short
+ * differences again); on core B to within the face's rounding (sum lambda b_k = pa - sum
+ * lambda w_k, and sum lambda w_k = q), and exactly pa - pb = depth * normal. */
+static void answer_at(const epa_polytope *p, const int16_t v[3], const double lambda[3],
+                      double depth, gjk_vec3 n, gjk_epa_result *r)
+{
+    gjk_vec3 pa = p->a[v[0]];
+    pa = gjk_madd(pa, lambda[1], gjk_sub(p->a[v[1]], p->a[v[0]]));
+    pa = gjk_madd(pa, lambda[2], gjk_sub(p->a[v[2]], p->a[v[0]]));
+    r->depth = depth;
+    r->normal = n;
+    r->point_a = pa;
+    r->point_b = gjk_madd(pa, -depth, n);
 }
 
 /* Answer from the nearest face f: depth d_f, normal n_f and the deepest points at the
@@ -687,20 +711,24 @@ static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk
             }
         }
         if (!(best_t < HUGE_VAL)) {
-            triangle_clamp(p, best, q, lambda);
+            triangle_clamp(p, p->fv[best], q, lambda);
         }
     }
-    /* pa = a_0 + sum_k lambda_k (a_k - a_0): short differences again. */
-    const int16_t *v = p->fv[best];
-    gjk_vec3 pa = p->a[v[0]];
-    pa = gjk_madd(pa, lambda[1], gjk_sub(p->a[v[1]], p->a[v[0]]));
-    pa = gjk_madd(pa, lambda[2], gjk_sub(p->a[v[2]], p->a[v[0]]));
-    r->depth = depth;
-    r->normal = n;
-    r->point_a = pa;
-    /* On core B to within the face's rounding (sum lambda b_k = pa - sum lambda w_k, and
-     * sum lambda w_k = q), and exactly pa - pb = depth * normal. */
-    r->point_b = gjk_madd(pa, -depth, n);
+    answer_at(p, p->fv[best], lambda, depth, n, r);
+}
+
+/* Answer from a face that no longer exists (epa_upper_face): its plane and vertices, which
+ * P keeps (vertices are only ever appended). */
+static void answer_from_vertices(const epa_polytope *p, const int16_t v[3], gjk_vec3 n, double d,
+                                 gjk_epa_result *r)
+{
+    gjk_vec3 pt[3] = {p->w[v[0]], p->w[v[1]], p->w[v[2]]};
+    gjk_vec3 q = gjk_scale(n, d);
+    double lambda[3];
+    if (triangle_barycentric(pt, n, q, lambda) < 0.0) {
+        triangle_clamp(p, v, q, lambda);
+    }
+    answer_at(p, v, lambda, d > 0.0 ? d : 0.0, n, r);
 }
 
 /* Touching answer from GJK's own barycentric weights (the origin = sum lambda_i w_i). */
@@ -930,6 +958,7 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
     }
     s.abs_tolerance = abs_tol * scale;
     s.zero = epa_max(abs_tol, EPA_ZERO_ULPS * DBL_EPSILON) * scale;
+    s.noise_max = EPA_PLANE_NOISE_MAX * scale;
     return s;
 }
 
@@ -960,6 +989,15 @@ static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
     return false;
 }
 
+/* The face whose support value is the least seen (the depth's upper bound): its plane and
+ * vertices, for an answer once P has gone wrong. */
+typedef struct epa_upper_face {
+    gjk_vec3 n;
+    double d;
+    int16_t v[3];
+    bool set;
+} epa_upper_face;
+
 static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simplex,
                               const gjk_options *options)
 {
@@ -985,6 +1023,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
     }
 
     double upper = seed.upper;
+    epa_upper_face best = {.set = false};
     epa_polytope p;
     polytope_init(&p, seed.v);
     int32_t fi = nearest_face(&p);
@@ -996,6 +1035,19 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
          * polytope's edge, gaps of 2e-16 against a tolerance of 6e-17, 300 iterations and a
          * normal 0.22 short at CAPACITY_LIMIT). */
         double tolerance = epa_max(epa_max(s.rel_tolerance * d, s.abs_tolerance), s.zero);
+        if (best.set && d - upper > epa_max(tolerance, s.noise_max)) {
+            /* The nearest face lies deeper than a support value, an upper bound on the
+             * depth, by more than any face plane's rounding may account for: rounding has
+             * broken P (an expansion removed faces that a convex P would have kept), and
+             * its faces bound nothing. The face whose support value is the least seen
+             * answers (seen: a 4.7 km disk touching a 7e6 m needle; after one expansion
+             * the nearest face was 0.0257 deep against a support value of 4.2e-8, and EPA
+             * "converged" on it with a witness 0.0257 off the needle). Within rounding
+             * (1.9e-6 on a 2142 m depth at 4e6 m coordinates) EPA goes on. */
+            answer_from_vertices(&p, best.v, best.n, best.d, &r);
+            r.status = GJK_STATUS_OVERLAPPING;
+            break;
+        }
         /* Faces whose plane passes within the gap (or the tolerance) of the nearest one's
          * point may supply the witnesses' weights (answer_from_face): P is convex only to
          * rounding, and the depth is known no better than the gap (seen: the nearest face of
@@ -1020,7 +1072,11 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
             answer_from_face(&p, fi, slack, &r);
             break;
         }
-        upper = h < upper ? h : upper;
+        if (h < upper) {
+            upper = h;
+            best = (epa_upper_face){.n = n, .d = d, .v = {p.fv[fi][0], p.fv[fi][1], p.fv[fi][2]},
+                                    .set = true};
+        }
         slack = tolerance + epa_max(upper - d, 0.0);
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
@@ -1063,8 +1119,11 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
          * turns its plane over a long lever arm; seen: a base-centre vertex 1e-7 above a face
          * of three rim points of a 184 m cone, which ended EPA "converged" 5e-4 shallow with a
          * witness 151 m off the small shape): the face is spent, and the next nearest one
-         * taken. */
-        if (h - d <= plane_noise(&p, fi, w.w, s.zero)) {
+         * taken. So is a face whose plane is too ill-conditioned for its rounding to mean
+         * anything: a sliver with a 3e-17 m edge among 4e-3 m vertices has a normal known
+         * to 3e-2 rad, and its "rounding" of 1.4e-3 m once passed a gap of 3.3e-11 on a
+         * 5e-6 m depth as convergence (test_fuzz_regressions: epa_sliver_face_noise). */
+        if (h - d <= s.noise_max && h - d <= plane_noise(&p, fi, w.w, s.zero)) {
             r.status = GJK_STATUS_OVERLAPPING;
             answer_from_face(&p, fi, slack, &r);
             break;
