@@ -727,10 +727,11 @@ def group_shutdown():
 
 
 def group_wire():
-    """The lean encoding from Python: the client sends packed poses (LinkPoses.xyz_wxyz) and
-    asks for compact trajectory replies; the results equal those of the first encoding (nested
-    poses, full reply) exactly. Packed faults are refused with their own messages, and leave
-    scene and state as they were."""
+    """The lean encoding from Python: the client sends packed poses (LinkPoses.xyz_wxyz, a
+    trajectory's waypoints in one array) and asks for columnar trajectory replies (compact in
+    ALL_WITHIN mode); the results equal those of the first encoding (nested poses, full reply)
+    exactly. Packed faults are refused with their own messages, and leave scene and state as
+    they were."""
     d = Daemon()
     wps = [w["link_poses"] for w in load_json("trajectory.json")["waypoints"]]
     lp = pb.LinkPoses()
@@ -742,6 +743,18 @@ def group_wire():
         state0 = state_fingerprint(c)
         for mode in ("closest", "first_collision", "all"):
             lean = c.query_trajectory("arm", wps, max_distance=0.1, mode=mode)
+            # What the client sent and got: one packed array; columns but in ALL_WITHIN mode.
+            r = pb.Request()
+            gjkd.documents.waypoints_to_pb(wps, r.trajectory_query)
+            check(len(r.trajectory_query.waypoints) == 0 and
+                  r.trajectory_query.waypoint_count == len(wps), "waypoints not packed")
+            r.trajectory_query.robot = "arm"
+            r.trajectory_query.options.max_distance = 0.1
+            r.trajectory_query.options.mode = gjkd.client._MODES[mode]
+            r.trajectory_query.options.compact = r.trajectory_query.options.columnar = True
+            cols = c.call(r).trajectory
+            check(cols.HasField("columns") == (mode != "all"), "%s: columns %s" %
+                  (mode, cols.HasField("columns")))
             r = pb.Request()
             t = r.trajectory_query
             t.robot = "arm"

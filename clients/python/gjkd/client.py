@@ -130,31 +130,72 @@ def _body(b):
     return {"robot": b.robot, "link": b.link}
 
 
-def pair_to_dict(p, table=None):
-    """A PairResult as a dict. A compact pair (geometry set, QueryOptions.compact) takes its
-    bodies, parts, ids and padding from table[p.pair_index] (TrajectoryResult.pair_table)."""
-    names = p
-    if len(p.geometry) != 0:
-        if len(p.geometry) != 15 or table is None or p.pair_index >= len(table):
-            raise GjkdError(102, "inconsistent compact pair in the reply")
-        names = table[p.pair_index]
+def _pair_dict(names, geometry, distance, status, iterations, epa_iterations):
+    """A pair as a dict: bodies, parts, ids and padding from `names` (a PairResult), the
+    points and normal from `geometry` (15 values) or, when None, from `names` itself."""
     a = _body(names.body_a)
     a.update(part=names.part_a, id=names.body_a_id, part_index=names.part_a_index)
     b = _body(names.body_b)
     b.update(part=names.part_b, id=names.body_b_id, part_index=names.part_b_index)
-    if names is p:
-        geometry = {"point_a": _vec(p.point_a), "point_b": _vec(p.point_b),
-                    "local_point_a": _vec(p.local_point_a), "local_point_b": _vec(p.local_point_b),
-                    "normal": _vec(p.normal)}
+    if geometry is None:
+        g = {"point_a": _vec(names.point_a), "point_b": _vec(names.point_b),
+             "local_point_a": _vec(names.local_point_a),
+             "local_point_b": _vec(names.local_point_b), "normal": _vec(names.normal)}
     else:
-        g = tuple(p.geometry)
-        geometry = {"point_a": g[0:3], "point_b": g[3:6], "local_point_a": g[6:9],
-                    "local_point_b": g[9:12], "normal": g[12:15]}
-    d = {"a": a, "b": b, "distance": p.distance, "status": status_name(p.status),
-         "iterations": p.iterations, "epa_iterations": p.epa_iterations,
-         "padding": names.padding}
-    d.update(geometry)
+        g = {"point_a": tuple(geometry[0:3]), "point_b": tuple(geometry[3:6]),
+             "local_point_a": tuple(geometry[6:9]), "local_point_b": tuple(geometry[9:12]),
+             "normal": tuple(geometry[12:15])}
+    d = {"a": a, "b": b, "distance": distance, "status": status_name(status),
+         "iterations": iterations, "epa_iterations": epa_iterations, "padding": names.padding}
+    d.update(g)
     return d
+
+
+def pair_to_dict(p, table=None):
+    """A PairResult as a dict. A compact pair (geometry set, QueryOptions.compact) takes its
+    bodies, parts, ids and padding from table[p.pair_index] (TrajectoryResult.pair_table)."""
+    if len(p.geometry) == 0:
+        return _pair_dict(p, None, p.distance, p.status, p.iterations, p.epa_iterations)
+    if len(p.geometry) != 15 or table is None or p.pair_index >= len(table):
+        raise GjkdError(102, "inconsistent compact pair in the reply")
+    return _pair_dict(table[p.pair_index], tuple(p.geometry), p.distance, p.status,
+                      p.iterations, p.epa_iterations)
+
+
+_FLAG = {name: pb.WaypointFlag.Value("WAYPOINT_FLAG_" + name.upper())
+         for name in ("evaluated", "colliding", "truncated", "has_min_distance", "has_closest")}
+
+
+def columns_to_states(c, table):
+    """The waypoints of a columnar trajectory reply (WaypointColumns) as the dicts
+    state_to_dict gives for the other forms."""
+    n, closest = len(c.flags), len(c.pair_index)
+    if (len(c.min_distance) != n or len(c.pairs_checked) != n or len(c.pairs_candidate) != n
+            or len(c.distance) != closest or len(c.status) != closest
+            or len(c.iterations) != closest or len(c.epa_iterations) != closest
+            or len(c.geometry) != 15 * closest):
+        raise GjkdError(102, "inconsistent columnar trajectory reply")
+    flags, geometry, index = list(c.flags), list(c.geometry), list(c.pair_index)
+    states, k = [], 0
+    for i in range(n):
+        f = flags[i]
+        pair = None
+        if f & _FLAG["has_closest"]:
+            if k >= closest or index[k] >= len(table):
+                raise GjkdError(102, "inconsistent columnar trajectory reply")
+            pair = _pair_dict(table[index[k]], geometry[15 * k:15 * k + 15], c.distance[k],
+                              c.status[k], c.iterations[k], c.epa_iterations[k])
+            k += 1
+        states.append({"evaluated": bool(f & _FLAG["evaluated"]),
+                       "min_distance": c.min_distance[i] if f & _FLAG["has_min_distance"]
+                       else None,
+                       "closest": pair, "pairs": [], "colliding": bool(f & _FLAG["colliding"]),
+                       "truncated": bool(f & _FLAG["truncated"]),
+                       "pairs_checked": c.pairs_checked[i],
+                       "pairs_candidate": c.pairs_candidate[i]})
+    if k != closest:
+        raise GjkdError(102, "inconsistent columnar trajectory reply")
+    return states
 
 
 def state_to_dict(s, table=None):
@@ -447,18 +488,25 @@ class Client:
         if name:
             t.name = name
         _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs)
-        t.options.compact = True  # expanded below: the result is the same
-        for i, wp in enumerate(waypoints):
-            documents.link_poses_to_pb(wp, t.waypoints.add().link_poses, "waypoints[%d]" % i)
+        # The leanest forms the daemon has, expanded below so the result is the same: columns
+        # (closest and first-collision modes), else compact pairs; all waypoints in one packed
+        # array when they have the same number of poses (else one message each, so that the
+        # daemon's error names the waypoint).
+        t.options.compact = True
+        t.options.columnar = True
+        documents.waypoints_to_pb(waypoints, t)
         r = self._ok(req, expected_revision, body="trajectory")
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
+        if tr.HasField("columns"):
+            states = columns_to_states(tr.columns, tr.pair_table)
+        else:
+            states = [state_to_dict(s, tr.pair_table) for s in tr.waypoints]
         return {"revision": r.revision,
                 "min_distance": tr.min_distance if has_min else None,
                 "min_waypoint": tr.min_waypoint, "first_collision": tr.first_collision,
                 "colliding_waypoints": tr.colliding_waypoints,
-                "cache_hit": tr.trajectory_cache_hit,
-                "waypoints": [state_to_dict(s, tr.pair_table) for s in tr.waypoints]}
+                "cache_hit": tr.trajectory_cache_hit, "waypoints": states}
 
 
 class PoseStream:

@@ -98,6 +98,25 @@ def link_poses_to_pb(poses, out, path="link_poses"):
     return out
 
 
+def waypoints_to_pb(waypoints, out, path="waypoints"):
+    """A list of waypoints (each a list of link poses) -> the TrajectoryQueryRequest `out`:
+    one packed array (waypoint_xyz_wxyz) when every waypoint has as many poses as the first,
+    else one Waypoint message each."""
+    waypoints = _list(waypoints, path)
+    rows = [[pose_values(p, "%s[%d][%d]" % (path, i, j))
+             for j, p in enumerate(_list(wp, "%s[%d]" % (path, i)))]
+            for i, wp in enumerate(waypoints)]
+    if rows and all(len(r) == len(rows[0]) for r in rows):
+        out.waypoint_xyz_wxyz.extend(v for r in rows for pose in r for v in pose)
+        out.waypoint_count = len(rows)
+        return out
+    for r in rows:
+        lp = out.waypoints.add().link_poses
+        lp.SetInParent()
+        lp.xyz_wxyz.extend(v for pose in r for v in pose)
+    return out
+
+
 def _part(d, out, path):
     t = d.get("type") if isinstance(d, dict) else None
     if t not in _SHAPE_KEYS:
