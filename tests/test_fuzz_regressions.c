@@ -1260,6 +1260,49 @@ static void test_epa_face_beyond_support_value(void **state)
     gjk_polytope_destroy(&poly);
 }
 
+/* query.c and epa.c, the normal at contact (fuzz_gjk, corpus 53a301...): a point on the side
+ * of a 7.6e-3 m needle 1e-8 thick (17 points, nearly colinear, near-duplicates). EPA's
+ * polytope is a sliver: it stopped on a face whose plane the origin lay 1.1e-9 outside, with
+ * depth 0 and that face's normal, along which the needle reaches 1.1e-8 past the point; the
+ * query took the normal as certified (its separation read as -depth). Its least support
+ * value, 1.5e-15, was along another direction. Fix: EPA reports the separation its support
+ * values certify along its normal (here -1.1e-8) and the direction of its least support value,
+ * and the touching band's normal is the better of the two. */
+static void test_normal_point_on_needle_side(void **state)
+{
+    (void)state;
+    const gjk_vec3 v[17] = {
+        {-0x1.be0155d790abap-49, -0x1.ce528e0e47ea2p-48, -0x1.ce57f90b5d12p-49},
+        {0x1.c5b2b2398ea89p-10, -0x1.d83c18e27bf59p-8, -0x1.dbb9acf6ea83fp-10},
+        {0x1.4f388c9c96d42p-13, -0x1.5ceac0adff2ecp-11, -0x1.5f7efc2fed67fp-13},
+        {-0x1.be0155d790ab9p-49, -0x1.ce528e0e47ea2p-48, -0x1.ce57f90b5d12p-49},
+        {0x1.4f388c9c6e121p-13, -0x1.5ceac0adf50d5p-11, -0x1.5f7efc2fc4ce1p-13},
+        {-0x1.601980765eff2p-10, 0x1.6e7c3f06036bp-8, 0x1.7131b8d6ce8bp-10},
+        {0x1.4f388c9c96d43p-13, -0x1.5ceac0adff2ecp-11, -0x1.5f7efc2fed67fp-13},
+        {0x1.4f388c9c6e122p-13, -0x1.5ceac0adf50d5p-11, -0x1.5f7efc2fc4ce1p-13},
+        {0x1.4f388c9c6e122p-13, -0x1.5ceac0adf50d5p-11, -0x1.5f7efc2fc4ce1p-13},
+        {0x1.4f388c9c6e123p-13, -0x1.5ceac0adf50d5p-11, -0x1.5f7efc2fc4ce1p-13},
+        {0x1.4f388c9c96d44p-13, -0x1.5ceac0adff2ecp-11, -0x1.5f7efc2fed67fp-13},
+        {0x1.4f388c9c96d44p-13, -0x1.5ceac0adff2ecp-11, -0x1.5f7efc2fed67fp-13},
+        {0x1.4f388c9c6e123p-13, -0x1.5ceac0adf50d5p-11, -0x1.5f7efc2fc4ce1p-13},
+        {0x1.4f388c9c6e124p-13, -0x1.5ceac0adf50d5p-11, -0x1.5f7efc2fc4ce1p-13},
+        {0x1.4f388c9c6e122p-13, -0x1.5ceac0adf50d5p-11, -0x1.5f7efc2fc4ce1p-13},
+        {0x1.4f388c9c96d45p-13, -0x1.5ceac0adff2ecp-11, -0x1.5f7efc2fed67fp-13},
+        {-0x1.be0155d790ab9p-49, -0x1.ce528e0e47ea2p-48, -0x1.ce57f90b5d12p-49},
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_polytope(&poly);
+    gjk_shape b = gjk_make_point();
+    gjk_transform ta = gjk_transform_identity(), tb = nearly_identity();
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 1e-9 * 7.6e-3; /* the fuzz harness's: 1e-9 of the pair's size */
+    assert_true(fabs(r.distance) <= tol);
+    /* The normal realises the answer: the needle does not reach past the point along it. */
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    gjk_polytope_destroy(&poly);
+}
+
 /* epa.c, the same exit (fuzz_gjk, five inputs once in fuzz/open: 2bd5b7, 7a48a4, 7b999d,
  * 9970a9, a0550a): a 3.7 km disk on a 7e6 m needle of 17 points (near-duplicates), cold
  * against warm. EPA's rim points met as slivers whose plane "rounding" ran to metres and
@@ -1447,6 +1490,7 @@ int main(void)
         cmocka_unit_test(test_gjk_witnesses_off_v),
         cmocka_unit_test(test_epa_sliver_face_noise),
         cmocka_unit_test(test_epa_face_beyond_support_value),
+        cmocka_unit_test(test_normal_point_on_needle_side),
         cmocka_unit_test(test_epa_disk_along_long_segment_warm),
         cmocka_unit_test(test_normal_at_disk_rim),
         cmocka_unit_test(test_normal_at_flat_cone_apex),

@@ -761,11 +761,13 @@ static void answer_touching(const gjk_vertex *v, const double *lambda, int32_t c
 typedef struct epa_seed {
     gjk_vertex v[4];
     double upper;  /* least support value h(n) seen: an upper bound on the depth */
+    gjk_vec3 upper_dir; /* its direction n */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
     bool touching; /* a support value proved depth ~ 0 (or invalid: stop growing) */
     bool invalid;  /* a support point or simplex vertex was not finite */
     gjk_vec3 touch_normal;
+    double touch_h; /* h(touch_normal) <= zero */
 } epa_seed;
 
 /* Support along unit direction n; records a touching certificate when h(n) <= zero. */
@@ -780,10 +782,14 @@ static gjk_vertex seed_support(const gjk_pair_frame *f, const epa_settings *s, e
         seed->invalid = seed->touching = true;
         return w;
     }
-    seed->upper = h < seed->upper ? h : seed->upper;
+    if (h < seed->upper) {
+        seed->upper = h;
+        seed->upper_dir = n;
+    }
     if (!seed->touching && h <= s->zero) {
         seed->touching = true;
         seed->touch_normal = n;
+        seed->touch_h = h;
     }
     return w;
 }
@@ -851,6 +857,8 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
 {
     seed->count = 0;
     seed->upper = HUGE_VAL;
+    seed->upper_dir = gjk_v3(0.0, 0.0, 0.0);
+    seed->touch_h = 0.0;
     seed->touching = false;
     seed->invalid = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
@@ -1004,6 +1012,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
     gjk_epa_result r;
     memset(&r, 0, sizeof r);
     r.normal = gjk_v3(1.0, 0.0, 0.0);
+    r.normal_sep = -HUGE_VAL;
     epa_settings s = epa_settings_from(f, simplex, options);
 
     epa_seed seed;
@@ -1019,10 +1028,13 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
             answer_touching(seed.v, &one, seed.count > 0 ? 1 : 0, seed.touch_normal, &r);
         }
         r.depth_upper = seed.upper > 0.0 && isfinite(seed.upper) ? seed.upper : 0.0;
+        r.upper_normal = isfinite(seed.upper) ? seed.upper_dir : gjk_v3(0.0, 0.0, 0.0);
+        r.normal_sep = seed.touching ? -seed.touch_h : -HUGE_VAL;
         return r;
     }
 
     double upper = seed.upper;
+    gjk_vec3 upper_dir = seed.upper_dir;
     epa_upper_face best = {.set = false};
     epa_polytope p;
     polytope_init(&p, seed.v);
@@ -1045,6 +1057,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
              * "converged" on it with a witness 0.0257 off the needle). Within rounding
              * (1.9e-6 on a 2142 m depth at 4e6 m coordinates) EPA goes on. */
             answer_from_vertices(&p, best.v, best.n, best.d, &r);
+            r.normal_sep = -upper;
             r.status = GJK_STATUS_OVERLAPPING;
             break;
         }
@@ -1074,6 +1087,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         }
         if (h < upper) {
             upper = h;
+            upper_dir = n;
             best = (epa_upper_face){.n = n, .d = d, .v = {p.fv[fi][0], p.fv[fi][1], p.fv[fi][2]},
                                     .set = true};
         }
@@ -1081,6 +1095,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         if (h <= s.zero) {
             /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
             answer_from_face(&p, fi, slack, &r);
+            r.normal_sep = -h;
             r.status = GJK_STATUS_TOUCHING;
             r.depth = 0.0;
             r.point_b = r.point_a; /* the contact point: pa - pb = depth n = 0 */
@@ -1089,6 +1104,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         if (h - d <= tolerance) {
             r.status = GJK_STATUS_OVERLAPPING; /* converged */
             answer_from_face(&p, fi, slack, &r);
+            r.normal_sep = -h;
             break;
         }
         bool known = vertex_is_known(&p, w.w);
@@ -1126,6 +1142,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         if (h - d <= s.noise_max && h - d <= plane_noise(&p, fi, w.w, s.zero)) {
             r.status = GJK_STATUS_OVERLAPPING;
             answer_from_face(&p, fi, slack, &r);
+            r.normal_sep = -h;
             break;
         }
         p.spent[fi] = true;
@@ -1137,11 +1154,13 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
             p.spent[fi] = false;
             r.status = next < 0 ? GJK_STATUS_ITERATION_LIMIT : GJK_STATUS_OVERLAPPING;
             answer_from_face(&p, fi, slack, &r);
+            r.normal_sep = -h;
             break;
         }
         fi = next;
     }
     r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
+    r.upper_normal = isfinite(upper) ? upper_dir : gjk_v3(0.0, 0.0, 0.0);
     return r;
 }
 
@@ -1155,6 +1174,8 @@ static gjk_epa_result epa_finite(gjk_epa_result r)
         r.depth = 0.0;
         r.depth_upper = 0.0;
         r.normal = gjk_v3(1.0, 0.0, 0.0);
+        r.upper_normal = gjk_v3(0.0, 0.0, 0.0);
+        r.normal_sep = -HUGE_VAL;
         r.point_a = gjk_v3(0.0, 0.0, 0.0);
         r.point_b = r.point_a;
     }

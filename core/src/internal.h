@@ -135,6 +135,10 @@ typedef struct gjk_epa_result {
                            bound (the nearest face of EPA's polytope inside D). Within the
                            tolerance of depth when OVERLAPPING, wider on ITERATION_LIMIT or
                            CAPACITY_LIMIT. */
+    gjk_vec3 upper_normal; /* the unit direction of depth_upper's support value: the cores
+                              separate by -depth_upper along it (zero vector if none) */
+    double normal_sep;     /* the separation -h(normal) certified along `normal` by a support
+                              value taken along it; -HUGE_VAL if none was */
 } gjk_epa_result;
 
 gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,

@@ -309,6 +309,8 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     gjk_vec3 pa = g.point_a, pb = g.point_b;
     bool known = true;        /* signed distance known (false: cores overlap and EPA did not run) */
     double n_sep = -HUGE_VAL; /* separation of the cores certified along n, if known */
+    /* EPA's least support value's direction and the separation it certifies, if EPA ran. */
+    normal_candidate epa_alt = {gjk_v3(0.0, 0.0, 0.0), -HUGE_VAL};
     double depth;             /* cores' depth at a contact to rounding (contact_depth) */
     if (g.status == GJK_STATUS_OVERLAPPING) {
         if (query->penetration && !query->boolean_only) {
@@ -345,12 +347,13 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
                 pa = e.point_a;
                 pb = e.point_b;
                 sd = -(e.depth + f.inflate);
-                if (e.status == GJK_STATUS_OVERLAPPING || e.status == GJK_STATUS_TOUCHING) {
-                    /* Converged: EPA's stopping rule took a support point along its normal
-                     * (h(n) within its tolerance of the depth, or h(n) <= 0 at contact). */
-                    n_sep = -e.depth;
-                }
+                /* EPA's stopping rules take a support point along the normal they answer with
+                 * (h(n) within the tolerance of the depth when converged, h(n) <= 0 at contact,
+                 * or a gap its polytope could not close): -h(n) is certified. */
+                n_sep = e.normal_sep;
             }
+            epa_alt.n = e.upper_normal;
+            epa_alt.sep = gjk_length_sq(e.upper_normal) > 0.0 ? -e.depth_upper : -HUGE_VAL;
             r.status = e.status == GJK_STATUS_TOUCHING ? GJK_STATUS_OVERLAPPING : e.status;
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
@@ -394,9 +397,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     }
     if (known && !query->boolean_only && r.status != GJK_STATUS_BEYOND_CUTOFF &&
         fabs(sd + f.inflate) <= 1e-6 * f.scale && gjk_length_sq(n) > 0.0) {
-        normal_candidate cur = {n, n_sep}, alt = {gjk_v3(0.0, 0.0, 0.0), -HUGE_VAL};
+        normal_candidate cur = {n, n_sep}, alt = epa_alt;
         double lv = gjk_length(g.lower_v);
-        if (lv > 0.0) {
+        if (lv > 0.0 && g.lower > alt.sep) {
             alt.n = gjk_scale(g.lower_v, -1.0 / lv);
             alt.sep = g.lower;
         }
