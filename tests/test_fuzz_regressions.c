@@ -1303,6 +1303,49 @@ static void test_normal_point_on_needle_side(void **state)
     gjk_polytope_destroy(&poly);
 }
 
+/* query.c, the witnesses at contact (fuzz_gjk, corpus 27edc0...): a point touching the side
+ * of a needle like the one above. EPA ended with depth 0 on a face whose plane passed 1.1e-9
+ * beside the origin, and its weights for that plane's point put both witnesses 9e-9 off the
+ * point (the harness allows 7.6e-12); GJK's final simplex held the origin within 3e-19. Fix:
+ * an EPA answer of depth 0 behind a GJK contact keeps GJK's witnesses, as a TOUCHING one did. */
+static void test_witness_point_on_needle_side(void **state)
+{
+    (void)state;
+    const gjk_vec3 v[17] = {
+        {-0x1.be0155d790abap-49, -0x1.ce528e0e47ea2p-48, -0x1.ce57f90b5d12p-49},
+        {-0x1.e4f52197a37a8p-8, 0x1.e4fad0881510dp-24, -0x1.e723fe9df04adp-10},
+        {-0x1.6651418d3010dp-11, 0x1.6655748d8db81p-27, -0x1.67ee2e067f2f2p-13},
+        {-0x1.be0155d790ab9p-49, -0x1.ce528e0e47ea2p-48, -0x1.ce57f90b5d12p-49},
+        {-0x1.6651418d3a415p-11, 0x1.66557eaf00009p-27, -0x1.67ee2e0656954p-13},
+        {0x1.785beb6710d7p-8, -0x1.786054880e6dbp-24, 0x1.7a0da268799fap-10},
+        {-0x1.6651418d3010cp-11, 0x1.6655748d8db81p-27, -0x1.67ee2e067f2f2p-13},
+        {-0x1.6651418d3a414p-11, 0x1.66557eaf00009p-27, -0x1.67ee2e0656954p-13},
+        {-0x1.6651418d3a414p-11, 0x1.66557eaf00009p-27, -0x1.67ee2e0656954p-13},
+        {-0x1.6651418d3a413p-11, 0x1.66557eaf00009p-27, -0x1.67ee2e0656954p-13},
+        {-0x1.6651418d3010bp-11, 0x1.6655748d8db81p-27, -0x1.67ee2e067f2f2p-13},
+        {-0x1.6651418d3010bp-11, 0x1.6655748d8db81p-27, -0x1.67ee2e067f2f2p-13},
+        {-0x1.6651418d3a413p-11, 0x1.66557eaf00009p-27, -0x1.67ee2e0656954p-13},
+        {-0x1.6651418d3a412p-11, 0x1.66557eaf00009p-27, -0x1.67ee2e0656954p-13},
+        {-0x1.6651418d3a414p-11, 0x1.66557eaf00009p-27, -0x1.67ee2e0656954p-13},
+        {-0x1.6651418d3010ap-11, 0x1.6655748d8db81p-27, -0x1.67ee2e067f2f2p-13},
+        {-0x1.be0155d790ab9p-49, -0x1.ce528e0e47ea2p-48, -0x1.ce57f90b5d12p-49},
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_polytope(&poly);
+    gjk_shape b = gjk_make_point();
+    gjk_transform ta = gjk_transform_identity(), tb = nearly_identity();
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 1e-9 * 7.6e-3;
+    assert_true(fabs(r.distance) <= tol);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    /* B is the point at the origin: its witness is the origin, and A's is within the
+     * distance of it. */
+    assert_le(gjk_length(r.point_b), tol);
+    assert_le(gjk_length(gjk_sub(r.point_b, r.point_a)), tol);
+    gjk_polytope_destroy(&poly);
+}
+
 /* epa.c, the same exit (fuzz_gjk, five inputs once in fuzz/open: 2bd5b7, 7a48a4, 7b999d,
  * 9970a9, a0550a): a 3.7 km disk on a 7e6 m needle of 17 points (near-duplicates), cold
  * against warm. EPA's rim points met as slivers whose plane "rounding" ran to metres and
@@ -1491,6 +1534,7 @@ int main(void)
         cmocka_unit_test(test_epa_sliver_face_noise),
         cmocka_unit_test(test_epa_face_beyond_support_value),
         cmocka_unit_test(test_normal_point_on_needle_side),
+        cmocka_unit_test(test_witness_point_on_needle_side),
         cmocka_unit_test(test_epa_disk_along_long_segment_warm),
         cmocka_unit_test(test_normal_at_disk_rim),
         cmocka_unit_test(test_normal_at_flat_cone_apex),

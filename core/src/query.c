@@ -325,12 +325,19 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             r.epa_iterations = e.iterations;
             r.support_calls += e.support_calls;
             n = e.normal;
-            if (e.status == GJK_STATUS_TOUCHING && g.simplex.count < 4) {
+            const bool epa_contact = e.status == GJK_STATUS_TOUCHING ||
+                                     (e.status == GJK_STATUS_OVERLAPPING && e.depth == 0.0);
+            if (epa_contact && g.simplex.count < 4) {
                 /* GJK stopped at contact to rounding without enclosing the origin: its
                  * |v| is a real distance of the cores (and keeps the verdict of a 1e-12
                  * gap between 1e3-size shapes), but v's direction is rounding noise, and
                  * so may be EPA's when D is flat to rounding. Keep the normal along which
-                 * the cores separate best: sep(n) = -h_D(n), one support each. */
+                 * the cores separate best: sep(n) = -h_D(n), one support each. GJK's
+                 * witnesses stay: its weights put the origin within |v| of its simplex,
+                 * where EPA's, from a face whose plane may pass beside the origin, need
+                 * not (a point on the side of a needle 1e-8 thick: EPA's face 1.1e-9 off,
+                 * depth 0, witness 9e-9 off the point; test_fuzz_regressions:
+                 * witness_point_on_needle_side). */
                 sd = g.upper - f.inflate;
                 gjk_vec3 ng = gjk_normalize(gjk_neg(g.v));
                 gjk_vertex xe, xg;
