@@ -642,19 +642,35 @@ static void triangle_clamp(const epa_polytope *p, const int16_t v[3], gjk_vec3 q
 }
 
 /* The answer at the point with weights lambda on the triangle of vertices v: depth along
- * the unit normal n, and the deepest points. pa = a_0 + sum_k lambda_k (a_k - a_0) (short
- * differences again); on core B to within the face's rounding (sum lambda b_k = pa - sum
- * lambda w_k, and sum lambda w_k = q), and exactly pa - pb = depth * normal. */
+ * the unit normal n, and the deepest points pa = sum lambda_k a_k on core A and pb =
+ * sum lambda_k b_k on core B (as a_0 + sum_k lambda_k (a_k - a_0): short differences again).
+ * Their difference is depth * n only as far as the weights reproduce the face's point (the
+ * rounding of the weights, or weights clamped to an edge): the rest is shared between the
+ * witnesses so that pa - pb = depth * n exactly, each in proportion to the extent of its
+ * support points, which the weights' errors are multiplied by (a point 3.3e-10 deep in a
+ * needle: all of it on the point's witness put that 3.1e-10 off the point, whose extent is 0;
+ * test_fuzz_regressions: epa_witness_point_in_needle). Equal extents split it evenly. */
 static void answer_at(const epa_polytope *p, const int16_t v[3], const double lambda[3],
                       double depth, gjk_vec3 n, gjk_epa_result *r)
 {
-    gjk_vec3 pa = p->a[v[0]];
-    pa = gjk_madd(pa, lambda[1], gjk_sub(p->a[v[1]], p->a[v[0]]));
-    pa = gjk_madd(pa, lambda[2], gjk_sub(p->a[v[2]], p->a[v[0]]));
+    /* P keeps a and w = a - b: pa - pb = sum lambda_k w_k, and b's edges are a's minus w's. */
+    gjk_vec3 pa = p->a[v[0]], q = p->w[v[0]];
+    double span_a2 = 0.0, span_b2 = 0.0;
+    for (int k = 1; k < 3; ++k) {
+        gjk_vec3 ea = gjk_sub(p->a[v[k]], p->a[v[0]]), ew = gjk_sub(p->w[v[k]], p->w[v[0]]);
+        pa = gjk_madd(pa, lambda[k], ea);
+        q = gjk_madd(q, lambda[k], ew);
+        span_a2 = epa_max(span_a2, gjk_length_sq(ea));
+        span_b2 = epa_max(span_b2, gjk_length_sq(gjk_sub(ea, ew)));
+    }
+    gjk_vec3 e = gjk_madd(q, -depth, n);
+    double span_a = sqrt(span_a2), span = span_a + sqrt(span_b2);
+    double share_a = span > 0.0 ? span_a / span : 0.5;
+    pa = gjk_madd(pa, -share_a, e);
     r->depth = depth;
     r->normal = n;
     r->point_a = pa;
-    r->point_b = gjk_madd(pa, -depth, n);
+    r->point_b = gjk_madd(pa, -depth, n); /* pb + (1 - share_a) e */
 }
 
 /* Answer from the nearest face f: depth d_f, normal n_f and the deepest points at the

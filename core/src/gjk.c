@@ -575,10 +575,14 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
 
     const gjk_vertex *x0 = &pool[cur.slot[0]];
     gjk_vec3 pa = x0->a, pb = x0->b;
+    double span_a2 = 0.0, span_b2 = 0.0;
     for (int32_t k = 1; k < cur.count; ++k) {
         const gjk_vertex *xk = &pool[cur.slot[k]];
-        pa = gjk_madd(pa, cur.lambda[k], gjk_sub(xk->a, x0->a));
-        pb = gjk_madd(pb, cur.lambda[k], gjk_sub(xk->b, x0->b));
+        gjk_vec3 ea = gjk_sub(xk->a, x0->a), eb = gjk_sub(xk->b, x0->b);
+        pa = gjk_madd(pa, cur.lambda[k], ea);
+        pb = gjk_madd(pb, cur.lambda[k], eb);
+        span_a2 = max2(span_a2, gjk_length_sq(ea));
+        span_b2 = max2(span_b2, gjk_length_sq(eb));
     }
     r.point_a = pa;
     r.point_b = pb;
@@ -605,6 +609,8 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
     out->upper = r.upper;
     out->lower_v = r.lower_v;
     out->v_sep = r.v_sep;
+    out->span_a = sqrt(span_a2);
+    out->span_b = sqrt(span_b2);
     out->iterations = r.iterations;
     out->support_calls = r.support_calls;
     out->simplex.count = overlap ? cur.count : 0;

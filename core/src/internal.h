@@ -167,6 +167,9 @@ typedef struct gjk_gjk_result {
                             -lower_v/|lower_v| certifies a separation of `lower` */
     double v_sep;        /* separation certified along -v/|v| by a support point taken for
                             the final v itself; -HUGE_VAL when none was */
+    double span_a, span_b; /* extent of the final simplex's support points on A and on B
+                              (largest distance from the first): the rounding of the weights
+                              moves each witness in proportion to it */
     int32_t iterations;
     int32_t support_calls;
 } gjk_gjk_result;

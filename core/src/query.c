@@ -359,8 +359,14 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
                  * or a gap its polytope could not close): -h(n) is certified. */
                 n_sep = e.normal_sep;
             }
-            epa_alt.n = e.upper_normal;
-            epa_alt.sep = gjk_length_sq(e.upper_normal) > 0.0 ? -e.depth_upper : -HUGE_VAL;
+            if (epa_contact && gjk_length_sq(e.upper_normal) > 0.0) {
+                /* At contact the witnesses coincide to rounding (pa - pb = 0, or GJK's v), so
+                 * the normal may turn to EPA's least-support direction without breaking
+                 * pb - pa = d n; at a depth it may not (seen: an EPA normal turned half a
+                 * turn at depth 3.3e-10 put the witnesses 6.7e-10 out of step). */
+                epa_alt.n = e.upper_normal;
+                epa_alt.sep = -e.depth_upper;
+            }
             r.status = e.status == GJK_STATUS_TOUCHING ? GJK_STATUS_OVERLAPPING : e.status;
             if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
                 n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
@@ -391,12 +397,18 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             n = gjk_scale(g.v, -1.0 / d);
             n_sep = g.v_sep;
         }
-        /* The witnesses carry the rounding of the simplex's weights, v does not: split the
+        /* The witnesses carry the rounding of the simplex's weights, v does not: share the
          * difference between them so that pa - pb = v (test_fuzz_regressions:
-         * gjk_witnesses_off_v, 0.011 m at 8e6 m coordinates). */
+         * gjk_witnesses_off_v, 0.011 m at 8e6 m coordinates), each in proportion to the
+         * extent of its support points, which the weights' rounding is multiplied by (a
+         * 3.7 km disk's rim points 7 mm apart against a needle's vertices 8e6 m apart: an
+         * even split put the disk's witness 0.011 m off the disk; test_fuzz_regressions:
+         * witness_disk_rim_on_needle). Equal extents split it evenly. */
         gjk_vec3 e = gjk_sub(gjk_sub(pa, pb), g.v);
-        pa = gjk_madd(pa, -0.5, e);
-        pb = gjk_madd(pb, 0.5, e);
+        double span = g.span_a + g.span_b;
+        double share_a = span > 0.0 ? g.span_a / span : 0.5;
+        pa = gjk_madd(pa, -share_a, e);
+        pb = gjk_madd(pb, 1.0 - share_a, e);
         sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
         if (g.status == GJK_STATUS_SEPARATED && sd < 0.0) {
             r.status = GJK_STATUS_OVERLAPPING; /* rounded shapes overlap, cores do not */
