@@ -55,6 +55,17 @@ static double separation(const gjk_shape *a, gjk_transform ta, const gjk_shape *
     return -h_world(a, ta, u) - h_world(b, tb, gjk_neg(u));
 }
 
+/* Neither witness lies beyond its shape by more than tol along any of the n directions. */
+static void assert_witnesses_on_shapes(const gjk_shape *a, gjk_transform ta, const gjk_shape *b,
+                                       gjk_transform tb, const gjk_result *r,
+                                       const gjk_vec3 *dirs, size_t n, double tol)
+{
+    for (size_t k = 0; k < n; ++k) {
+        assert_le(gjk_dot(dirs[k], r->point_a) - h_world(a, ta, dirs[k]), tol);
+        assert_le(gjk_dot(dirs[k], r->point_b) - h_world(b, tb, dirs[k]), tol);
+    }
+}
+
 /* Signed distance cold with a fresh cache, then warm from what the cold query left in it. */
 static void cold_then_warm(const gjk_shape *a, gjk_transform ta, const gjk_shape *b,
                            gjk_transform tb, gjk_result *cold, gjk_result *warm)
@@ -1253,10 +1264,7 @@ static void test_epa_face_beyond_support_value(void **state)
     const double c = 0.70710678118654746;
     const gjk_vec3 dirs[] = {{0, -c, c}, {0, c, -c}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
                              {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; ++k) {
-        assert_le(gjk_dot(dirs[k], r.point_a) - h_world(&a, ta, dirs[k]), tol);
-        assert_le(gjk_dot(dirs[k], r.point_b) - h_world(&b, tb, dirs[k]), tol);
-    }
+    assert_witnesses_on_shapes(&a, ta, &b, tb, &r, dirs, sizeof dirs / sizeof dirs[0], tol);
     gjk_polytope_destroy(&poly);
 }
 
@@ -1393,10 +1401,7 @@ static void test_witness_disk_rim_on_needle(void **state)
     assert_le(gjk_length(gap), tol);
     const gjk_vec3 dirs[] = {{0.94042141355290176, -0.10549317850801321, -0.32323173454881982},
                              {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; ++k) {
-        assert_le(gjk_dot(dirs[k], r.point_a) - h_world(&a, ta, dirs[k]), tol);
-        assert_le(gjk_dot(dirs[k], r.point_b) - h_world(&b, tb, dirs[k]), tol);
-    }
+    assert_witnesses_on_shapes(&a, ta, &b, tb, &r, dirs, sizeof dirs / sizeof dirs[0], tol);
     gjk_polytope_destroy(&poly);
 }
 
@@ -1556,10 +1561,7 @@ static void test_epa_touching_witness_disk_rim_on_needle(void **state)
     const double c = 0.70710678118654746;
     const gjk_vec3 dirs[] = {{c, -c, 0}, {-c, c, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
                              {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; ++k) {
-        assert_le(gjk_dot(dirs[k], r.point_a) - h_world(&a, ta, dirs[k]), tol);
-        assert_le(gjk_dot(dirs[k], r.point_b) - h_world(&b, tb, dirs[k]), tol);
-    }
+    assert_witnesses_on_shapes(&a, ta, &b, tb, &r, dirs, sizeof dirs / sizeof dirs[0], tol);
     gjk_polytope_destroy(&poly);
 }
 
