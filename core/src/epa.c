@@ -1050,7 +1050,6 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
     }
 
     double upper = seed.upper;
-    gjk_vec3 upper_dir = seed.upper_dir;
     epa_upper_face best = {.set = false};
     epa_polytope p;
     polytope_init(&p, seed.v);
@@ -1103,7 +1102,6 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         }
         if (h < upper) {
             upper = h;
-            upper_dir = n;
             best = (epa_upper_face){.n = n, .d = d, .v = {p.fv[fi][0], p.fv[fi][1], p.fv[fi][2]},
                                     .set = true};
         }
@@ -1176,7 +1174,9 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         fi = next;
     }
     r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
-    r.upper_normal = isfinite(upper) ? upper_dir : gjk_v3(0.0, 0.0, 0.0);
+    /* The least support value is the loop's (best) once one beat the seed's. */
+    r.upper_normal = best.set ? best.n
+                              : (isfinite(upper) ? seed.upper_dir : gjk_v3(0.0, 0.0, 0.0));
     return r;
 }
 
