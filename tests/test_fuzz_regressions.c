@@ -762,6 +762,51 @@ static void test_epa_capsule_in_cylinder_warm(void **state)
     assert_le(fabs(warm.distance - cold.distance), tol);
 }
 
+/* epa.c, a broken polytope that the depth bound did not catch (fuzz_gjk, open 243b41...): a
+ * capsule (radius 0.94, half height 0.54) at the centre of a cylinder of radius and half
+ * height 134.4, the capsule's axis a turn away from the cylinder's. D's side is a ruled
+ * surface and EPA's faces there are long and narrow: one had a vertex 2.5e-7 above it, was
+ * taken as the nearest, and its expansion fell back 5e-5; by the time capacity ran out
+ * (CAPACITY_LIMIT) the nearest face was 10 m shallow, and EPA answered from it, with a normal
+ * 20 m short. Fix: a nearest face shallower than an earlier one beyond rounding ends EPA, at
+ * the least support value seen, along its normal. The core depth is 134.4 exactly (the
+ * capsule's segment lies across the cylinder's side normal perpendicular to both axes). */
+static void test_epa_capsule_in_cylinder_nearest_falls_back(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_capsule(0.93869687953002212, 0.54495307850766761);
+    a.margin = 1.6917982757305255e-06;
+    gjk_shape b = gjk_make_cylinder(134.40000000000001, 134.40000000000001);
+    b.margin = 0.00012799999999999999;
+    gjk_transform ta = gjk_transform_make(
+        gjk_quat_make(0.50151291824788025, 0.49848248999387618, 0.50151291824788025,
+                      0.49848248999387618),
+        gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.50000045000000004, 0.50000045000000004, -0.50000045000000004,
+                      0.50000045000000004),
+        gjk_v3(0, 0, 0));
+    gjk_result cold, warm;
+    cold_then_warm(&a, ta, &b, tb, &cold, &warm);
+    const double exact = -(134.40000000000001 + a.radius + a.margin + b.margin);
+    /* The fuzz harness's tolerance here: 1e-9 of the pair's size (its bounding radii and the
+     * witnesses' distance). Curved D: the depth is known to ~1e-9 of it, not to 1e-12. */
+    const double tol = 1.92e-7;
+    const gjk_vec3 dirs[] = {{1, 0, 0},  {0, 1, 0},  {0, 0, 1},   {-1, 0, 0},
+                             {0, -1, 0}, {0, 0, -1}, {-1, -1, -1}, {1, 1, 1}};
+    const gjk_result *answers[] = {&cold, &warm};
+    for (int k = 0; k < 2; ++k) {
+        const gjk_result *r = answers[k];
+        assert_int_equal(r->status, GJK_STATUS_OVERLAPPING);
+        assert_le(fabs(r->distance - exact), tol);
+        assert_le(r->distance - separation(&a, ta, &b, tb, r->normal), tol);
+        assert_le(gjk_length(gjk_sub(gjk_sub(r->point_b, r->point_a),
+                                     gjk_scale(r->normal, r->distance))),
+                  tol);
+        assert_witnesses_on_shapes(&a, ta, &b, tb, r, dirs, sizeof dirs / sizeof dirs[0], tol);
+    }
+}
+
 /* query.c, plain distance at contact to rounding (fuzz_gjk, after the EPA fixes). A disk
  * (cylinder of radius 1.06e-4, half height 1.4e-10) and a cube of half size 8.7e-12 at the
  * same place overlap by 1.54e-10 (the signed distance says so), but gjk_distance reported
@@ -1741,6 +1786,7 @@ int main(void)
         cmocka_unit_test(test_epa_normal_tiny_core_depth),
         cmocka_unit_test(test_epa_point_in_cylinder),
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
+        cmocka_unit_test(test_epa_capsule_in_cylinder_nearest_falls_back),
         cmocka_unit_test(test_distance_of_shallow_overlap),
         cmocka_unit_test(test_plain_distance_at_contact_between_scales),
         cmocka_unit_test(test_epa_tiny_cylinder_on_edge),

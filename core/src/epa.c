@@ -45,6 +45,11 @@
  *    already a vertex, above its plane by more than the plane's rounding, is not a face of
  *    the hull: it is spent (never taken as the nearest face again) instead of ending EPA as
  *    converged.
+ *  - P only grows, so while it is convex its nearest face can only move away from the origin
+ *    and never past a support value. A nearest face shallower than an earlier one, or
+ *    deeper than a support value, beyond the planes' rounding, shows rounding has broken P:
+ *    EPA answers from the face with the least support value, at that value (the depth its
+ *    normal realises).
  *  - Every answer carries both bounds: depth (nearest face, lower) and depth_upper (least
  *    support value seen). ITERATION_LIMIT and CAPACITY_LIMIT report the nearest face so far.
  *
@@ -175,6 +180,13 @@ static inline bool triangle_normal(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2, gjk_ve
 static gjk_vec3 face_normal(const epa_polytope *p, int32_t f)
 {
     return gjk_v3(p->nx[f], p->ny[f], p->nz[f]);
+}
+
+static void face_points(const epa_polytope *p, int32_t f, gjk_vec3 pt[3])
+{
+    for (int k = 0; k < 3; ++k) {
+        pt[k] = p->w[p->fv[f][k]];
+    }
 }
 
 /* Stores face f = (v0, v1, v2) with unit normal n. */
@@ -602,13 +614,6 @@ static double triangle_barycentric(const gjk_vec3 pt[3], gjk_vec3 n, gjk_vec3 q,
     return m < lambda[2] ? m : lambda[2];
 }
 
-static void face_points(const epa_polytope *p, int32_t f, gjk_vec3 pt[3])
-{
-    for (int k = 0; k < 3; ++k) {
-        pt[k] = p->w[p->fv[f][k]];
-    }
-}
-
 /* Weights of the point of segment p0 p1 nearest q. */
 static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, double *l1)
 {
@@ -673,25 +678,22 @@ static void answer_at(const epa_polytope *p, const int16_t v[3], const double la
     r->point_b = gjk_madd(pa, -depth, n); /* pb + (1 - share_a) e */
 }
 
-/* Answer from the nearest face f: depth d_f, normal n_f and the deepest points at the
- * projection q = d_f n_f of the origin. A face of D is usually split into several coplanar
- * triangles of P and q may lie in another one than f: the triangle, among the faces whose
- * plane passes within `slack` of q, that holds q best supplies the weights. */
-static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk_epa_result *r)
+/* Weights of the point q = d n of P's surface on the plane (n, d) of a triangle with vertices
+ * v0, or of one of the faces near it. A face of D is usually split into several coplanar
+ * triangles of P and q may lie in another one than v0's: the triangle, among the faces whose
+ * plane passes within `slack` of q, that holds q best supplies the weights. *v receives the
+ * vertices of the triangle they refer to. */
+static void weights_at_plane(const epa_polytope *p, const int16_t v0[3], gjk_vec3 n, double d,
+                             double slack, int16_t v[3], double lambda[3])
 {
-    gjk_vec3 n = face_normal(p, f);
-    double d = p->d[f];
-    double depth = d > 0.0 ? d : 0.0;
     gjk_vec3 q = gjk_scale(n, d);
-    gjk_vec3 pt[3];
-    double lambda[3];
-    int32_t best = f;
-    face_points(p, f, pt);
+    gjk_vec3 pt[3] = {p->w[v0[0]], p->w[v0[1]], p->w[v0[2]]};
+    memcpy(v, v0, 3 * sizeof v[0]);
     double inside = triangle_barycentric(pt, n, q, lambda);
     if (inside < 0.0) {
         for (int32_t g = 0; g < p->face_count; ++g) {
             gjk_vec3 ng = face_normal(p, g);
-            if (g == f || !(fabs(gjk_dot(ng, q) - p->d[g]) <= slack) || gjk_dot(ng, n) <= 0.0) {
+            if (!(fabs(gjk_dot(ng, q) - p->d[g]) <= slack) || gjk_dot(ng, n) <= 0.0) {
                 continue;
             }
             double lg[3];
@@ -699,13 +701,13 @@ static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk
             double m = triangle_barycentric(pt, n, q, lg);
             if (m > inside) {
                 inside = m;
-                best = g;
+                memcpy(v, p->fv[g], 3 * sizeof v[0]);
                 memcpy(lambda, lg, sizeof lg);
             }
         }
     }
     if (inside < 0.0) {
-        /* No face near f's plane holds q: P is not quite convex there (curved D, huge
+        /* No face near the plane holds q: P is not quite convex there (curved D, huge
          * coordinates). The face the ray from the origin along n leaves P through holds the
          * point of P's surface in that direction, at t n with t close to d (seen: q outside
          * a thin face of a 3710 m disk against a 8e6 m polytope, and the clamped weights
@@ -722,29 +724,57 @@ static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk
             if (t > 0.0 && triangle_barycentric(pt, ng, gjk_scale(n, t), lg) >= 0.0 &&
                 fabs(t - d) < fabs(best_t - d)) {
                 best_t = t;
-                best = g;
+                memcpy(v, p->fv[g], 3 * sizeof v[0]);
                 memcpy(lambda, lg, sizeof lg);
             }
         }
         if (!(best_t < HUGE_VAL)) {
-            triangle_clamp(p, p->fv[best], q, lambda);
+            triangle_clamp(p, v, q, lambda);
         }
     }
-    answer_at(p, p->fv[best], lambda, depth, n, r);
 }
 
-/* Answer from a face that no longer exists (epa_upper_face): its plane and vertices, which
- * P keeps (vertices are only ever appended). */
-static void answer_from_vertices(const epa_polytope *p, const int16_t v[3], gjk_vec3 n, double d,
-                                 gjk_epa_result *r)
+/* Answer from the nearest face f: depth d_f, normal n_f and the deepest points at the
+ * projection q = d_f n_f of the origin (weights_at_plane). */
+static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk_epa_result *r)
 {
-    gjk_vec3 pt[3] = {p->w[v[0]], p->w[v[1]], p->w[v[2]]};
-    gjk_vec3 q = gjk_scale(n, d);
+    gjk_vec3 n = face_normal(p, f);
+    int16_t v[3];
     double lambda[3];
-    if (triangle_barycentric(pt, n, q, lambda) < 0.0) {
-        triangle_clamp(p, v, q, lambda);
+    weights_at_plane(p, p->fv[f], n, p->d[f], slack, v, lambda);
+    answer_at(p, v, lambda, p->d[f] > 0.0 ? p->d[f] : 0.0, n, r);
+}
+
+/* The face whose support value is the least seen (the depth's upper bound): its plane and
+ * vertices, and the support point along its normal, for an answer once P has gone wrong. */
+typedef struct epa_upper_face {
+    gjk_vec3 n;
+    double d;
+    int16_t v[3];
+    gjk_vec3 a; /* core A's part of the support point along n */
+    bool set;
+} epa_upper_face;
+
+/* Answer from the least-support face, which may no longer exist (P keeps its vertices, which
+ * are only ever appended): depth h(n) = upper, the bound the normal realises, and the
+ * deepest points from the weights at d n (weights_at_plane, within the gap h(n) - d of the
+ * plane), each lifted along n onto its shape's support plane: A's by how far its witness
+ * lies below A's support point, B's by the rest of the gap. */
+static void answer_from_upper_face(const epa_polytope *p, const epa_upper_face *u, double upper,
+                                   double tolerance, gjk_epa_result *r)
+{
+    double d = u->d > 0.0 ? u->d : 0.0, gap = upper - d;
+    int16_t v[3];
+    double lambda[3];
+    weights_at_plane(p, u->v, u->n, u->d, tolerance + epa_max(gap, 0.0), v, lambda);
+    answer_at(p, v, lambda, d, u->n, r);
+    if (gap > 0.0) {
+        double lift_a = gjk_dot(gjk_sub(u->a, r->point_a), u->n);
+        lift_a = lift_a < 0.0 ? 0.0 : (lift_a > gap ? gap : lift_a);
+        r->point_a = gjk_madd(r->point_a, lift_a, u->n);
+        r->point_b = gjk_madd(r->point_a, -upper, u->n);
+        r->depth = upper;
     }
-    answer_at(p, v, lambda, d > 0.0 ? d : 0.0, n, r);
 }
 
 /* Touching answer from GJK's own barycentric weights (the origin = sum lambda_i w_i). */
@@ -1013,15 +1043,6 @@ static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
     return false;
 }
 
-/* The face whose support value is the least seen (the depth's upper bound): its plane and
- * vertices, for an answer once P has gone wrong. */
-typedef struct epa_upper_face {
-    gjk_vec3 n;
-    double d;
-    int16_t v[3];
-    bool set;
-} epa_upper_face;
-
 static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simplex,
                               const gjk_options *options)
 {
@@ -1050,6 +1071,10 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
     }
 
     double upper = seed.upper;
+    /* The deepest nearest face so far once the origin is inside P (every face's plane
+     * beyond it): a lower bound on the depth while P is convex, as P only grows. Before, P
+     * grows towards the origin and its nearest face need not move monotonically. */
+    double floor_d = 0.0;
     epa_upper_face best = {.set = false};
     epa_polytope p;
     polytope_init(&p, seed.v);
@@ -1062,20 +1087,29 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
          * polytope's edge, gaps of 2e-16 against a tolerance of 6e-17, 300 iterations and a
          * normal 0.22 short at CAPACITY_LIMIT). */
         double tolerance = epa_max(epa_max(s.rel_tolerance * d, s.abs_tolerance), s.zero);
-        if (best.set && d - upper > epa_max(tolerance, s.noise_max)) {
+        double noise = epa_max(tolerance, s.noise_max);
+        if (best.set && (d - upper > noise || (floor_d > 0.0 && d < floor_d - noise))) {
             /* The nearest face lies deeper than a support value, an upper bound on the
-             * depth, by more than any face plane's rounding may account for: rounding has
-             * broken P (an expansion removed faces that a convex P would have kept), and
-             * its faces bound nothing. The face whose support value is the least seen
-             * answers (seen: a 4.7 km disk touching a 7e6 m needle; after one expansion
-             * the nearest face was 0.0257 deep against a support value of 4.2e-8, and EPA
-             * "converged" on it with a witness 0.0257 off the needle). Within rounding
-             * (1.9e-6 on a 2142 m depth at 4e6 m coordinates) EPA goes on. */
-            answer_from_vertices(&p, best.v, best.n, best.d, &r);
+             * depth, or shallower than an earlier nearest face, a lower bound, by more than
+             * any face plane's rounding may account for: rounding has broken P (an
+             * expansion removed faces that a convex P would have kept, or kept faces it
+             * should have removed), and its faces bound nothing. The face whose support
+             * value is the least seen answers (seen: a 4.7 km disk touching a 7e6 m
+             * needle; after one expansion the nearest face was 0.0257 deep against a
+             * support value of 4.2e-8, and EPA "converged" on it with a witness 0.0257 off
+             * the needle; a capsule's segment inside a 134 m cylinder, whose side makes
+             * long narrow faces: a face with a vertex 2.5e-7 above it was taken as the
+             * nearest, its expansion fell back 5e-5, and by the time capacity ran out the
+             * nearest face was 10 m shallow and answered with a normal 20 m short;
+             * test_fuzz_regressions: epa_capsule_in_cylinder_nearest_falls_back). Within
+             * rounding (1.9e-6 on a 2142 m depth at 4e6 m
+             * coordinates) EPA goes on. */
+            answer_from_upper_face(&p, &best, upper, tolerance, &r);
             r.normal_sep = -upper;
             r.status = GJK_STATUS_OVERLAPPING;
             break;
         }
+        floor_d = epa_max(floor_d, d);
         /* Faces whose plane passes within the gap (or the tolerance) of the nearest one's
          * point may supply the witnesses' weights (answer_from_face): P is convex only to
          * rounding, and the depth is known no better than the gap (seen: the nearest face of
@@ -1102,7 +1136,10 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         }
         if (h < upper) {
             upper = h;
-            best = (epa_upper_face){.n = n, .d = d, .v = {p.fv[fi][0], p.fv[fi][1], p.fv[fi][2]},
+            best = (epa_upper_face){.n = n,
+                                    .d = d,
+                                    .v = {p.fv[fi][0], p.fv[fi][1], p.fv[fi][2]},
+                                    .a = w.a,
                                     .set = true};
         }
         slack = tolerance + epa_max(upper - d, 0.0);
