@@ -807,6 +807,40 @@ static void test_epa_capsule_in_cylinder_nearest_falls_back(void **state)
     }
 }
 
+/* query.c, a GJK stall at contact to rounding (fuzz_gjk, open 453c48...): a point (margin
+ * 1.9e-8) 0.031 m from the axis of a cone of radius 1.69 and half height 8e-7, at mid
+ * height: 7.9e-7 inside. GJK's triangle across the cone passed 7e-15 from the origin, its
+ * sub-algorithm could not place the origin against the next support point (1.69 m beyond
+ * it), and the cold run stopped with no separation certified: ITERATION_LIMIT, distance
+ * -margin, normal from v's noise in the base plane, along which the shapes separate only
+ * after 1.69 m. Fix: such a stall within the touching band goes to EPA, as an enclosed
+ * origin does. */
+static void test_point_in_flat_cone_gjk_stall(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_point();
+    a.margin = 1.9288357366292822e-08;
+    gjk_shape b = gjk_make_cone(1.688738841840238, 7.9871824216067746e-07);
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0.43319841517216484, -0.52535356278106082,
+                                                        -0.50794476355243845, -0.52757452965929663),
+                                          gjk_v3(-0.031390675300982107, 0, 0));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.99968751627570263, -0.024997395914712332, 0, 0), gjk_v3(0, 0, 0));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 1.72e-9; /* the fuzz harness's: 1e-9 of the pair's size */
+    assert_int_equal(r.status, GJK_STATUS_OVERLAPPING);
+    /* The point is on the cone's base plane's parallel through its centre (B turns about
+     * the x axis the point lies on), at rho from the axis: the slanted side passes
+     * h (1 - 2 rho / R) above it, which its slope 2 h / R tilts, and the base h below. */
+    const double h = b.half_height, radius = b.radius, rho = 0.031390675300982107;
+    const double side =
+        h * (1.0 - 2.0 * rho / radius) / sqrt(1.0 + 4.0 * h * h / (radius * radius));
+    assert_le(fabs(r.distance + (fmin(side, h) + a.margin)), tol);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    gjk_vec3 axis = gjk_quat_rotate(gjk_quat_normalize(tb.q), gjk_v3(0, 0, 1));
+    assert_true(fabs(gjk_dot(axis, r.normal)) > 0.99); /* the cone's thin direction */
+}
+
 /* query.c, plain distance at contact to rounding (fuzz_gjk, after the EPA fixes). A disk
  * (cylinder of radius 1.06e-4, half height 1.4e-10) and a cube of half size 8.7e-12 at the
  * same place overlap by 1.54e-10 (the signed distance says so), but gjk_distance reported
@@ -1787,6 +1821,7 @@ int main(void)
         cmocka_unit_test(test_epa_point_in_cylinder),
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
         cmocka_unit_test(test_epa_capsule_in_cylinder_nearest_falls_back),
+        cmocka_unit_test(test_point_in_flat_cone_gjk_stall),
         cmocka_unit_test(test_distance_of_shallow_overlap),
         cmocka_unit_test(test_plain_distance_at_contact_between_scales),
         cmocka_unit_test(test_epa_tiny_cylinder_on_edge),
