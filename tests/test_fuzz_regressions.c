@@ -841,6 +841,77 @@ static void test_point_in_flat_cone_gjk_stall(void **state)
     assert_true(fabs(gjk_dot(axis, r.normal)) > 0.99); /* the cone's thin direction */
 }
 
+/* epa.c, the answer once P has gone wrong (fuzz_gjk, a seed-24 scan after the fix above): a
+ * 3.7 km disk 2886 m deep in the side of a 6e6 m needle (a polytope of 17 points, duplicates
+ * included). EPA's nearest face fell back 1.2e-3 beyond rounding; the face of the least
+ * support value answered, but its own gap was 0.22 m, and lifting its witnesses onto the
+ * support planes along the normal put the disk's 0.14 m off the disk's plane (the harness
+ * allows 7.3e-3; warm from the previous waypoint's cache). Fix: the tightest face seen (gap
+ * 2e-5) answers. */
+static void test_epa_broken_answer_from_tightest_face(void **state)
+{
+    (void)state;
+    const gjk_vec3 v[17] = {
+        {0x1.4504f15031972p-19, -0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
+        {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20},
+        {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20},
+        {0x1.4504f15031972p-18, 0x0p+0, 0x1.4504f15031972p-18},
+        {0x1.53631a47e652p+19, 0x1.64e6f837d62b3p+22, 0x1.5c130354cfba8p+19},
+        {-0x1p+22, 0x1p+22, 0x1p+22},
+        {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21},
+        {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21},
+        {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21},
+        {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21},
+        {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21},
+        {0x1.796220210b2edp+20, 0x1.7b70fc5700eccp+20, 0x1.7b70fc5700eccp+20},
+        {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20},
+        {-0x1p+22, -0x1p+22, -0x1p+22},
+        {-0x1.fdfffdfffep+21, -0x1p+22, -0x1p+22},
+        {-0x1p+22, -0x1p+22, -0x1p+22},
+        {-0x1.ff4bff4bff4cp+21, 0x1p+22, 0x1p+22},
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    b.margin = 4.1943039999999998;
+    gjk_transform ta = gjk_transform_make(
+        gjk_quat_make(0.51234245609520745, 0.48734506018049517, 0.51234245609520745,
+                      0.48734506018049517),
+        gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.55486280691310885, 0.52779082586264892, 0.53265498359316188,
+                      -0.36033703402938955),
+        gjk_v3(0, 0, 0));
+    /* Warm from the cache of the waypoint before (where it went wrong), and cold. */
+    gjk_cache cache;
+    memset(&cache, 0, sizeof cache);
+    gjk_transform ta0 = gjk_transform_make(gjk_quat_make(0.5, 0.5, 0.5, 0.5), gjk_v3(0, 0, 0));
+    gjk_transform tb0 = gjk_transform_make(
+        gjk_quat_make(0.54149570974068606, 0.54149570974068606, 0.54149570974068606,
+                      -0.346909245036434),
+        gjk_v3(0, 0, 0));
+    (void)gjk_signed_distance(&a, ta0, &b, tb0, &cache, NULL); /* cold */
+    (void)gjk_signed_distance(&a, ta0, &b, tb0, &cache, NULL); /* warm, same pose */
+    gjk_result warm = gjk_signed_distance(&a, ta, &b, tb, &cache, NULL);
+    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 7.27e-3; /* the fuzz harness's: 1e-9 of the pair's size */
+    const gjk_vec3 dirs[] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    /* The disk's plane, both ways: its witness must lie in it. */
+    gjk_vec3 axis = gjk_quat_rotate(gjk_quat_normalize(ta.q), gjk_v3(0, 0, 1));
+    const gjk_vec3 plane[] = {axis, gjk_neg(axis)};
+    const gjk_result *answers[] = {&cold, &warm};
+    for (int k = 0; k < 2; ++k) {
+        const gjk_result *r = answers[k];
+        assert_int_equal(r->status, GJK_STATUS_OVERLAPPING);
+        assert_true(r->distance < -2800.0);
+        assert_le(r->distance - separation(&a, ta, &b, tb, r->normal), tol);
+        assert_witnesses_on_shapes(&a, ta, &b, tb, r, dirs, sizeof dirs / sizeof dirs[0], tol);
+        assert_witnesses_on_shapes(&a, ta, &b, tb, r, plane, 2, tol);
+    }
+    gjk_polytope_destroy(&poly);
+}
+
 /* query.c, plain distance at contact to rounding (fuzz_gjk, after the EPA fixes). A disk
  * (cylinder of radius 1.06e-4, half height 1.4e-10) and a cube of half size 8.7e-12 at the
  * same place overlap by 1.54e-10 (the signed distance says so), but gjk_distance reported
@@ -1822,6 +1893,7 @@ int main(void)
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
         cmocka_unit_test(test_epa_capsule_in_cylinder_nearest_falls_back),
         cmocka_unit_test(test_point_in_flat_cone_gjk_stall),
+        cmocka_unit_test(test_epa_broken_answer_from_tightest_face),
         cmocka_unit_test(test_distance_of_shallow_overlap),
         cmocka_unit_test(test_plain_distance_at_contact_between_scales),
         cmocka_unit_test(test_epa_tiny_cylinder_on_edge),
