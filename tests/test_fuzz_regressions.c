@@ -729,6 +729,15 @@ static void test_epa_cold_zero_depth(void **state)
     assert_le(r.short_cold, 1e-9);
 }
 
+/* The capsule and the 134 m cylinder of two fuzz findings (fuzz_gjk). */
+static void capsule_and_cylinder(gjk_shape *a, gjk_shape *b)
+{
+    *a = gjk_make_capsule(0.93869687953002212, 0.54495307850766761);
+    a->margin = 1.6917982757305255e-06;
+    *b = gjk_make_cylinder(134.40000000000001, 134.40000000000001);
+    b->margin = 0.00012799999999999999;
+}
+
 /* epa.c, warm start (fuzz_gjk, fuzz/open/fuzz_gjk-crash-f1c1d0...). A capsule (radius 0.94,
  * half height 0.54) inside a cylinder of radius and half height 134.4, 1.2 m off its centre,
  * poses 230 m from the origin: the cold query is right (-134.44788), the warm query from its
@@ -742,10 +751,8 @@ static void test_epa_cold_zero_depth(void **state)
 static void test_epa_capsule_in_cylinder_warm(void **state)
 {
     (void)state;
-    gjk_shape a = gjk_make_capsule(0.93869687953002212, 0.54495307850766761);
-    a.margin = 1.6917982757305255e-06;
-    gjk_shape b = gjk_make_cylinder(134.40000000000001, 134.40000000000001);
-    b.margin = 0.00012799999999999999;
+    gjk_shape a, b;
+    capsule_and_cylinder(&a, &b);
     gjk_transform ta =
         gjk_transform_make(gjk_quat_make(0.5, 0.5, 0.5, 0.5),
                            gjk_v3(106.28080765229193, -164.67707673284806, -164.68712859085315));
@@ -774,10 +781,8 @@ static void test_epa_capsule_in_cylinder_warm(void **state)
 static void test_epa_capsule_in_cylinder_nearest_falls_back(void **state)
 {
     (void)state;
-    gjk_shape a = gjk_make_capsule(0.93869687953002212, 0.54495307850766761);
-    a.margin = 1.6917982757305255e-06;
-    gjk_shape b = gjk_make_cylinder(134.40000000000001, 134.40000000000001);
-    b.margin = 0.00012799999999999999;
+    gjk_shape a, b;
+    capsule_and_cylinder(&a, &b);
     gjk_transform ta = gjk_transform_make(
         gjk_quat_make(0.50151291824788025, 0.49848248999387618, 0.50151291824788025,
                       0.49848248999387618),
