@@ -1340,6 +1340,37 @@ static void test_normal_at_flat_cone_apex(void **state)
     assert_le(short_by, 1e-9 * 184.5);
 }
 
+/* query.c, the normal where the rounded shapes touch but the cores do not (fuzz_gjk, a
+ * seed-15 scan): a 6.9e-10 m disk on the apex of a cone of radius 184 m and half height
+ * 2e-4 with a 2e-4 margin. The cores are 2e-4 apart, just over the millionth of the pair's
+ * size within which the contact normal is checked, and GJK's v, converged to 1e-15 in
+ * length, was 4e-6 rad off the axis: along it the cone's rim stands 3.4e-4 above the contact.
+ * Fix: the contact normal is also checked where the signed distance itself is within that
+ * band (GJK's best lower bound's direction certified the contact). */
+static void test_normal_at_rounded_flat_cone_apex(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(184.13073929961089, 0.00020178823529411763);
+    a.margin = 0.00020178823529411763;
+    gjk_shape b = gjk_make_cone(6.8856336308842608e-10, 0);
+    gjk_transform ta = gjk_transform_make(
+        gjk_quat_make(1, 0, 0, 0),
+        gjk_v3(0.0010142351278798925, 0.0010142351278798925, -2.9262719748777866e-06));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.99999910000000003, 0, 0, 0),
+        gjk_v3(0.0010142360036584025, 0.0010142350034574475, 0.0004006501986119033));
+    const double tol = 1.84e-7; /* the fuzz harness's: 1e-9 of the pair's size */
+    gjk_result r[2] = {gjk_distance(&a, ta, &b, tb, NULL, NULL),
+                       gjk_signed_distance(&a, ta, &b, tb, NULL, NULL)};
+    for (int k = 0; k < 2; ++k) {
+        assert_true(fabs(r[k].distance) <= tol);
+        assert_le(r[k].distance - separation(&a, ta, &b, tb, r[k].normal), tol);
+        assert_le(gjk_length(gjk_sub(gjk_sub(r[k].point_b, r[k].point_a),
+                                     gjk_scale(r[k].normal, r[k].distance))),
+                  tol);
+    }
+}
+
 /* epa.c, the known-vertex exit (fuzz_gjk, fuzz/open/fuzz_gjk-crash-2b517b...): a disk of
  * radius 3.5e-6 inside a 4e-3 m polytope with a 2.4e-6 margin. Cold, EPA stopped on a support
  * point that was already a vertex, 3.3e-11 above a sliver face (an edge of 3e-17 m between
@@ -1919,6 +1950,7 @@ int main(void)
         cmocka_unit_test(test_epa_disk_along_long_segment_warm),
         cmocka_unit_test(test_normal_at_disk_rim),
         cmocka_unit_test(test_normal_at_flat_cone_apex),
+        cmocka_unit_test(test_normal_at_rounded_flat_cone_apex),
         cmocka_unit_test(test_gjk_cold_stall_flat_cone),
         cmocka_unit_test(test_gjk_cold_stall_flat_cones),
     };
