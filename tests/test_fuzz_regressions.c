@@ -1345,10 +1345,12 @@ static void test_normal_at_flat_cone_apex(void **state)
  * 2e-4 with a 2e-4 margin. The cores are 2e-4 apart, just over the millionth of the pair's
  * size within which the contact normal is checked, and GJK's v, converged to 1e-15 in
  * length, was 4e-6 rad off the axis: along it the cone's rim stands 3.4e-4 above the contact.
- * Fix: the contact normal is also checked where the signed distance itself is within that
- * band (GJK's best lower bound's direction certified the contact). */
+ * Open: checking the contact normal wherever the signed distance is within that band fixes it,
+ * but turns normals between cores far apart (a 108 m margin), where the witnesses, apart
+ * along v, then break pb - pa = d n (1.2e-4 there). */
 static void test_normal_at_rounded_flat_cone_apex(void **state)
 {
+    OPEN_FINDING();
     (void)state;
     gjk_shape a = gjk_make_cone(184.13073929961089, 0.00020178823529411763);
     a.margin = 0.00020178823529411763;

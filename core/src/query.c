@@ -425,13 +425,8 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             r.status = GJK_STATUS_OVERLAPPING; /* rounded shapes overlap, cores do not */
         }
     }
-    /* At contact of the cores, or of the rounded shapes: there a normal off by a few ulps'
-     * worth of GJK's convergence turns a large shape's rim into the contact (a disk on the
-     * rounded apex of a 184 m flat cone, cores 2e-4 apart: v 4e-6 rad off the axis, 3.4e-4
-     * short; test_fuzz_regressions: normal_at_rounded_flat_cone_apex). */
-    const double band = 1e-6 * f.scale;
     if (known && !query->boolean_only && r.status != GJK_STATUS_BEYOND_CUTOFF &&
-        (fabs(sd + f.inflate) <= band || fabs(sd) <= band) && gjk_length_sq(n) > 0.0) {
+        fabs(sd + f.inflate) <= 1e-6 * f.scale && gjk_length_sq(n) > 0.0) {
         normal_candidate cur = {n, n_sep}, alt = epa_alt;
         double lv = gjk_length(g.lower_v);
         if (lv > 0.0 && g.lower > alt.sep) {
