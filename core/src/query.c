@@ -425,8 +425,15 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
             r.status = GJK_STATUS_OVERLAPPING; /* rounded shapes overlap, cores do not */
         }
     }
+    /* The contact normal is checked at contact of the cores, and of the rounded shapes. At
+     * the latter a normal off by GJK's convergence turns a large shape's rim into the contact
+     * (a disk on the rounded apex of a 184 m flat cone, cores 2e-4 apart: v 4e-6 rad off the
+     * axis, 3.4e-4 short; test_fuzz_regressions: normal_at_rounded_flat_cone_apex). */
+    const double band = 1e-6 * f.scale;
+    const bool rounded_contact = f.inflate > 0.0 && fabs(sd + f.inflate) > band && fabs(sd) <= band;
+    gjk_vec3 n_before = n;
     if (known && !query->boolean_only && r.status != GJK_STATUS_BEYOND_CUTOFF &&
-        fabs(sd + f.inflate) <= 1e-6 * f.scale && gjk_length_sq(n) > 0.0) {
+        (fabs(sd + f.inflate) <= band || rounded_contact) && gjk_length_sq(n) > 0.0) {
         normal_candidate cur = {n, n_sep}, alt = epa_alt;
         double lv = gjk_length(g.lower_v);
         if (lv > 0.0 && g.lower > alt.sep) {
@@ -437,6 +444,16 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     }
     pa = gjk_madd(pa, inflate_a, n);
     pb = gjk_madd(pb, -inflate_b, n);
+    if (rounded_contact && (n.x != n_before.x || n.y != n_before.y || n.z != n_before.z)) {
+        /* The cores' witnesses stay |v| apart along the old normal, so pb - pa = d n is off
+         * by |v| times the turn (1.2e-4 for a 108 m margin). The rounded witnesses take it up,
+         * in proportion to their radii: moving a point of a ball of radius r sideways by t
+         * leaves the ball by only t^2 / 2r. */
+        gjk_vec3 e = gjk_madd(gjk_sub(pb, pa), -sd, n);
+        double share_a = inflate_a / f.inflate;
+        pa = gjk_madd(pa, share_a, e);
+        pb = gjk_madd(pb, share_a - 1.0, e);
+    }
     if (known && (r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_OVERLAPPING) &&
         fabs(sd) <= opt.touch_tolerance) {
         r.status = GJK_STATUS_TOUCHING;
