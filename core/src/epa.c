@@ -669,13 +669,11 @@ static void answer_at(const epa_polytope *p, const int16_t v[3], const double la
         span_b2 = epa_max(span_b2, gjk_length_sq(gjk_sub(ea, ew)));
     }
     gjk_vec3 e = gjk_madd(q, -depth, n);
-    double span_a = sqrt(span_a2), span = span_a + sqrt(span_b2);
-    double share_a = span > 0.0 ? span_a / span : 0.5;
-    pa = gjk_madd(pa, -share_a, e);
+    pa = gjk_madd(pa, -gjk_witness_share(sqrt(span_a2), sqrt(span_b2)), e);
     r->depth = depth;
     r->normal = n;
     r->point_a = pa;
-    r->point_b = gjk_madd(pa, -depth, n); /* pb + (1 - share_a) e */
+    r->point_b = gjk_madd(pa, -depth, n); /* pb plus B's share of e */
 }
 
 /* Weights of the point q = d n of P's surface on the plane (n, d) of a triangle with vertices
@@ -1097,8 +1095,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
              * nearest, its expansion fell back 5e-5, and by the time capacity ran out the
              * nearest face was 10 m shallow and answered with a normal 20 m short;
              * test_fuzz_regressions: epa_capsule_in_cylinder_nearest_falls_back). Within
-             * rounding (1.9e-6 on a 2142 m depth at 4e6 m
-             * coordinates) EPA goes on. */
+             * rounding (1.9e-6 on a 2142 m depth at 4e6 m coordinates) EPA goes on. */
             answer_from_tight_face(&p, &tight, tolerance, &r);
             r.normal_sep = -tight.h;
             r.status = GJK_STATUS_OVERLAPPING;

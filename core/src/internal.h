@@ -101,6 +101,13 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
  * this shape (stale or foreign cache). */
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point);
 
+/* A's part of an error shared between the witnesses on A and on B in proportion to a and
+ * b (the extents their errors scale with, or their radii); half each when both are 0. */
+static inline double gjk_witness_share(double a, double b)
+{
+    return a + b > 0.0 ? a / (a + b) : 0.5;
+}
+
 /* Radius added to the core: margin + sphere/capsule radius. Inline: every query asks for
  * it twice. */
 static inline double gjk_core_inflate(const gjk_shape *shape)

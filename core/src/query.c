@@ -416,8 +416,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
          * even split put the disk's witness 0.011 m off the disk; test_fuzz_regressions:
          * witness_disk_rim_on_needle). Equal extents split it evenly. */
         gjk_vec3 e = gjk_sub(gjk_sub(pa, pb), g.v);
-        double span = g.span_a + g.span_b;
-        double share_a = span > 0.0 ? g.span_a / span : 0.5;
+        double share_a = gjk_witness_share(g.span_a, g.span_b);
         pa = gjk_madd(pa, -share_a, e);
         pb = gjk_madd(pb, 1.0 - share_a, e);
         sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
@@ -450,7 +449,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
          * in proportion to their radii: moving a point of a ball of radius r sideways by t
          * leaves the ball by only t^2 / 2r. */
         gjk_vec3 e = gjk_madd(gjk_sub(pb, pa), -sd, n);
-        double share_a = inflate_a / f.inflate;
+        double share_a = gjk_witness_share(inflate_a, inflate_b);
         pa = gjk_madd(pa, share_a, e);
         pb = gjk_madd(pb, share_a - 1.0, e);
     }
