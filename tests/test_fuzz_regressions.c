@@ -1637,16 +1637,16 @@ static void test_epa_witness_point_in_needle(void **state)
     gjk_polytope_destroy(&poly);
 }
 
-/* OPEN (fuzz_gjk, fuzz/open/fuzz_gjk-crash-646650...): a point 3.6e-9 inside a needle of
- * 7.6e-3 m, 1e-8 thick, like those above. After two iterations EPA stops on a face of its
- * sliver polytope (the next face lies beyond a support value already seen) with depth 3.6e-9
- * and that face's normal, along which the needle reaches 4.8e-8 beyond the point: the normal
- * does not realise the depth (the harness allows 1e-6 of the size, 7.6e-9). The least support
- * value is along a better direction, but at a depth the witnesses cannot follow it (see
- * epa_witness_point_in_needle). */
+/* epa.c, the seed tetrahedron (fuzz_gjk, fuzz/fixed/fuzz_gjk/646650...): a point on a needle
+ * 1.35e-2 m long and 5e-15 across (like those above), 3e-18 inside it by a long-double hull.
+ * GJK stopped at contact with a triangle along the needle, a sliver whose normal came out
+ * 6e-6 rad off; the support along it was the triangle's own far vertex, 1.2e-12 "off" the
+ * plane, and it was taken as the tetrahedron's fourth vertex. EPA grew the tetrahedron, two of
+ * its faces back to back, into a depth of 3.6e-9 (OVERLAPPING, a wrong verdict) along a normal
+ * the needle reaches 4.8e-8 beyond the point. Fix: a seed vertex is never taken twice, and a
+ * flat sliver seed takes the normal of the least support value, here across the needle. */
 static void test_epa_normal_point_in_needle(void **state)
 {
-    OPEN_FINDING();
     (void)state;
     const gjk_vec3 v[17] = {
         {-0x1.be0155d790abap-49, -0x1.ce528e0e47ea2p-48, -0x1.ce57f90b5d12p-49},
@@ -1676,7 +1676,10 @@ static void test_epa_normal_point_in_needle(void **state)
                                           gjk_v3(0, -1.4524160455138509e-19, 1.4482051803479448e-19));
     gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
     const double size = 7.6e-3, tol = 1e-9 * size;
-    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol + 1e-6 * size);
+    assert_int_equal(r.status, GJK_STATUS_TOUCHING);
+    assert_le(fabs(r.distance), tol);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_le(identity_gap(&r), tol);
     gjk_polytope_destroy(&poly);
 }
 

@@ -802,6 +802,7 @@ typedef struct epa_seed {
     gjk_vec3 upper_dir; /* its direction n */
     int32_t count; /* affinely independent vertices so far */
     gjk_vec3 axis; /* count 2: unit segment direction; count 3: unit triangle normal */
+    bool sliver;   /* count 3: the triangle is a sliver (triangle_normal), its axis rough */
     bool touching; /* a support value proved depth ~ 0 (or invalid: stop growing) */
     bool invalid;  /* a support point or simplex vertex was not finite */
     gjk_vec3 touch_normal;
@@ -846,17 +847,26 @@ static double seed_offset(const epa_seed *seed, gjk_vec3 x)
     }
 }
 
-/* Adds x if it lies more than `zero` off the affine hull (and is finite). */
+/* Adds x if it lies more than `zero` off the affine hull (and is finite), and more than
+ * `zero` from every vertex: a vertex again is never off the hull, whatever a rounded axis
+ * says (seen: a sliver triangle along a needle, its normal 6e-6 rad off, put its own far
+ * vertex 1.2e-12 off its plane, and that vertex became the fourth of a tetrahedron with two
+ * faces back to back; test_fuzz_regressions: epa_normal_point_in_needle). */
 static bool seed_add(epa_seed *seed, const gjk_vertex *x, double zero)
 {
     if (seed->count >= 4 || !gjk_vec3_is_finite(x->w) || !(seed_offset(seed, x->w) > zero)) {
         return false;
     }
+    for (int32_t i = 0; i < seed->count; ++i) {
+        if (!(gjk_distance_between(x->w, seed->v[i].w) > zero)) {
+            return false;
+        }
+    }
     if (seed->count == 1) {
         seed->axis = gjk_normalize(gjk_sub(x->w, seed->v[0].w));
     } else if (seed->count == 2) {
         gjk_vec3 n;
-        triangle_normal(seed->v[0].w, seed->v[1].w, x->w, &n);
+        seed->sliver = !triangle_normal(seed->v[0].w, seed->v[1].w, x->w, &n);
         if (gjk_length_sq(n) == 0.0) {
             return false;
         }
@@ -901,6 +911,7 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
     seed->invalid = false;
     seed->touch_normal = gjk_v3(1.0, 0.0, 0.0);
     seed->axis = gjk_v3(1.0, 0.0, 0.0);
+    seed->sliver = false;
     int32_t n = simplex->count < 0 ? 0 : (simplex->count > 4 ? 4 : simplex->count);
     if (n == 4) {
         /* The usual case: GJK's tetrahedron, kept as it is when clearly not flat (volume
@@ -965,14 +976,34 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
             }
         }
     }
+    if (seed->count == 3 && !seed->touching && seed->sliver) {
+        /* A flat sliver: its normal is rough (eps / sine), and D may be a needle rather than
+         * a plate. Across the sliver's longest edge, in its plane, D is as narrow as the
+         * sliver: the support values there may certify a better normal (seen: a needle
+         * 5e-15 across and 1.35e-2 long reached 4e-8 along the sliver's normal and 5e-15
+         * across it; test_fuzz_regressions: epa_normal_point_in_needle). */
+        const gjk_vec3 *p = &seed->v[0].w, *q = &seed->v[1].w, *r = &seed->v[2].w;
+        gjk_vec3 e0 = gjk_sub(*q, *p), e1 = gjk_sub(*r, *q), e2 = gjk_sub(*p, *r);
+        double l0 = gjk_length_sq(e0), l1 = gjk_length_sq(e1), l2 = gjk_length_sq(e2);
+        gjk_vec3 longest = l0 >= l1 && l0 >= l2 ? e0 : (l1 >= l2 ? e1 : e2);
+        gjk_vec3 across = gjk_normalize(gjk_cross(seed->axis, longest));
+        if (gjk_length_sq(across) > 0.0) {
+            (void)seed_support(f, s, seed, across, support_calls);
+            if (!seed->touching) {
+                (void)seed_support(f, s, seed, gjk_neg(across), support_calls);
+            }
+        }
+    }
     if (seed->touching) {
         return false;
     }
     if (seed->count < 4) {
         /* D is flat (or a segment, or a point) to rounding: it has no interior, so the
-         * origin is on its boundary. */
+         * origin is on its boundary. A sliver's normal is the direction of the least
+         * support value seen (its own two sides among them). */
         seed->touching = true;
-        seed->touch_normal = seed->count == 3   ? seed->axis
+        const bool rough = seed->sliver && gjk_length_sq(seed->upper_dir) > 0.0;
+        seed->touch_normal = seed->count == 3   ? (rough ? seed->upper_dir : seed->axis)
                              : seed->count == 2 ? any_orthogonal(seed->axis)
                                                 : gjk_v3(1.0, 0.0, 0.0);
         return false;
