@@ -1342,6 +1342,32 @@ static void test_normal_at_flat_cone_apex(void **state)
     assert_le(short_by, 1e-9 * 184.5);
 }
 
+/* query.c, the normal of a converged separation (fuzz_gjk, fuzz/fixed/fuzz_gjk/ae5d4e...): a
+ * disk 3.1e-5 m wide (a cone 1e-10 high) 2.6e-9 from a speck (a cone of 1e-13). GJK's |v|
+ * converged to 1e-12 of the distance, its direction only to 1.35e-6 rad, and along it the
+ * disk's rim reached 4.2e-11 past the speck's plane (the harness allows 3.1e-14). Fix: the
+ * direction of GJK's best lower bound, which certifies the distance, is the normal when turning
+ * to it costs pb - pa = d n less than v's direction costs the separation. */
+static void test_normal_of_wide_disk_near_speck(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(3.121794338783665e-05, 5.0387182779240095e-11);
+    gjk_shape b = gjk_make_cone(9.3964969410615802e-14, 4.9086178050321686e-14);
+    b.margin = 9.3964969410615802e-14;
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(0.70688582182608639, -0.017675828163297987,
+                                                        0.70688582182608639, -0.017675828163297987),
+                                          gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.70703490418697756, 0.010081877866332196, 0.70703490418697756,
+                      0.010081877866332196),
+        gjk_v3(-2.6066125160949689e-09, -1.3346695151362122e-08, -1.3346695151362122e-08));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 3.12e-14; /* the harness's: 1e-9 of the pair's size and rounding */
+    assert_int_equal(r.status, GJK_STATUS_SEPARATED);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_le(identity_gap(&r), tol);
+}
+
 /* query.c, the normal where the rounded shapes touch but the cores do not (fuzz_gjk, a
  * seed-15 scan): a 6.9e-10 m disk on the apex of a cone of radius 184 m and half height
  * 2e-4 with a 2e-4 margin. The cores are 2e-4 apart, just over the millionth of the pair's
@@ -1954,6 +1980,7 @@ int main(void)
         cmocka_unit_test(test_normal_at_disk_rim),
         cmocka_unit_test(test_normal_at_flat_cone_apex),
         cmocka_unit_test(test_normal_at_rounded_flat_cone_apex),
+        cmocka_unit_test(test_normal_of_wide_disk_near_speck),
         cmocka_unit_test(test_gjk_cold_stall_flat_cone),
         cmocka_unit_test(test_gjk_cold_stall_flat_cones),
     };

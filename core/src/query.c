@@ -253,6 +253,32 @@ static gjk_vec3 contact_normal(const gjk_pair_frame *f, const gjk_options *opt, 
     return alt.sep > cur.sep ? alt.n : cur.n;
 }
 
+/* The normal of a converged separation: v's direction, or the direction of GJK's best lower
+ * bound when v's own certifies less. |v| converges to the distance d to a relative tolerance
+ * rel, so v's direction only to about sqrt(2 rel) (1.4e-6 rad), and a shape wide next to d
+ * then reaches past the plane of that normal by its width times the tilt (a 3.1e-5 m disk
+ * 2.6e-9 from a speck: the separation along v 4.2e-11 short of d; fuzz/fixed ae5d4e,
+ * test_fuzz_regressions: normal_of_wide_disk_near_speck). The lower bound's direction
+ * certifies its separation, but the witnesses stay |v| apart along v: the turn costs
+ * pb - pa = d n up to d times the angle. The smaller of the two errors decides. */
+static gjk_vec3 certified_normal(const gjk_gjk_result *g, double d, gjk_vec3 n, double *n_sep)
+{
+    /* Usually v's own support point gave the best lower bound: nothing to compare. */
+    if (g->status != GJK_STATUS_SEPARATED || *n_sep == -HUGE_VAL || !(g->lower > *n_sep)) {
+        return n;
+    }
+    double lv = gjk_length(g->lower_v);
+    if (!(lv > 0.0)) {
+        return n;
+    }
+    gjk_vec3 nl = gjk_scale(g->lower_v, -1.0 / lv);
+    if (d * gjk_distance_between(n, nl) < g->lower - *n_sep) {
+        *n_sep = g->lower;
+        return nl;
+    }
+    return n;
+}
+
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
 {
     gjk_transform pose_a, pose_b;
@@ -407,6 +433,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         if (d > 0.0) {
             n = gjk_scale(g.v, -1.0 / d);
             n_sep = g.v_sep;
+            n = certified_normal(&g, d, n, &n_sep);
         }
         /* The witnesses carry the rounding of the simplex's weights, v does not: share the
          * difference between them so that pa - pb = v (test_fuzz_regressions:
