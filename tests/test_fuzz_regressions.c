@@ -774,6 +774,37 @@ static void test_epa_capsule_in_cylinder_warm(void **state)
     assert_le(fabs(warm.distance - cold.distance), tol);
 }
 
+/* epa.c, the broken-polytope exit (fuzz_gjk, fuzz/fixed/fuzz_gjk/6b3646...): a rod 2.5e-6 m
+ * thick and 248 m long (a cylinder, margin 1e-3) through a 134 m box, depth 67.2 m plus the
+ * radii. A rim point of the rod 2.5e-6 beside a vertex made a face with that short edge among
+ * points 190 m out, whose plane is known only to ~3e-5; it came out 1.5e-7 shallower than an
+ * earlier nearest face, which read as rounding having broken P, and the tightest face's support
+ * value answered, 1.25e-6 too deep (the harness allows 2.4e-7). Fix: the fall-back must exceed
+ * the nearest face's own plane rounding too (plane_noise). */
+static void test_epa_rod_through_box_depth(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cylinder(2.4687876707103074e-06, 124.18548867017624);
+    a.margin = 0.001024;
+    gjk_shape b = gjk_make_box(gjk_v3(67.2, 67.2, 67.2));
+    b.margin = 6.4e-05;
+    gjk_transform ta = gjk_transform_make(
+        gjk_quat_make(0.5, 0.5, 0.5, 0.5),
+        gjk_v3(0.73243545868078241, 0.087454146092578372, -0.30297692606053755));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.50000045000000004, 0.50000045000000004, 0.50000045000000004,
+                      0.50000045000000004),
+        gjk_v3(2.604656399838797, 0.087454146092578372, -0.30297692606053755));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 2.42e-7; /* the harness's: 1e-9 of the pair's size and rounding */
+    /* The rod's axis is the box's x axis through its centre: the depth is across it. */
+    const double depth = 67.2 + 2.4687876707103074e-06 + 0.001024 + 6.4e-05;
+    assert_int_equal(r.status, GJK_STATUS_OVERLAPPING);
+    assert_le(fabs(r.distance + depth), tol);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_le(identity_gap(&r), tol);
+}
+
 /* epa.c, a broken polytope that the depth bound did not catch (fuzz_gjk, open 243b41...): a
  * capsule (radius 0.94, half height 0.54) at the centre of a cylinder of radius and half
  * height 134.4, the capsule's axis a turn away from the cylinder's. D's side is a ruled
@@ -1957,6 +1988,7 @@ int main(void)
         cmocka_unit_test(test_epa_point_in_cylinder),
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
         cmocka_unit_test(test_epa_capsule_in_cylinder_nearest_falls_back),
+        cmocka_unit_test(test_epa_rod_through_box_depth),
         cmocka_unit_test(test_point_in_flat_cone_gjk_stall),
         cmocka_unit_test(test_epa_broken_answer_from_tightest_face),
         cmocka_unit_test(test_distance_of_shallow_overlap),

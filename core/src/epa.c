@@ -1041,8 +1041,13 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
 
 /* Rounding of the height of x over face f's plane: the plane distance's own (zero) and the
  * normal's, whose direction error is about eps |p| / (shortest edge) for vertices of norm
- * |p|, times the lever arm from the face to x. */
-static double plane_noise(const epa_polytope *p, int32_t f, gjk_vec3 x, double zero)
+ * |p|, times the lever arm from the face to x. With x = NULL, the rounding of the plane
+ * distance itself: d is the normal's dot with the face's points, so the lever is their norm
+ * (seen: an edge of 2.5e-6 m among points 190 m out, a plane distance known to 3e-5, on a rod
+ * 2.5e-6 thick through a 134 m box; that face's plane fell 1.5e-7 below an earlier nearest
+ * face, was read as a broken P, and EPA answered 1.25e-6 too deep; test_fuzz_regressions:
+ * epa_rod_through_box_depth). */
+static double plane_noise(const epa_polytope *p, int32_t f, const gjk_vec3 *x, double zero)
 {
     gjk_vec3 pt[3];
     face_points(p, f, pt);
@@ -1052,7 +1057,7 @@ static double plane_noise(const epa_polytope *p, int32_t f, gjk_vec3 x, double z
         double l = gjk_distance_between(pt[k], pt[next3(k)]);
         edge = l < edge ? l : edge;
     }
-    double lever = gjk_distance_between(x, pt[0]);
+    double lever = x != NULL ? gjk_distance_between(*x, pt[0]) : reach;
     return edge > 0.0 ? zero + 8.0 * DBL_EPSILON * reach * lever / edge : HUGE_VAL;
 }
 
@@ -1112,13 +1117,14 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
          * normal 0.22 short at CAPACITY_LIMIT). */
         double tolerance = epa_max(epa_max(s.rel_tolerance * d, s.abs_tolerance), s.zero);
         double noise = epa_max(tolerance, s.noise_max);
-        if (tight.set && (d - upper > noise || (floor_d > 0.0 && d < floor_d - noise))) {
+        if (tight.set && (d - upper > noise || (floor_d > 0.0 && d < floor_d - noise &&
+                                                d < floor_d - plane_noise(&p, fi, NULL, s.zero)))) {
             /* The nearest face lies deeper than a support value, an upper bound on the
              * depth, or shallower than an earlier nearest face, a lower bound, by more than
-             * any face plane's rounding may account for: rounding has broken P (an
-             * expansion removed faces that a convex P would have kept, or kept faces it
-             * should have removed), and its faces bound nothing. The tightest face seen
-             * answers (answer_from_tight_face; seen: a 4.7 km disk touching a 7e6 m
+             * any face plane's rounding (and its own, plane_noise) may account for: rounding
+             * has broken P (an expansion removed faces that a convex P would have kept, or
+             * kept faces it should have removed), and its faces bound nothing. The tightest
+             * face seen answers (answer_from_tight_face; seen: a 4.7 km disk touching a 7e6 m
              * needle; after one expansion the nearest face was 0.0257 deep against a
              * support value of 4.2e-8, and EPA "converged" on it with a witness 0.0257 off
              * the needle; a capsule's segment inside a 134 m cylinder, whose side makes
@@ -1213,7 +1219,7 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
          * anything: a sliver with a 3e-17 m edge among 4e-3 m vertices has a normal known
          * to 3e-2 rad, and its "rounding" of 1.4e-3 m once passed a gap of 3.3e-11 on a
          * 5e-6 m depth as convergence (test_fuzz_regressions: epa_sliver_face_noise). */
-        if (h - d <= s.noise_max && h - d <= plane_noise(&p, fi, w.w, s.zero)) {
+        if (h - d <= s.noise_max && h - d <= plane_noise(&p, fi, &w.w, s.zero)) {
             r.status = GJK_STATUS_OVERLAPPING;
             answer_from_face(&p, fi, slack, &r);
             r.normal_sep = -h;
