@@ -260,8 +260,12 @@ static gjk_vec3 contact_normal(const gjk_pair_frame *f, const gjk_options *opt, 
  * 2.6e-9 from a speck: the separation along v 4.2e-11 short of d; fuzz/fixed ae5d4e,
  * test_fuzz_regressions: normal_of_wide_disk_near_speck). The lower bound's direction
  * certifies its separation, but the witnesses stay |v| apart along v: the turn costs
- * pb - pa = d n up to d times the angle. The smaller of the two errors decides. */
-static gjk_vec3 certified_normal(const gjk_gjk_result *g, double d, gjk_vec3 n, double *n_sep)
+ * pb - pa = d n up to d times the angle. It is taken when that costs less than v's direction
+ * costs the separation, and no more than GJK_TURN_BUDGET of the pair's size (38 m apart, the
+ * turn would have cost 2.5e-6 against a shortfall that was within the budget already). */
+#define GJK_TURN_BUDGET 1e-9
+static gjk_vec3 certified_normal(const gjk_gjk_result *g, double d, double scale, gjk_vec3 n,
+                                 double *n_sep)
 {
     /* Usually v's own support point gave the best lower bound: nothing to compare. */
     if (g->status != GJK_STATUS_SEPARATED || *n_sep == -HUGE_VAL || !(g->lower > *n_sep)) {
@@ -272,7 +276,8 @@ static gjk_vec3 certified_normal(const gjk_gjk_result *g, double d, gjk_vec3 n, 
         return n;
     }
     gjk_vec3 nl = gjk_scale(g->lower_v, -1.0 / lv);
-    if (d * gjk_distance_between(n, nl) < g->lower - *n_sep) {
+    double cost = d * gjk_distance_between(n, nl);
+    if (cost < g->lower - *n_sep && cost <= GJK_TURN_BUDGET * scale) {
         *n_sep = g->lower;
         return nl;
     }
@@ -433,7 +438,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         if (d > 0.0) {
             n = gjk_scale(g.v, -1.0 / d);
             n_sep = g.v_sep;
-            n = certified_normal(&g, d, n, &n_sep);
+            n = certified_normal(&g, d, f.scale, n, &n_sep);
         }
         /* The witnesses carry the rounding of the simplex's weights, v does not: share the
          * difference between them so that pa - pb = v (test_fuzz_regressions:
