@@ -774,6 +774,32 @@ static void test_epa_capsule_in_cylinder_warm(void **state)
     assert_le(fabs(warm.distance - cold.distance), tol);
 }
 
+/* epa.c, sliver faces (fuzz_gjk, fuzz/fixed/fuzz_gjk/61d0cf..., fe2e5c...): a cone 1e-7 in
+ * size in the plane of a 51 m disk (a cone of height 0), D flat to 2e-7. EPA's first expansion
+ * made a sliver of the disk's diameter and its centre 2e-7 below it, standing across the disk's
+ * face; the sliver took that face's normal, which put its plane 1.3e-7 on the far side of the
+ * origin, the guard read a broken polytope, and the tightest face answered 51 m deep (the
+ * harness allows 1e-7). Fix: a sliver takes the neighbour's plane only when that fits its
+ * points better than its own. */
+static void test_epa_speck_in_disk_plane(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(51.468558785381859, 0.0);
+    gjk_shape b = gjk_make_cone(9.8346303501945517e-08, 9.8529411764705875e-08);
+    gjk_transform ta = gjk_transform_make(
+        gjk_quat_make(0.70710678118654757, 0, 0.70710678118654757, 0),
+        gjk_v3(-4606.5932979723402, -6626.082305745922, 1292.3669989680561));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.70710637740251825, 0, 0.70710637740251825, 0),
+        gjk_v3(-4606.5932980708694, -6590.7718750250597, 1327.6774296889184));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 1.02e-7; /* the harness's: 1e-9 of the pair's size and rounding */
+    /* A flat disk: no depth beyond the speck's own size, 2e-7. */
+    assert_true(r.distance >= -2e-7 - tol);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_le(identity_gap(&r), tol);
+}
+
 /* epa.c, the broken-polytope exit (fuzz_gjk, fuzz/fixed/fuzz_gjk/6b3646...): a rod 2.5e-6 m
  * thick and 248 m long (a cylinder, margin 1e-3) through a 134 m box, depth 67.2 m plus the
  * radii. A rim point of the rod 2.5e-6 beside a vertex made a face with that short edge among
@@ -1989,6 +2015,7 @@ int main(void)
         cmocka_unit_test(test_epa_capsule_in_cylinder_warm),
         cmocka_unit_test(test_epa_capsule_in_cylinder_nearest_falls_back),
         cmocka_unit_test(test_epa_rod_through_box_depth),
+        cmocka_unit_test(test_epa_speck_in_disk_plane),
         cmocka_unit_test(test_point_in_flat_cone_gjk_stall),
         cmocka_unit_test(test_epa_broken_answer_from_tightest_face),
         cmocka_unit_test(test_distance_of_shallow_overlap),
