@@ -1399,6 +1399,40 @@ static void test_normal_at_flat_cone_apex(void **state)
     assert_le(short_by, 1e-9 * 184.5);
 }
 
+/* query.c, GJK's witnesses at contact (fuzz_gjk, fuzz/fixed/fuzz_gjk/aaee0b...): a point on
+ * a flat quad 1e-3 m wide (five vertices coplanar to the last bits). GJK stopped at contact,
+ * EPA found D flat, and GJK's witnesses were kept as they were: the one on the quad lay
+ * 9.5e-9 m from the point at a distance of 2.6e-19 (the harness allows 6.6e-11). Fix: their
+ * weights' rounding is shared out along v as for a separation. */
+static void test_witness_point_on_flat_quad(void **state)
+{
+    (void)state;
+    const gjk_vec3 pa[1] = {{0x1.03a7a7a7a7a7ap-10, 0x1.db34560987b07p-18, 0x1.92ff9710cff27p-17}};
+    const gjk_vec3 quad[5] = {
+        {0x1.0e9e9e9e9e9eap-5, 0x1.4acdd08521f8dp-10, 0x1.4acdd08521f8dp-10},
+        {0x1.0e9e9e9e9e9eap-5, 0x1.4acdd08521f8dp-10, 0x1.4acdd08521f8dp-10},
+        {0x1.0e9e9e9e9e9eap-5, -0x1.dc3311b91c57fp-13, -0x1.dc3311b91c57fp-13},
+        {0x1.0e9e9e9e9e9bdp-5, 0x1.4acdd08520ecap-10, 0x1.4acdd08523df9p-10},
+        {0x1.0e9e9e9e9e9eap-5, 0x1.6a09e667f3bccp-10, 0x1.6a09e667f3bccp-10},
+    };
+    gjk_polytope pp, pq;
+    assert_int_equal(gjk_polytope_create(&pp, pa, 1, NULL, NULL), GJK_STATUS_SEPARATED);
+    assert_int_equal(gjk_polytope_create(&pq, quad, 5, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_polytope(&pp), b = gjk_make_polytope(&pq);
+    gjk_transform ta = gjk_transform_identity();
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.99999910000000003, 0, 0, 0),
+        gjk_v3(-0.032044115253523235, -2.4645951409482104e-06, 2.4645951342240148e-06));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 6.61e-11; /* the harness's: 1e-9 of the pair's size and rounding */
+    assert_le(fabs(r.distance), tol);
+    assert_le(identity_gap(&r), tol);
+    const gjk_vec3 dirs[] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    assert_witnesses_on_shapes(&a, ta, &b, tb, &r, dirs, sizeof dirs / sizeof dirs[0], tol);
+    gjk_polytope_destroy(&pp);
+    gjk_polytope_destroy(&pq);
+}
+
 /* query.c, the normal of a converged separation (fuzz_gjk, fuzz/fixed/fuzz_gjk/ae5d4e...): a
  * disk 3.1e-5 m wide (a cone 1e-10 high) 2.6e-9 from a speck (a cone of 1e-13). GJK's |v|
  * converged to 1e-12 of the distance, its direction only to 1.35e-6 rad, and along it the
@@ -2040,6 +2074,7 @@ int main(void)
         cmocka_unit_test(test_normal_at_flat_cone_apex),
         cmocka_unit_test(test_normal_at_rounded_flat_cone_apex),
         cmocka_unit_test(test_normal_of_wide_disk_near_speck),
+        cmocka_unit_test(test_witness_point_on_flat_quad),
         cmocka_unit_test(test_gjk_cold_stall_flat_cone),
         cmocka_unit_test(test_gjk_cold_stall_flat_cones),
     };

@@ -253,6 +253,17 @@ static gjk_vec3 contact_normal(const gjk_pair_frame *f, const gjk_options *opt, 
     return alt.sep > cur.sep ? alt.n : cur.n;
 }
 
+/* GJK's witnesses carry the rounding of the simplex's weights, v does not: the difference is
+ * shared between them so that pa - pb = v, each in proportion to the extent of its support
+ * points, which the weights' rounding is multiplied by (see the separated branch below). */
+static void witnesses_along_v(const gjk_gjk_result *g, gjk_vec3 *pa, gjk_vec3 *pb)
+{
+    gjk_vec3 e = gjk_sub(gjk_sub(*pa, *pb), g->v);
+    double share_a = gjk_witness_share(g->span_a, g->span_b);
+    *pa = gjk_madd(*pa, -share_a, e);
+    *pb = gjk_madd(*pb, 1.0 - share_a, e);
+}
+
 /* The normal of a converged separation: v's direction, or the direction of GJK's best lower
  * bound when v's own certifies less. |v| converges to the distance d to a relative tolerance
  * rel, so v's direction only to about sqrt(2 rel) (1.4e-6 rad), and a shape wide next to d
@@ -381,6 +392,11 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
                  * depth 0, witness 9e-9 off the point; test_fuzz_regressions:
                  * witness_point_on_needle_side). */
                 sd = g.upper - f.inflate;
+                /* Their weights' rounding is shared out as for a separation (seen: a point on
+                 * a flat quad 1e-3 m wide, its witness on the quad 9.5e-9 from the point at a
+                 * distance of 2.6e-19; fuzz/fixed aaee0b, test_fuzz_regressions:
+                 * witness_point_on_flat_quad). */
+                witnesses_along_v(&g, &pa, &pb);
                 gjk_vec3 ng = gjk_normalize(gjk_neg(g.v));
                 gjk_vertex xe, xg;
                 gjk_pair_support(&f, n, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xe);
@@ -447,10 +463,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
          * 3.7 km disk's rim points 7 mm apart against a needle's vertices 8e6 m apart: an
          * even split put the disk's witness 0.011 m off the disk; test_fuzz_regressions:
          * witness_disk_rim_on_needle). Equal extents split it evenly. */
-        gjk_vec3 e = gjk_sub(gjk_sub(pa, pb), g.v);
-        double share_a = gjk_witness_share(g.span_a, g.span_b);
-        pa = gjk_madd(pa, -share_a, e);
-        pb = gjk_madd(pb, 1.0 - share_a, e);
+        witnesses_along_v(&g, &pa, &pb);
         sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
         if (g.status == GJK_STATUS_SEPARATED && sd < 0.0) {
             r.status = GJK_STATUS_OVERLAPPING; /* rounded shapes overlap, cores do not */
