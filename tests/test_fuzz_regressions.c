@@ -1345,6 +1345,66 @@ static void test_gjk_witnesses_off_v(void **state)
     assert_le(identity_gap(&r), 1e-9 * 7.3e6);
 }
 
+/* gjk.c, an upper bound below the distance (fuzz/fixed 435647, from a garbage cache): the
+ * disk and needle above, poses 1.2e4 m out. Seeded along the cache's direction (its kinds
+ * are foreign, so only the direction is used), GJK's 25th step reduced to a sliver triangle
+ * of three needle vertices nearly in a line, and the origin's projection onto its rounded
+ * plane came out 0.011 m nearer than the distance, below the lower bound already certified;
+ * the next step closed the "gap" and reported it. Fix: a v below the certified lower bound is
+ * not a point of D, and the simplex's weighted point replaces it. */
+static void test_gjk_projection_below_lower_bound(void **state)
+{
+    (void)state;
+    const gjk_vec3 p1 = {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20};
+    const gjk_vec3 p4 = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
+    const gjk_vec3 p12 = {-0x1p+22, -0x1p+22, -0x1p+22};
+    gjk_vec3 v[17] = {
+        {0x1.4504f15031972p-19, -0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
+        p1,
+        p1,
+        {0x1.4504f15031972p-18, 0x0p+0, 0x1.4504f15031972p-18},
+        p4,
+        p4,
+        p4,
+        p4,
+        p4,
+        p4,
+        p1,
+        {0x1.262087cced23fp+21, 0x1.27bb285cdea6dp+21, 0x1.27bb285cdea6dp+21},
+        p12,
+        p12,
+        {-0x1.febbfebbfebcp+21, -0x1p+22, -0x1p+22},
+        {-0x1p+22, -0x1.4bff4bff4bff4p+21, 0x1.fc03fc03fc04p+21},
+        p4,
+    };
+    gjk_polytope poly;
+    assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
+    gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
+    gjk_shape b = gjk_make_polytope(&poly);
+    b.margin = 4.1943039999999998;
+    gjk_transform ta =
+        gjk_transform_make(gjk_quat_make(0.5, 0.5, 0.5, 0.5),
+                           gjk_v3(7584.3795493738935, -4858.9330186993657, 7584.3795493738935));
+    gjk_transform tb =
+        gjk_transform_make(gjk_quat_make(0.50000045000000004, 0.50000045000000004,
+                                         0.50000045000000004, 0.50000045000000004),
+                           gjk_v3(17566.245860398412, -4858.9330186993657, 7584.3795493738935));
+    gjk_result cold = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    gjk_cache junk;
+    memset(&junk, 0, sizeof junk);
+    junk.count = 164;
+    junk.kind_a = junk.kind_b = 164;
+    junk.direction[0] = -0x1.49481p-54f;
+    junk.direction[1] = junk.direction[2] = -0x1.494948p-54f;
+    gjk_result garbage = gjk_signed_distance(&a, ta, &b, tb, &junk, NULL);
+    gjk_polytope_destroy(&poly);
+    const double tol = 7.28e-3; /* the fuzz harness's: 1e-9 of the pair's 7.28e6 m */
+    assert_int_equal(garbage.status, GJK_STATUS_SEPARATED);
+    assert_le(fabs(garbage.distance - cold.distance), tol);
+    assert_true(garbage.lower_bound <= garbage.distance && garbage.distance <= garbage.upper_bound);
+    assert_le(identity_gap(&garbage), tol);
+}
+
 /* epa.c, warm start (fuzz_gjk). The 3710 m disk against a polytope that is a segment of
  * 17 collinear points along the diagonal, 8e6 m long, through the disk's centre: D is a
  * slanted elliptic cylinder, depth 2142.2548 (the ellipse's minor semi-axis, 3710 / sqrt 3).
@@ -2061,6 +2121,7 @@ int main(void)
         cmocka_unit_test(test_epa_witness_from_ray_face),
         cmocka_unit_test(test_epa_twin_support_point),
         cmocka_unit_test(test_gjk_witnesses_off_v),
+        cmocka_unit_test(test_gjk_projection_below_lower_bound),
         cmocka_unit_test(test_epa_sliver_face_noise),
         cmocka_unit_test(test_epa_face_beyond_support_value),
         cmocka_unit_test(test_normal_point_on_needle_side),

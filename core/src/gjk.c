@@ -341,6 +341,34 @@ static inline bool cached_point(const gjk_shape *shape, uint32_t index, gjk_vec3
     return true;
 }
 
+/* The point of s its weights name, x_0 + sum lambda_k (x_k - x_0) with the edges of edge():
+ * a convex combination of support points, so a point of D to the rounding of the weights. */
+static gjk_vec3 weighted_point(const gjk_vertex *pool, const slot_simplex *s)
+{
+    const gjk_vertex *x0 = &pool[s->slot[0]];
+    gjk_vec3 u = x0->w;
+    for (int32_t k = 1; k < s->count; ++k) {
+        u = gjk_madd(u, s->lambda[k], edge(x0, &pool[s->slot[k]]));
+    }
+    return u;
+}
+
+/* True when |v| (squared: dist2) lies below the certified lower bound by more than the
+ * rounding of the support values: v, the origin projected onto the simplex's plane, is not
+ * a point of D. On a sliver triangle (three vertices of a needle 7e6 m long, nearly in a
+ * line) the rounded normal tilts the plane, and its projection fell 0.011 m short of the
+ * distance, below a lower bound already certified, and the next step closed the "gap"
+ * (fuzz/fixed 435647, from a garbage cache; test_fuzz_regressions:
+ * gjk_projection_below_lower_bound). A reduction that gives such a v is no progress (the
+ * previous simplex stays, as for any step that fails to lower |v|); a v that a new lower
+ * bound exposes is replaced by the simplex's weighted point (weighted_point), an upper bound
+ * again, whose direction the next steps correct. */
+static bool below_lower(double dist2, double lower, double scale)
+{
+    double floor = lower - GJK_CONTACT_ULPS * DBL_EPSILON * scale;
+    return floor > 0.0 && dist2 < floor * floor;
+}
+
 /* Steps a query may take without floating-point progress in |v| while the duality gap is
  * open (see the main loop): one is usually enough, a few bound the cost of cycling. */
 #define GJK_STALL_STEPS 4
@@ -502,6 +530,12 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
             if (lower > r.lower) {
                 r.lower = lower;
                 r.lower_v = v;
+                if (below_lower(dist2, r.lower, f->scale)) {
+                    v = weighted_point(pool, &cur); /* see below_lower; then step again */
+                    dist2 = gjk_length_sq(v);
+                    r.v_sep = -HUGE_VAL;
+                    continue;
+                }
             }
             /* A positive lower bound certifies that the cores are apart, so the signed
              * distance is at least lower - inflate; before that, an overlap (negative signed
@@ -524,6 +558,10 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
             int32_t grown[4] = {cur.slot[0], cur.slot[1], cur.slot[2], free};
             grown[cur.count] = free;
             double next2 = reduce(pool, grown, cur.count + 1, &next, &next_v);
+            if (below_lower(next2, r.lower, f->scale)) {
+                stalled = true; /* not a point of D (below_lower): keep the previous simplex */
+                break;
+            }
             if (next.count == 4) {
                 cur = next;
                 overlap = true;
