@@ -14,9 +14,10 @@
  * A health round trip (no world work) is timed too, as the transport floor. The wire rows use
  * gjkd_query_trajectory (all waypoints in one packed array, columnar reply); beside them the
  * previous lean form (a packed array per waypoint, compact reply) and the first encoding (nested
-
  * poses, full reply) go through the same daemon, and the daemon's request path is timed
- * in-process (gjkd_service_handle on the same bytes) to separate it from the transport. */
+ * in-process (gjkd_service_handle on the same bytes) to separate it from the transport. A bare
+ * ZeroMQ service of the daemon's shape running the same query on a forked copy of the same
+ * world (bench_skeleton.h) is timed in the same loop: the floor any such service pays here. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
@@ -26,6 +27,7 @@
 
 #include <zmq.h>
 
+#include "bench_skeleton.h"
 #include "bench_wire.h"
 
 #ifndef GJKD_PATH
@@ -251,6 +253,17 @@ int main(int argc, char **argv)
     if (!gjkd_decode_query_options(&wire_opts, &limits, 1, &wopts, &err))
         bw_die("options", err.message);
 
+    gjk_world_trajectory tj;
+    memset(&tj, 0, sizeof tj);
+    tj.robot = robot;
+    tj.waypoint_count = nw;
+    tj.link_count = nl;
+    tj.link_poses = lp;
+    /* The bare ZeroMQ service of gjkd's shape running the same query (bench_skeleton.h),
+     * forked before this process has a ZeroMQ context. */
+    bw_skeleton skel;
+    bw_skeleton_start(&skel, world, &tj, &wopts);
+
     /* The daemon. */
     bw_daemon daemon;
     bw_daemon_start(&daemon, gjkd_path, threads, NULL);
@@ -272,12 +285,9 @@ int main(int argc, char **argv)
     double *wire_cold = malloc((size_t)repeat * sizeof(double));
     double *wire_warm = malloc((size_t)repeat * sizeof(double));
     double *health = malloc((size_t)repeat * sizeof(double));
-    gjk_world_trajectory tj;
-    memset(&tj, 0, sizeof tj);
-    tj.robot = robot;
-    tj.waypoint_count = nw;
-    tj.link_count = nl;
-    tj.link_poses = lp;
+    double *skel_cold = malloc((size_t)repeat * sizeof(double));
+    double *skel_warm = malloc((size_t)repeat * sizeof(double));
+    bw_skeleton_connect(&skel, context);
     gjkd_query_options qo;
     memset(&qo, 0, sizeof qo);
     qo.has_max_distance = true;
@@ -326,7 +336,17 @@ int main(int argc, char **argv)
     Gjkd__V1__TrajectoryQueryRequest packed_req;
     Gjkd__V1__Request env;
     bw_lean_request(&demo, &wire_opts, &packed_req, &env);
-    double min_in = 0.0, min_wire = 0.0;
+    double min_in = 0.0, min_wire = 0.0, min_skel = 0.0;
+    /* The skeleton sends and answers as many bytes as gjkd's request and reply have. */
+    size_t skel_req_bytes, skel_reply_bytes;
+    {
+        Gjkd__V1__Response *raw = NULL;
+        if (gjkd_client_call(c, &env, &raw) != GJKD_OK)
+            bw_die("raw call", gjkd_client_error(c));
+        skel_req_bytes = gjkd__v1__request__get_packed_size(&env);
+        skel_reply_bytes = gjkd__v1__response__get_packed_size(raw);
+        gjkd__v1__response__free_unpacked(raw, NULL);
+    }
     /* Interleaved, so that load changes on the shared machine hit both sides alike. */
     for (int r = 0; r < repeat; r++) {
         gjk_world_result *res;
@@ -370,6 +390,9 @@ int main(int argc, char **argv)
         compact_cold[r] = timed_call(c, &compact_env, "compact");
         compact_req.name = "bench-compact";
         compact_warm[r] = timed_call(c, &compact_env, "compact");
+
+        skel_cold[r] = bw_skeleton_call(&skel, false, skel_req_bytes, skel_reply_bytes, &min_skel);
+        skel_warm[r] = bw_skeleton_call(&skel, true, skel_req_bytes, skel_reply_bytes, &min_skel);
 
         gjkd_health *h;
         t0 = bw_now();
@@ -493,6 +516,15 @@ int main(int argc, char **argv)
            "reply, into C structs; packed+compact: the previous lean form, one packed array per "
            "waypoint + compact reply, raw call; nested+full: the first encoding, nested poses + "
            "full reply, raw call)\n");
+    double sc = bw_quantile(skel_cold, (size_t)repeat, 0.5),
+           sw = bw_quantile(skel_warm, (size_t)repeat, 0.5);
+    printf("  bare ZeroMQ of gjkd's shape (ROUTER + broker + inproc worker in a second process, "
+           "the same query, the same bytes, no protocol): cold %.3f ms (%+.1f %%), warm %.3f ms "
+           "(%+.1f %%);\n  gjkd beyond it: cold %+.1f %%, warm %+.1f %% of the in-process "
+           "time%s\n",
+           1e3 * sc, 100.0 * (sc - ic) / ic, 1e3 * sw, 100.0 * (sw - iw) / iw,
+           100.0 * (wc - sc) / ic, 100.0 * (ww - sw) / iw,
+           fabs(min_skel - min_in) < 1e-9 ? "" : " (skeleton's minimum DIFFERS)");
     printf("  health round trip (transport floor): %.1f us; minimum distance in-process %.6f, "
            "over the wire %.6f%s\n",
            1e6 * hp, min_in, min_wire, fabs(min_in - min_wire) < 1e-9 ? " (equal)" : " (DIFFER)");
@@ -512,6 +544,7 @@ int main(int argc, char **argv)
         run_load(endpoint, context, counts[i], seconds);
 
     gjkd_client_destroy(&c);
+    bw_skeleton_stop(&skel);
     zmq_ctx_term(context);
     bw_daemon_stop(&daemon);
     free(in_cold);
@@ -526,6 +559,8 @@ int main(int argc, char **argv)
     free(pwp);
     free(pwpp);
     free(health);
+    free(skel_cold);
+    free(skel_warm);
     gjk_world_destroy(&world);
     bw_demo_free(&demo);
     return 0;

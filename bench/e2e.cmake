@@ -3,7 +3,7 @@
 #   build/bench/bench_e2e [--repeat 200] [--seconds 2] [--threads 2]
 if(TARGET gjkd AND TARGET gjkd_client AND TARGET gjkd_server)
   # What bench_e2e and bench_curve share (bench_wire.h).
-  add_library(bench_wire STATIC bench_wire.c)
+  add_library(bench_wire STATIC bench_wire.c bench_skeleton.c)
   target_link_libraries(bench_wire PUBLIC gjkd_server gjkd::client gjkd::json m PRIVATE gjk_warnings)
   add_executable(bench_e2e bench_e2e.c)
   target_link_libraries(bench_e2e PRIVATE bench_wire gjk_warnings)
