@@ -1295,20 +1295,15 @@ static void test_epa_twin_support_point(void **state)
     assert_le(fabs(r.cold.distance - r.warm.distance), 1e-7);
 }
 
-/* query.c, witnesses of a separated answer (fuzz_gjk, "moved to touch"). The 3710 m disk
- * and an 8e6 m polytope with margin 4.19 whose cores are 4.19 - 0.0025 apart, poses 1e4 m
- * out: |pb - pa - d n| = 0.011, 1.5 times the fuzz tolerance (1e-9 of the pair). GJK's v
- * (the projected origin) is accurate, but the witnesses are the simplex's barycentric
- * combinations of support points 8e6 m out, whose weights after 26 iterations on a thin
- * simplex carry that much rounding. Fix (query.c): the witnesses share the difference
- * (pa - pb) - v, so pa - pb = v exactly and each moves by half of it. */
-static void test_gjk_witnesses_off_v(void **state)
+/* The 17 points of the fuzz inputs' 8e6 m needle (test_gjk_witnesses_off_v and
+ * test_gjk_projection_below_lower_bound): a few near the origin, the rest along the diagonal;
+ * the two inputs differ in points 14 and 15. */
+static void needle_points(gjk_vec3 v[17], gjk_vec3 p14, gjk_vec3 p15)
 {
-    (void)state;
     const gjk_vec3 p1 = {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20};
     const gjk_vec3 p4 = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
     const gjk_vec3 p12 = {-0x1p+22, -0x1p+22, -0x1p+22};
-    gjk_vec3 v[17] = {
+    const gjk_vec3 all[17] = {
         {0x1.4504f15031972p-19, -0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
         p1,
         p1,
@@ -1323,10 +1318,26 @@ static void test_gjk_witnesses_off_v(void **state)
         {0x1.262087cced23fp+21, 0x1.27bb285cdea6dp+21, 0x1.27bb285cdea6dp+21},
         p12,
         p12,
-        p12,
-        {-0x1p+22, -0x1.ff4bff4bff4cp+21, 0x1p+22},
+        p14,
+        p15,
         p4,
     };
+    memcpy(v, all, sizeof all);
+}
+
+/* query.c, witnesses of a separated answer (fuzz_gjk, "moved to touch"). The 3710 m disk
+ * and an 8e6 m polytope with margin 4.19 whose cores are 4.19 - 0.0025 apart, poses 1e4 m
+ * out: |pb - pa - d n| = 0.011, 1.5 times the fuzz tolerance (1e-9 of the pair). GJK's v
+ * (the projected origin) is accurate, but the witnesses are the simplex's barycentric
+ * combinations of support points 8e6 m out, whose weights after 26 iterations on a thin
+ * simplex carry that much rounding. Fix (query.c): the witnesses share the difference
+ * (pa - pb) - v, so pa - pb = v exactly and each moves by half of it. */
+static void test_gjk_witnesses_off_v(void **state)
+{
+    (void)state;
+    gjk_vec3 v[17];
+    needle_points(v, gjk_v3(-0x1p+22, -0x1p+22, -0x1p+22),
+                  gjk_v3(-0x1p+22, -0x1.ff4bff4bff4cp+21, 0x1p+22));
     gjk_polytope poly;
     assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
     gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
@@ -1355,28 +1366,9 @@ static void test_gjk_witnesses_off_v(void **state)
 static void test_gjk_projection_below_lower_bound(void **state)
 {
     (void)state;
-    const gjk_vec3 p1 = {0x1.7d2892694344ep+20, 0x1.7f3cb3ddae87p+20, 0x1.7f3cb3ddae87p+20};
-    const gjk_vec3 p4 = {-0x1.2688140b856f7p+21, -0x1.2823452b4cae3p+21, -0x1.2823452b4cae3p+21};
-    const gjk_vec3 p12 = {-0x1p+22, -0x1p+22, -0x1p+22};
-    gjk_vec3 v[17] = {
-        {0x1.4504f15031972p-19, -0x1.4504f15031972p-19, 0x1.4504f15031972p-19},
-        p1,
-        p1,
-        {0x1.4504f15031972p-18, 0x0p+0, 0x1.4504f15031972p-18},
-        p4,
-        p4,
-        p4,
-        p4,
-        p4,
-        p4,
-        p1,
-        {0x1.262087cced23fp+21, 0x1.27bb285cdea6dp+21, 0x1.27bb285cdea6dp+21},
-        p12,
-        p12,
-        {-0x1.febbfebbfebcp+21, -0x1p+22, -0x1p+22},
-        {-0x1p+22, -0x1.4bff4bff4bff4p+21, 0x1.fc03fc03fc04p+21},
-        p4,
-    };
+    gjk_vec3 v[17];
+    needle_points(v, gjk_v3(-0x1.febbfebbfebcp+21, -0x1p+22, -0x1p+22),
+                  gjk_v3(-0x1p+22, -0x1.4bff4bff4bff4p+21, 0x1.fc03fc03fc04p+21));
     gjk_polytope poly;
     assert_int_equal(gjk_polytope_create(&poly, v, 17, NULL, NULL), GJK_STATUS_SEPARATED);
     gjk_shape a = gjk_make_cone(3710.4941176470593, 0.0);
