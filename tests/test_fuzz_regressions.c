@@ -1361,8 +1361,9 @@ static void test_gjk_witnesses_off_v(void **state)
  * are foreign, so only the direction is used), GJK's 25th step reduced to a sliver triangle
  * of three needle vertices nearly in a line, and the origin's projection onto its rounded
  * plane came out 0.011 m nearer than the distance, below the lower bound already certified;
- * the next step closed the "gap" and reported it. Fix: a v below the certified lower bound is
- * not a point of D, and the simplex's weighted point replaces it. */
+ * the next step closed the "gap" and reported it. Fix (gjk.c, below_lower): a v below the
+ * certified lower bound is not a point of D; that reduction is no progress and the previous
+ * simplex stays. */
 static void test_gjk_projection_below_lower_bound(void **state)
 {
     (void)state;
