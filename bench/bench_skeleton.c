@@ -20,6 +20,7 @@
 #include <zmq.h>
 
 #include "bench_wire.h"
+#include "transport.h"
 
 #define WORKER_ID "worker"
 #define REQUEST_HEADER 9
@@ -31,30 +32,15 @@ typedef struct skeleton_job {
     gjk_world_query_options options;
 } skeleton_job;
 
-/* Receives one whole multipart message into m[0..n); false unless it has exactly n frames. */
+/* Receives one whole multipart message into m[0..n) (the daemon's own receiver); false, and
+ * nothing kept, unless it has exactly n frames. */
 static bool recv_frames(void *socket, zmq_msg_t *m, int n)
 {
-    int got = 0;
-    for (;;) {
-        zmq_msg_t part;
-        zmq_msg_init(&part);
-        if (zmq_msg_recv(&part, socket, 0) < 0) {
-            zmq_msg_close(&part);
-            break;
-        }
-        bool more = zmq_msg_more(&part);
-        if (got < n) {
-            m[got] = part;
-        } else {
-            zmq_msg_close(&part);
-        }
-        ++got;
-        if (!more)
-            break;
-    }
-    if (got == n)
+    int total = 0;
+    int got = gjkd_transport_recv_frames(socket, m, n, &total);
+    if (got == n && total == n)
         return true;
-    for (int i = 0; i < n && i < got; i++)
+    for (int i = 0; i < got; i++)
         zmq_msg_close(&m[i]);
     return false;
 }

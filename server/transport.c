@@ -100,10 +100,9 @@ typedef struct worker {
     int index;
 } worker;
 
-/* Receives the remaining frames of a multipart message into msgs (at most max). Returns the
- * number of frames, or -1 on error; frames beyond max are received and dropped (counted). */
-static int recv_frames(void *socket, zmq_msg_t *msgs, int max, int *total)
+int gjkd_transport_recv_frames(void *socket, void *frames, int max, int *total)
 {
+    zmq_msg_t *msgs = frames;
     int n = 0;
     *total = 0;
     int more = 1;
@@ -151,7 +150,7 @@ static void *worker_main(void *arg)
     for (;;) {
         zmq_msg_t f[3];
         int total;
-        int n = recv_frames(sock, f, 3, &total);
+        int n = gjkd_transport_recv_frames(sock, f, 3, &total);
         if (n < 0)
             break; /* context terminated */
         if (n == 1 && zmq_msg_size(&f[0]) == sizeof k_stop - 1 &&
@@ -384,7 +383,7 @@ static void frontend_message(broker *b)
 {
     zmq_msg_t f[4];
     int total;
-    int n = recv_frames(b->frontend, f, 4, &total);
+    int n = gjkd_transport_recv_frames(b->frontend, f, 4, &total);
     if (n < 1)
         return;
     /* [identity][payload] or [identity][empty][payload] */
@@ -443,7 +442,7 @@ static void backend_message(broker *b)
 {
     zmq_msg_t f[4];
     int total;
-    int n = recv_frames(b->backend, f, 4, &total);
+    int n = gjkd_transport_recv_frames(b->backend, f, 4, &total);
     if (n < 2) {
         close_frames(f, n);
         return;

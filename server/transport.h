@@ -52,6 +52,11 @@ bool gjkd_endpoint_check(const char *endpoint, const char *name, bool curve, boo
 bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
                                     uint64_t max_message_bytes, char *err, size_t err_size);
 
+/* Receives the remaining frames of a multipart message into msgs (at most max; zmq_msg_t
+ * from <zmq.h>, passed as void * here so this header needs no ZeroMQ). Returns the number of
+ * frames kept, or -1 on error; frames beyond max are received and dropped, *total counts all. */
+int gjkd_transport_recv_frames(void *socket, void *msgs, int max, int *total);
+
 /* Binds and serves until *def->stop; returns 0 on a clean stop, -1 (message in err) if the
  * endpoint cannot be bound or the threads cannot start. */
 int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size);
