@@ -214,6 +214,46 @@ static void test_hull_near_twins_climb(void **state)
     assert_le(worst, 0.0);
 }
 
+/* hull.c (fuzz_hull, fuzz/fixed/fuzz_hull-crash-5d7fe3...). Eleven vertices of a 2e9 m
+ * hull and v0, 8.7e-4 m (4e-13 of the extent) off the hull's edge v1-v2 along the z axis.
+ * qhull keeps v0 as a vertex with only three neighbours (v1, v2, v4): along (1, 1, 0) all
+ * three are no better than v0 (v1 and v2 tie at 0), so hill climbing from v0 stops there,
+ * while v8 reaches 3.8e6 m. qhull's graph around a vertex that close to the hull of the
+ * others is not the skeleton of the hull. Fix (hull.c): a hull vertex within the flatness
+ * tolerance of the hull of its neighbours is dropped (the hull moves by less than that
+ * tolerance) and qhull runs again on the rest. */
+static void test_hull_vertex_near_edge_climb(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[12] = {
+        {-0x1.4504f15031972p-11, 0x1.4504f15031972p-11, 0x1.4504f15031972p-11},
+        {0x0p+0, 0x0p+0, -0x1p+30},
+        {0x0p+0, 0x0p+0, 0x1.4403440344034p+29},
+        {-0x1.000300030003p+29, -0x1p+30, -0x1p+30},
+        {-0x1p+30, 0x1.fd05fd05fd06p+28, -0x1p+30},
+        {-0x1p+30, 0x1.000500050005p+28, -0x1.102110211021p+25},
+        {-0x1.4747474747474p+29, -0x1.4747474747474p+29, 0x1.fcbbfcbbfcbcp+29},
+        {-0x1p+30, -0x1p+30, 0x1.fd05fd05fd06p+28},
+        {0x1.4747474747474p+29, -0x1.44b344b344b34p+29, -0x1.4747474747474p+29},
+        {-0x1.6041f3c0f2a7dp+25, -0x1.b8a32ac167bd4p+25, 0x1.7f7f7f7f7f7f8p+29},
+        {0x1.0c7b0c7b0c7bp+29, -0x1.ff23ff23ff24p+29, -0x1p+30},
+        {-0x1p+30, -0x1p+30, -0x1p+30},
+    };
+    gjk_polytope p;
+    gjk_hull_info info;
+    assert_int_equal(gjk_hull_build(&p, pts, 12, &info), GJK_STATUS_SEPARATED);
+    assert_int_equal(info.dimension, 3);
+    assert_non_null(p.adj_start); /* the fix is not "no adjacency" */
+    double worst = worst_climb_vs_scan(&p, gjk_v3(0.70710678118654746, 0.70710678118654746, 0.0));
+    /* And the hull still holds v0: within the flatness tolerance (1e-9 of 2.1e9 m). */
+    gjk_shape point = gjk_make_point(), hull = gjk_make_polytope(&p);
+    gjk_result r = gjk_distance(&point, gjk_transform_make(gjk_quat_identity(), pts[0]), &hull,
+                                gjk_transform_identity(), NULL, NULL);
+    gjk_polytope_destroy(&p);
+    assert_le(worst, 0.0);
+    assert_true(r.distance <= 2.2);
+}
+
 /* epa.c (fuzz_gjk, on a seed that passed before the newest epa/engine merge). A flat cone
  * (disk of radius 184 m, 0.0002 m high) and a 5e-8 m cone at the same place, both turned a
  * quarter about y: the depth came out 5e-4 shallow and the witness on B on A's rim, 151 m
@@ -2162,6 +2202,7 @@ int main(void)
         cmocka_unit_test(test_hull_flat_within_tolerance_climb),
         cmocka_unit_test(test_climb_stuck_on_rounding_plateau),
         cmocka_unit_test(test_hull_near_twins_climb),
+        cmocka_unit_test(test_hull_vertex_near_edge_climb),
         cmocka_unit_test(test_climb_wrong_distance),
         cmocka_unit_test(test_climb_rounding_cycle),
         cmocka_unit_test(test_climb_far_from_origin),

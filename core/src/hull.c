@@ -19,11 +19,20 @@
  * different), the next lower dimension is used. Coordinates are handed to qhull relative
  * to p1 so far-from-origin clouds keep their precision.
  *
+ * Solid hulls are pruned: a hull vertex within tol of the hull of its own neighbours (near
+ * an edge or a face of the others) is dropped and qhull runs again, for up to
+ * GJK_HULL_PRUNE_ROUNDS rounds. qhull's graph around such a vertex need not be the skeleton
+ * of the hull (its rounding decides the topology there), and hill climbing stopped at one
+ * 3.8e6 m short of the support on a 2e9 m hull. The hull then lies within
+ * GJK_HULL_PRUNE_ROUNDS tol of the cloud's; if redundant vertices remain after the last
+ * round, they stay and the polytope gets no adjacency (the scan is exact).
+ *
  * Qhull reports to a FILE: we give it an in-memory stream that is thrown away, so the
  * library never prints. Each call owns its qhT, which makes the build thread-safe. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "gjk/hull.h"
+#include "gjk/query.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -34,6 +43,10 @@
 
 /* Relative flatness below which a cloud loses a dimension (see the top of the file). */
 #define GJK_HULL_FLAT_TOLERANCE 1e-9
+
+/* Rounds of pruning nearly redundant vertices (hull_3d_pruned) before the adjacency is
+ * given up instead. */
+#define GJK_HULL_PRUNE_ROUNDS 4
 
 /* An undirected edge between output vertices, lo < hi. */
 typedef struct hull_edge {
@@ -61,6 +74,7 @@ typedef struct cloud_frame {
     int32_t dimension;
     int32_t origin;    /* input index of p1 */
     int32_t far_index; /* input index of p2 */
+    gjk_vec3 o;        /* p1 itself: the points handed to qhull are relative to it */
     gjk_vec3 u, w, n;
     int scale_exp; /* coordinates relative to p1 times 2^scale_exp are about 1 */
 } cloud_frame;
@@ -369,9 +383,8 @@ static gjk_status hull_3d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     if (c == NULL) {
         return GJK_STATUS_OUT_OF_MEMORY;
     }
-    gjk_vec3 o = p[f->origin];
     for (int32_t i = 0; i < count; ++i) {
-        gjk_vec3 d = relative_scaled(p[i], o, f->scale_exp);
+        gjk_vec3 d = relative_scaled(p[i], f->o, f->scale_exp);
         c[3 * i + 0] = d.x;
         c[3 * i + 1] = d.y;
         c[3 * i + 2] = d.z;
@@ -389,9 +402,8 @@ static gjk_status hull_2d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     if (c == NULL) {
         return GJK_STATUS_OUT_OF_MEMORY;
     }
-    gjk_vec3 o = p[f->origin];
     for (int32_t i = 0; i < count; ++i) {
-        gjk_vec3 d = relative_scaled(p[i], o, f->scale_exp);
+        gjk_vec3 d = relative_scaled(p[i], f->o, f->scale_exp);
         c[2 * i + 0] = gjk_dot(d, f->u);
         c[2 * i + 1] = gjk_dot(d, f->w);
     }
@@ -406,10 +418,9 @@ static gjk_status hull_1d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
 {
     int32_t lo = 0, hi = 0;
     if (f->dimension >= 1) {
-        gjk_vec3 o = p[f->origin];
         double tmin = HUGE_VAL, tmax = -HUGE_VAL;
         for (int32_t i = 0; i < count; ++i) {
-            double t = gjk_dot(relative_scaled(p[i], o, f->scale_exp), f->u);
+            double t = gjk_dot(relative_scaled(p[i], f->o, f->scale_exp), f->u);
             if (t < tmin) {
                 tmin = t;
                 lo = i;
@@ -442,6 +453,46 @@ static gjk_status hull_1d(const gjk_vec3 *p, int32_t count, const cloud_frame *f
     return GJK_STATUS_SEPARATED;
 }
 
+/* The graph's adjacency in CSR form, each vertex's neighbours in ascending order: *start
+ * (vertex_count + 1 offsets) and *adj (2 edge_count entries, at least one), both malloc'd.
+ * false: out of memory (both NULL). */
+static bool graph_csr(const hull_graph *g, int32_t **start_out, int32_t **adj_out)
+{
+    int32_t nv = g->vertex_count;
+    int32_t *start = calloc((size_t)nv + 1, sizeof *start);
+    int32_t *adj = malloc(((size_t)g->edge_count * 2 + 1) * sizeof *adj);
+    int32_t *fill = malloc(((size_t)nv + 1) * sizeof *fill);
+    *start_out = NULL;
+    *adj_out = NULL;
+    if (start == NULL || adj == NULL || fill == NULL) {
+        free(start);
+        free(adj);
+        free(fill);
+        return false;
+    }
+    for (int32_t e = 0; e < g->edge_count; ++e) {
+        ++start[g->edge[e].lo + 1];
+        ++start[g->edge[e].hi + 1];
+    }
+    for (int32_t i = 0; i < nv; ++i) {
+        start[i + 1] += start[i];
+        fill[i] = start[i];
+    }
+    /* Edges are sorted by (lo, hi). First every vertex receives its smaller neighbours
+     * (edges (lo, v) come in ascending lo), then its larger ones (edges (v, hi) in
+     * ascending hi): every list ends up ascending. */
+    for (int32_t e = 0; e < g->edge_count; ++e) {
+        adj[fill[g->edge[e].hi]++] = g->edge[e].lo;
+    }
+    for (int32_t e = 0; e < g->edge_count; ++e) {
+        adj[fill[g->edge[e].lo]++] = g->edge[e].hi;
+    }
+    free(fill);
+    *start_out = start;
+    *adj_out = adj;
+    return true;
+}
+
 /* Owned polytope from the graph: vertices copied from the input, CSR adjacency with
  * each vertex's neighbours in ascending order. */
 static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, const hull_graph *g,
@@ -449,30 +500,11 @@ static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, cons
 {
     int32_t nv = g->vertex_count;
     gjk_vec3 *verts = malloc((size_t)nv * sizeof *verts);
-    int32_t *start = calloc((size_t)nv + 1, sizeof *start);
-    int32_t *adj = malloc(((size_t)g->edge_count * 2 + 1) * sizeof *adj);
-    int32_t *fill = malloc((size_t)nv * sizeof *fill);
+    int32_t *start = NULL, *adj = NULL;
     gjk_status s = GJK_STATUS_OUT_OF_MEMORY;
-    if (verts != NULL && start != NULL && adj != NULL && fill != NULL) {
+    if (verts != NULL && graph_csr(g, &start, &adj)) {
         for (int32_t i = 0; i < nv; ++i) {
             verts[i] = p[g->vertex[i]];
-        }
-        for (int32_t e = 0; e < g->edge_count; ++e) {
-            ++start[g->edge[e].lo + 1];
-            ++start[g->edge[e].hi + 1];
-        }
-        for (int32_t i = 0; i < nv; ++i) {
-            start[i + 1] += start[i];
-            fill[i] = start[i];
-        }
-        /* Edges are sorted by (lo, hi). First every vertex receives its smaller
-         * neighbours (edges (lo, v) come in ascending lo), then its larger ones (edges
-         * (v, hi) in ascending hi): every list ends up ascending. */
-        for (int32_t e = 0; e < g->edge_count; ++e) {
-            adj[fill[g->edge[e].hi]++] = g->edge[e].lo;
-        }
-        for (int32_t e = 0; e < g->edge_count; ++e) {
-            adj[fill[g->edge[e].lo]++] = g->edge[e].hi;
         }
         s = gjk_polytope_create(out, verts, nv, with_adjacency ? start : NULL,
                                 with_adjacency ? adj : NULL);
@@ -480,8 +512,119 @@ static gjk_status polytope_from_graph(gjk_polytope *out, const gjk_vec3 *p, cons
     free(verts);
     free(start);
     free(adj);
-    free(fill);
     return s;
+}
+
+/* Marks in drop[] (one entry per graph vertex) the hull vertices within tol of the hull of
+ * their own neighbours; q holds the points qhull was given (about unit size). Such a vertex
+ * barely changes the hull (every point of the hull is within tol of the hull without it),
+ * but its cone of edges is ill-conditioned, and qhull's graph around it need not be the
+ * skeleton of the hull: a vertex 4e-13 of the extent off an edge of a 2e9 m hull had only
+ * three neighbours, hill climbing stopped at it along (1, 1, 0) while the support was
+ * 3.8e6 m farther (test_fuzz_regressions: hull_vertex_near_edge_climb). An independent set:
+ * a vertex next to one dropped in this round waits for the next round, so each dropped
+ * vertex is within tol of the hull of vertices that stay. Distances by GJK (point against
+ * the neighbours' hull, scanned), which stops as soon as its lower bound passes tol.
+ * Returns the number marked, -1 when out of memory. */
+static int32_t mark_redundant(const gjk_vec3 *q, const hull_graph *g, double tol, bool *drop)
+{
+    int32_t *start = NULL, *adj = NULL;
+    if (!graph_csr(g, &start, &adj)) {
+        return -1;
+    }
+    int32_t max_degree = 1;
+    for (int32_t i = 0; i < g->vertex_count; ++i) {
+        max_degree = start[i + 1] - start[i] > max_degree ? start[i + 1] - start[i] : max_degree;
+        drop[i] = false;
+    }
+    double *xyz = malloc((size_t)max_degree * 3 * sizeof *xyz);
+    if (xyz == NULL) {
+        free(start);
+        free(adj);
+        return -1;
+    }
+    gjk_options opt = gjk_default_options();
+    opt.touch_tolerance = tol;
+    gjk_shape point = gjk_make_point();
+    int32_t dropped = 0;
+    for (int32_t i = 0; i < g->vertex_count; ++i) {
+        int32_t degree = start[i + 1] - start[i];
+        bool next_to_dropped = false;
+        double radius = 0.0;
+        for (int32_t k = 0; k < degree; ++k) {
+            int32_t j = adj[start[i] + k];
+            next_to_dropped = next_to_dropped || drop[j];
+            gjk_vec3 v = q[g->vertex[j]];
+            xyz[k] = v.x;
+            xyz[max_degree + k] = v.y;
+            xyz[2 * max_degree + k] = v.z;
+            radius = fmax(radius, gjk_length(v));
+        }
+        if (next_to_dropped || degree == 0) {
+            continue;
+        }
+        gjk_polytope link = {.x = xyz,
+                             .y = xyz + max_degree,
+                             .z = xyz + 2 * max_degree,
+                             .count = degree,
+                             .padded_count = degree,
+                             .radius = radius};
+        gjk_shape link_hull = gjk_make_polytope(&link);
+        gjk_query query = {.shape_a = &point,
+                           .pose_a = gjk_transform_make(gjk_quat_identity(), q[g->vertex[i]]),
+                           .shape_b = &link_hull,
+                           .pose_b = gjk_transform_identity(),
+                           .cutoff = tol};
+        gjk_result r = gjk_query_run(&query, NULL, &opt);
+        drop[i] = r.status == GJK_STATUS_OVERLAPPING ||
+                  ((r.status == GJK_STATUS_TOUCHING || r.status == GJK_STATUS_SEPARATED) &&
+                   r.upper_bound <= tol);
+        dropped += drop[i];
+    }
+    free(xyz);
+    free(start);
+    free(adj);
+    return dropped;
+}
+
+/* hull_3d, then rounds of pruning (mark_redundant) and qhull again on the hull vertices
+ * that stay; kept, q and *count are compacted to them. Vertices still redundant after
+ * GJK_HULL_PRUNE_ROUNDS rounds stay, and *with_adjacency becomes false: the scan is exact
+ * whatever the graph. Every dropped point is within GJK_HULL_PRUNE_ROUNDS tol of the
+ * result. */
+static gjk_status hull_3d_pruned(gjk_vec3 *kept, gjk_vec3 *q, int32_t *count,
+                                 const cloud_frame *f, double tol, hull_graph *g, bool *flat,
+                                 bool *with_adjacency)
+{
+    for (int32_t round = 0;; ++round) {
+        gjk_status s = hull_3d(kept, *count, f, g, flat);
+        if (s != GJK_STATUS_SEPARATED) {
+            return s;
+        }
+        bool *drop = malloc((size_t)g->vertex_count * sizeof *drop);
+        int32_t dropped = drop != NULL ? mark_redundant(q, g, tol, drop) : -1;
+        if (dropped <= 0 || round == GJK_HULL_PRUNE_ROUNDS) {
+            free(drop);
+            if (dropped < 0) {
+                hull_graph_free(g);
+                return GJK_STATUS_OUT_OF_MEMORY;
+            }
+            *with_adjacency = dropped == 0;
+            return GJK_STATUS_SEPARATED;
+        }
+        /* Keep the hull vertices not dropped (interior points are done with), in order. */
+        int32_t m = 0;
+        for (int32_t k = 0; k < g->vertex_count; ++k) {
+            if (!drop[k]) {
+                kept[m] = kept[g->vertex[k]];
+                q[m] = q[g->vertex[k]];
+                ++m;
+            }
+        }
+        *count = m;
+        free(drop);
+        hull_graph_free(g);
+    }
 }
 
 /* Whether the hull vertices are coplanar up to the rounding of their coordinates: every one
@@ -550,15 +693,16 @@ static gjk_status hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t 
     }
 
     cloud_frame frame = measure_cloud(q, nk, tol);
+    frame.o = kept[frame.origin];
     frame.scale_exp = -ex;
     hull_graph graph;
     memset(&graph, 0, sizeof graph);
     gjk_status s = GJK_STATUS_INVALID_INPUT;
     /* Highest dimension first; qhull finding the input flat (singular) drops one
      * dimension, any other qhull failure is final. */
-    bool flat = false;
+    bool flat = false, with_adjacency = true;
     if (frame.dimension == 3) {
-        s = hull_3d(kept, nk, &frame, &graph, &flat);
+        s = hull_3d_pruned(kept, q, &nk, &frame, tol, &graph, &flat, &with_adjacency);
         if (flat) {
             frame.dimension = 2;
         }
@@ -572,14 +716,15 @@ static gjk_status hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t 
     if (frame.dimension <= 1) {
         s = hull_1d(kept, nk, &frame, &graph);
     }
-    bool with_adjacency = true;
     if (s == GJK_STATUS_SEPARATED && frame.dimension < 3 && graph.vertex_count > 3 &&
         !exactly_planar(kept, &graph, -ex)) {
         /* Flat only within the tolerance: the polygon's cycle is not the skeleton of the
          * (very thin) solid its vertices span, and hill climbing over it could stop far
          * from the support. No adjacency: the scan is exact. */
         with_adjacency = false;
-        graph.edge_count = 0;
+    }
+    if (!with_adjacency) {
+        graph.edge_count = 0; /* info tells what the polytope has */
     }
     if (s == GJK_STATUS_SEPARATED) {
         s = polytope_from_graph(out, kept, &graph, with_adjacency);
