@@ -54,22 +54,14 @@ static double quantile(double *v, size_t n, double q)
     return v[i];
 }
 
-/* The frame gjk_query_run builds (query.c), to the rounding. */
+/* The frame gjk_query_run builds (query.c). */
 static gjk_pair_frame make_frame(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                  gjk_transform pose_b, const gjk_options *o)
 {
     gjk_pair_frame f;
-    gjk_quat qa = gjk_quat_normalize(pose_a.q), qb = gjk_quat_normalize(pose_b.q);
-    gjk_mat3 rot_a = gjk_mat3_from_quat(qa);
-    f.a = a;
-    f.b = b;
-    f.rot_b = gjk_mat3_from_quat(gjk_quat_mul(gjk_quat_conj(qa), qb));
-    f.pos_b = gjk_mat3_tmul_vec(&rot_a, gjk_sub(pose_b.p, pose_a.p));
-    f.inflate = gjk_core_inflate(a) + gjk_core_inflate(b);
-    f.scale = gjk_shape_bounding_radius(a) + gjk_shape_bounding_radius(b) + fabs(f.pos_b.x) +
-              fabs(f.pos_b.y) + fabs(f.pos_b.z);
-    f.hill_a = a->polytope->adj_start != NULL && a->polytope->count >= o->hill_climb_min_vertices;
-    f.hill_b = b->polytope->adj_start != NULL && b->polytope->count >= o->hill_climb_min_vertices;
+    pose_a.q = gjk_quat_normalize(pose_a.q);
+    pose_b.q = gjk_quat_normalize(pose_b.q);
+    (void)gjk_pair_frame_init(&f, a, pose_a, b, pose_b, o);
     return f;
 }
 

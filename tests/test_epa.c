@@ -46,20 +46,15 @@ static const char *g_cases_path = NULL;
 
 /* ------------------------------------------------------------------ helpers */
 
-/* The pair frame as gjk_query_run builds it (query.c), to the rounding. */
+/* The pair frame as gjk_query_run builds it (query.c), with support maps that scan: EPA is
+ * tested here against its own answers, not against hill climbing. */
 static gjk_pair_frame make_frame(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
                                  gjk_transform pose_b)
 {
     gjk_pair_frame f;
-    gjk_mat3 rot_a = gjk_mat3_from_quat(pose_a.q);
-    f.a = a;
-    f.b = b;
-    f.rot_b = gjk_mat3_from_quat(gjk_quat_mul(gjk_quat_conj(pose_a.q), pose_b.q));
-    f.pos_b = gjk_mat3_tmul_vec(&rot_a, gjk_sub(pose_b.p, pose_a.p));
-    f.inflate = gjk_core_inflate(a) + gjk_core_inflate(b);
-    f.scale = gjk_shape_bounding_radius(a) + gjk_shape_bounding_radius(b) + gjk_length(f.pos_b);
-    f.hill_a = false;
-    f.hill_b = false;
+    gjk_options scan = gjk_default_options();
+    scan.hill_climb_min_vertices = INT32_MAX;
+    (void)gjk_pair_frame_init(&f, a, pose_a, b, pose_b, &scan);
     return f;
 }
 

@@ -11,6 +11,14 @@
 
 #include "gjk/gjk.h"
 
+/* Keeps a rarely taken path out of its caller, so that the hot path around it compiles
+ * lean (fewer registers saved, no set-up for calls it does not make). */
+#if defined(__GNUC__)
+#define GJK_NOINLINE __attribute__((noinline))
+#else
+#define GJK_NOINLINE
+#endif
+
 /* Owned polytope storage (shape.c): the block gjk_polytope_create allocates starts with this
  * record of what it checked (so validating the polytope is O(1)) and, for hill climbing, a
  * table of starting vertices. Entry 9 (sx + 1) + 3 (sy + 1) + (sz + 1), s in {-1, 0, 1},
@@ -75,7 +83,14 @@ typedef struct gjk_pair_frame {
     bool hill_b;
     gjk_polytope_edges edges_a; /* A's / B's edge vectors for hill climbing (x NULL: none) */
     gjk_polytope_edges edges_b;
+    bool climb_both; /* both are polytopes that climb on stored edges (the fast path) */
 } gjk_pair_frame;
+
+/* The frame of shapes a and b at poses with unit quaternions, as gjk_query_run builds it
+ * (options NULL: the defaults, which decide hill climbing); returns A's rotation (A-local ->
+ * world). For the tests and benchmarks of the internal parts. */
+gjk_mat3 gjk_pair_frame_init(gjk_pair_frame *f, const gjk_shape *a, gjk_transform pose_a,
+                             const gjk_shape *b, gjk_transform pose_b, const gjk_options *options);
 
 /* One vertex of a simplex in D. */
 typedef struct gjk_vertex {

@@ -295,6 +295,35 @@ static gjk_vec3 certified_normal(const gjk_gjk_result *g, double d, double scale
     return n;
 }
 
+/* The pair frame (internal.h); in line in gjk_query_run. */
+static inline gjk_mat3 pair_frame_init(gjk_pair_frame *f, const gjk_shape *a, gjk_transform pose_a,
+                                       const gjk_shape *b, gjk_transform pose_b,
+                                       const gjk_options *opt)
+{
+    gjk_mat3 rot_a = gjk_mat3_from_quat(pose_a.q);
+    f->a = a;
+    f->b = b;
+    f->rot_b = gjk_mat3_from_quat(gjk_quat_mul(gjk_quat_conj(pose_a.q), pose_b.q));
+    f->pos_b = gjk_mat3_tmul_vec(&rot_a, gjk_sub(pose_b.p, pose_a.p));
+    f->inflate = gjk_core_inflate(a) + gjk_core_inflate(b);
+    f->scale =
+        size_bound(a) + size_bound(b) + fabs(f->pos_b.x) + fabs(f->pos_b.y) + fabs(f->pos_b.z);
+    f->hill_a = use_hill_climbing(a, opt);
+    f->hill_b = use_hill_climbing(b, opt);
+    static const gjk_polytope_edges no_edges = {NULL, NULL, NULL};
+    f->edges_a = f->hill_a ? gjk_polytope_edges_of(a->polytope) : no_edges;
+    f->edges_b = f->hill_b ? gjk_polytope_edges_of(b->polytope) : no_edges;
+    f->climb_both = f->edges_a.x != NULL && f->edges_b.x != NULL;
+    return rot_a;
+}
+
+gjk_mat3 gjk_pair_frame_init(gjk_pair_frame *f, const gjk_shape *a, gjk_transform pose_a,
+                             const gjk_shape *b, gjk_transform pose_b, const gjk_options *options)
+{
+    const gjk_options opt = resolve_options(options);
+    return pair_frame_init(f, a, pose_a, b, pose_b, &opt);
+}
+
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
 {
     gjk_transform pose_a, pose_b;
@@ -307,21 +336,10 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     pose_b.p = query->pose_b.p;
     const gjk_options opt = resolve_options(options);
     /* Pair frame: B in A's local frame. rot_a also takes the answer back to the world. */
-    gjk_mat3 rot_a = gjk_mat3_from_quat(pose_a.q);
     gjk_pair_frame f;
-    f.a = query->shape_a;
-    f.b = query->shape_b;
-    f.rot_b = gjk_mat3_from_quat(gjk_quat_mul(gjk_quat_conj(pose_a.q), pose_b.q));
-    f.pos_b = gjk_mat3_tmul_vec(&rot_a, gjk_sub(pose_b.p, pose_a.p));
-    double inflate_a = gjk_core_inflate(f.a), inflate_b = gjk_core_inflate(f.b);
-    f.inflate = inflate_a + inflate_b;
-    f.scale =
-        size_bound(f.a) + size_bound(f.b) + fabs(f.pos_b.x) + fabs(f.pos_b.y) + fabs(f.pos_b.z);
-    f.hill_a = use_hill_climbing(f.a, &opt);
-    f.hill_b = use_hill_climbing(f.b, &opt);
-    static const gjk_polytope_edges no_edges = {NULL, NULL, NULL};
-    f.edges_a = f.hill_a ? gjk_polytope_edges_of(f.a->polytope) : no_edges;
-    f.edges_b = f.hill_b ? gjk_polytope_edges_of(f.b->polytope) : no_edges;
+    const gjk_mat3 rot_a =
+        pair_frame_init(&f, query->shape_a, pose_a, query->shape_b, pose_b, &opt);
+    const double inflate_a = gjk_core_inflate(f.a), inflate_b = gjk_core_inflate(f.b);
 
     gjk_gjk_input in;
     in.options = &opt;

@@ -408,8 +408,9 @@ bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
     }
 }
 
-void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
-                      gjk_vertex *out)
+/* The general case of gjk_pair_support, out of line: any kinds, scans, borrowed polytopes. */
+static GJK_NOINLINE void pair_support_general(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a,
+                                              uint32_t hint_b, gjk_vertex *out)
 {
     /* Polytopes straight to their support map; the other kinds through the switch. */
     out->a = f->a->kind == GJK_SHAPE_POLYTOPE
@@ -421,6 +422,38 @@ void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint
         f->b->kind == GJK_SHAPE_POLYTOPE
             ? polytope_support(f->b->polytope, &f->edges_b, db, f->hill_b, hint_b, &out->ib)
             : gjk_core_support(f->b, db, f->hill_b, hint_b, &out->ib);
+    out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
+    out->w = gjk_sub(out->a, out->b);
+}
+
+/* A vertex of an owned polytope by hill climbing on its stored edges; the scan when the climb
+ * gives up (out of line: rare). */
+static GJK_NOINLINE gjk_vec3 scan_support(const gjk_polytope *p, gjk_vec3 d, uint32_t *index)
+{
+    return polytope_support(p, NULL, d, false, 0, index);
+}
+
+static inline gjk_vec3 climb_support(const gjk_polytope *p, const gjk_polytope_edges *e, gjk_vec3 d,
+                                     uint32_t hint, uint32_t *index)
+{
+    int32_t i = polytope_climb_edges(p, e, d, hint);
+    if (i == CLIMB_GAVE_UP) {
+        return scan_support(p, d, index);
+    }
+    *index = (uint32_t)i;
+    return gjk_v3(p->x[i], p->y[i], p->z[i]);
+}
+
+void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint32_t hint_b,
+                      gjk_vertex *out)
+{
+    if (!f->climb_both) {
+        pair_support_general(f, d, hint_a, hint_b, out);
+        return;
+    }
+    out->a = climb_support(f->a->polytope, &f->edges_a, d, hint_a, &out->ia);
+    gjk_vec3 db = gjk_neg(gjk_mat3_tmul_vec(&f->rot_b, d));
+    gjk_vec3 bl = climb_support(f->b->polytope, &f->edges_b, db, hint_b, &out->ib);
     out->b = gjk_add(gjk_mat3_mul_vec(&f->rot_b, bl), f->pos_b);
     out->w = gjk_sub(out->a, out->b);
 }
