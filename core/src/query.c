@@ -228,6 +228,18 @@ typedef struct normal_candidate {
     double sep;
 } normal_candidate;
 
+/* The answer in A's frame: what the post-processing below works on before the margins are
+ * added and the world transform applied. */
+typedef struct core_answer {
+    double sd;                /* signed distance of the rounded shapes */
+    gjk_vec3 n;               /* unit normal A -> B; zero while unknown */
+    gjk_vec3 pa, pb;          /* witnesses on the cores */
+    bool known;               /* sd known (false: cores overlap and EPA did not run) */
+    double n_sep;             /* separation of the cores certified along n, if known */
+    normal_candidate epa_alt; /* EPA's least support value's direction and the separation it
+                                 certifies, if EPA ran */
+} core_answer;
+
 /* The normal at contact. Within a millionth of the pair's size of contact, the direction of
  * GJK's final v may be that of rounding, |v| being comparable to the rounding of the support
  * points: at the apex of a flat cone pressed on a face, v came out 1e-5 rad off a 184 m
@@ -240,9 +252,17 @@ typedef struct normal_candidate {
  * gave its best lower bound. The better is kept; a separation not known is measured (one
  * support call) when the other direction might beat it. EPA's converged normals come
  * certified by its stopping rule. */
-static gjk_vec3 contact_normal(const gjk_pair_frame *f, const gjk_options *opt, double sd_core,
-                               normal_candidate cur, normal_candidate alt, int32_t *support_calls)
+static GJK_NOINLINE gjk_vec3 contact_normal(const gjk_pair_frame *f, const gjk_options *opt,
+                                            const gjk_gjk_result *g, const core_answer *c,
+                                            int32_t *support_calls)
 {
+    normal_candidate cur = {c->n, c->n_sep}, alt = c->epa_alt;
+    double lv = gjk_length(g->lower_v);
+    if (lv > 0.0 && g->lower > alt.sep) {
+        alt.n = gjk_scale(g->lower_v, -1.0 / lv);
+        alt.sep = g->lower;
+    }
+    const double sd_core = c->sd + f->inflate;
     const double slack = (opt->rel_tolerance + 16.0 * DBL_EPSILON) * f->scale;
     if (cur.sep >= sd_core - slack || !(alt.sep > cur.sep)) {
         return cur.n;
@@ -324,6 +344,96 @@ gjk_mat3 gjk_pair_frame_init(gjk_pair_frame *f, const gjk_shape *a, gjk_transfor
     return pair_frame_init(f, a, pose_a, b, pose_b, &opt);
 }
 
+/* GJK found the cores overlapping (or stalled at contact): EPA for the signed distance,
+ * contact_depth for the plain distance, nothing for a boolean query. Out of line: the
+ * separated answer, the common one, compiles leaner without it. False when EPA met a
+ * non-finite support point. */
+static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame *f,
+                                        const gjk_options *opt, const gjk_gjk_result *g,
+                                        gjk_result *r, core_answer *c)
+{
+    double depth; /* cores' depth at a contact to rounding (contact_depth) */
+    r->status = GJK_STATUS_OVERLAPPING;
+    if (q->penetration && !q->boolean_only) {
+        gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
+        if (e.status == GJK_STATUS_INVALID_INPUT) {
+            return false; /* a non-finite support point (a NaN vertex the scan did not flag) */
+        }
+        r->epa_iterations = e.iterations;
+        r->support_calls += e.support_calls;
+        c->n = e.normal;
+        const bool epa_contact = e.status == GJK_STATUS_TOUCHING ||
+                                 (e.status == GJK_STATUS_OVERLAPPING && e.depth == 0.0);
+        if (epa_contact && g->simplex.count < 4) {
+            /* GJK stopped at contact to rounding without enclosing the origin: its
+             * |v| is a real distance of the cores (and keeps the verdict of a 1e-12
+             * gap between 1e3-size shapes), but v's direction is rounding noise, and
+             * so may be EPA's when D is flat to rounding. Keep the normal along which
+             * the cores separate best: sep(n) = -h_D(n), one support each. GJK's
+             * witnesses stay: its weights put the origin within |v| of its simplex,
+             * where EPA's, from a face whose plane may pass beside the origin, need
+             * not (a point on the side of a needle 1e-8 thick: EPA's face 1.1e-9 off,
+             * depth 0, witness 9e-9 off the point; test_fuzz_regressions:
+             * witness_point_on_needle_side). */
+            c->sd = g->upper - f->inflate;
+            /* Their weights' rounding is shared out as for a separation (seen: a point on
+             * a flat quad 1e-3 m wide, its witness on the quad 9.5e-9 from the point at a
+             * distance of 2.6e-19; fuzz/fixed aaee0b, test_fuzz_regressions:
+             * witness_point_on_flat_quad). */
+            witnesses_along_v(g, &c->pa, &c->pb);
+            gjk_vec3 ng = gjk_normalize(gjk_neg(g->v));
+            gjk_vertex xe, xg;
+            gjk_pair_support(f, c->n, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xe);
+            gjk_pair_support(f, ng, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xg);
+            r->support_calls += 2;
+            double sep_e = -gjk_dot(xe.w, c->n), sep_g = -gjk_dot(xg.w, ng);
+            c->n_sep = sep_e;
+            if (g->upper > 0.0 && sep_g > sep_e) {
+                c->n = ng;
+                c->n_sep = sep_g;
+            }
+        } else {
+            c->pa = e.point_a;
+            c->pb = e.point_b;
+            c->sd = -(e.depth + f->inflate);
+            /* EPA's stopping rules take a support point along the normal they answer with
+             * (h(n) within the tolerance of the depth when converged, h(n) <= 0 at contact,
+             * or a gap its polytope could not close): -h(n) is certified. */
+            c->n_sep = e.normal_sep;
+        }
+        if (epa_contact && gjk_length_sq(e.upper_normal) > 0.0) {
+            /* At contact the witnesses coincide to rounding (pa - pb = 0, or GJK's v), so
+             * the normal may turn to EPA's least-support direction without breaking
+             * pb - pa = d n; at a depth it may not (seen: an EPA normal turned half a
+             * turn at depth 3.3e-10 put the witnesses 6.7e-10 out of step). */
+            c->epa_alt.n = e.upper_normal;
+            c->epa_alt.sep = -e.depth_upper;
+        }
+        r->status = e.status == GJK_STATUS_TOUCHING ? GJK_STATUS_OVERLAPPING : e.status;
+        if (!(gjk_length_sq(c->n) > 0.0) && f->inflate > 0.0) {
+            c->n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
+        }
+    } else if (!q->boolean_only &&
+               (depth = contact_depth(f, g, opt, &r->support_calls, &c->n, &c->n_sep)) >= 0.0) {
+        /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
+         * (v's direction is as good as the rounding allows). Otherwise an overlap of that
+         * depth, which the plain distance reports as 0 (TOUCHING within the tolerance, as
+         * the signed distance would). */
+        c->sd = depth > 0.0 ? -(depth + f->inflate)
+                         : (g->simplex.count == 4 ? 0.0 : g->upper) - f->inflate;
+    } else {
+        /* An overlap certified beyond the touching band, or a boolean query that stopped as
+         * soon as |v| fell within the touch tolerance (it may be deep inside:
+         * test_world's first-collision case of a 5 cm overlap once came back TOUCHING):
+         * overlap, depth unknown. */
+        c->sd = 0.0;
+        c->known = false;
+    }
+    r->lower_bound = c->sd;
+    r->upper_bound = c->sd;
+    return true;
+}
+
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
 {
     gjk_transform pose_a, pose_b;
@@ -364,14 +474,14 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     r.upper_bound = g.upper - f.inflate;
 
     /* Pair-local answer: signed distance, unit normal A -> B, witnesses on the cores. */
-    double sd;
-    gjk_vec3 n = gjk_v3(0.0, 0.0, 0.0);
-    gjk_vec3 pa = g.point_a, pb = g.point_b;
-    bool known = true;        /* signed distance known (false: cores overlap and EPA did not run) */
-    double n_sep = -HUGE_VAL; /* separation of the cores certified along n, if known */
-    /* EPA's least support value's direction and the separation it certifies, if EPA ran. */
-    normal_candidate epa_alt = {gjk_v3(0.0, 0.0, 0.0), -HUGE_VAL};
-    double depth;             /* cores' depth at a contact to rounding (contact_depth) */
+    core_answer c;
+    c.n = gjk_v3(0.0, 0.0, 0.0);
+    c.pa = g.point_a;
+    c.pb = g.point_b;
+    c.known = true;
+    c.n_sep = -HUGE_VAL;
+    c.epa_alt.n = gjk_v3(0.0, 0.0, 0.0);
+    c.epa_alt.sep = -HUGE_VAL;
     /* A cold GJK run that stalled with no separation certified (lower bound <= 0) and |v|
      * within the touching band stopped at contact to rounding, not short of a distance: its
      * sub-algorithm could not tell on which side of a face through the origin's
@@ -383,96 +493,20 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     const bool stalled_at_contact = g.status == GJK_STATUS_ITERATION_LIMIT && !(g.lower > 0.0) &&
                                     g.upper <= opt.touch_tolerance;
     if (g.status == GJK_STATUS_OVERLAPPING || stalled_at_contact) {
-        r.status = GJK_STATUS_OVERLAPPING;
-        if (query->penetration && !query->boolean_only) {
-            gjk_epa_result e = gjk_epa(&f, &g.simplex, &opt);
-            if (e.status == GJK_STATUS_INVALID_INPUT) {
-                /* A non-finite support point (a NaN vertex the scan did not flag). */
-                if (cache != NULL) {
-                    *cache = saved;
-                }
-                return invalid_result();
+        if (!overlap_answer(query, &f, &opt, &g, &r, &c)) {
+            if (cache != NULL) {
+                *cache = saved;
             }
-            r.epa_iterations = e.iterations;
-            r.support_calls += e.support_calls;
-            n = e.normal;
-            const bool epa_contact = e.status == GJK_STATUS_TOUCHING ||
-                                     (e.status == GJK_STATUS_OVERLAPPING && e.depth == 0.0);
-            if (epa_contact && g.simplex.count < 4) {
-                /* GJK stopped at contact to rounding without enclosing the origin: its
-                 * |v| is a real distance of the cores (and keeps the verdict of a 1e-12
-                 * gap between 1e3-size shapes), but v's direction is rounding noise, and
-                 * so may be EPA's when D is flat to rounding. Keep the normal along which
-                 * the cores separate best: sep(n) = -h_D(n), one support each. GJK's
-                 * witnesses stay: its weights put the origin within |v| of its simplex,
-                 * where EPA's, from a face whose plane may pass beside the origin, need
-                 * not (a point on the side of a needle 1e-8 thick: EPA's face 1.1e-9 off,
-                 * depth 0, witness 9e-9 off the point; test_fuzz_regressions:
-                 * witness_point_on_needle_side). */
-                sd = g.upper - f.inflate;
-                /* Their weights' rounding is shared out as for a separation (seen: a point on
-                 * a flat quad 1e-3 m wide, its witness on the quad 9.5e-9 from the point at a
-                 * distance of 2.6e-19; fuzz/fixed aaee0b, test_fuzz_regressions:
-                 * witness_point_on_flat_quad). */
-                witnesses_along_v(&g, &pa, &pb);
-                gjk_vec3 ng = gjk_normalize(gjk_neg(g.v));
-                gjk_vertex xe, xg;
-                gjk_pair_support(&f, n, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xe);
-                gjk_pair_support(&f, ng, GJK_CACHE_NO_INDEX, GJK_CACHE_NO_INDEX, &xg);
-                r.support_calls += 2;
-                double sep_e = -gjk_dot(xe.w, n), sep_g = -gjk_dot(xg.w, ng);
-                n_sep = sep_e;
-                if (g.upper > 0.0 && sep_g > sep_e) {
-                    n = ng;
-                    n_sep = sep_g;
-                }
-            } else {
-                pa = e.point_a;
-                pb = e.point_b;
-                sd = -(e.depth + f.inflate);
-                /* EPA's stopping rules take a support point along the normal they answer with
-                 * (h(n) within the tolerance of the depth when converged, h(n) <= 0 at contact,
-                 * or a gap its polytope could not close): -h(n) is certified. */
-                n_sep = e.normal_sep;
-            }
-            if (epa_contact && gjk_length_sq(e.upper_normal) > 0.0) {
-                /* At contact the witnesses coincide to rounding (pa - pb = 0, or GJK's v), so
-                 * the normal may turn to EPA's least-support direction without breaking
-                 * pb - pa = d n; at a depth it may not (seen: an EPA normal turned half a
-                 * turn at depth 3.3e-10 put the witnesses 6.7e-10 out of step). */
-                epa_alt.n = e.upper_normal;
-                epa_alt.sep = -e.depth_upper;
-            }
-            r.status = e.status == GJK_STATUS_TOUCHING ? GJK_STATUS_OVERLAPPING : e.status;
-            if (!(gjk_length_sq(n) > 0.0) && f.inflate > 0.0) {
-                n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
-            }
-        } else if (!query->boolean_only &&
-                   (depth = contact_depth(&f, &g, &opt, &r.support_calls, &n, &n_sep)) >= 0.0) {
-            /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
-             * (v's direction is as good as the rounding allows). Otherwise an overlap of that
-             * depth, which the plain distance reports as 0 (TOUCHING within the tolerance, as
-             * the signed distance would). */
-            sd = depth > 0.0 ? -(depth + f.inflate)
-                             : (g.simplex.count == 4 ? 0.0 : g.upper) - f.inflate;
-        } else {
-            /* An overlap certified beyond the touching band, or a boolean query that stopped as
-             * soon as |v| fell within the touch tolerance (it may be deep inside:
-             * test_world's first-collision case of a 5 cm overlap once came back TOUCHING):
-             * overlap, depth unknown. */
-            sd = 0.0;
-            known = false;
+            return invalid_result();
         }
-        r.lower_bound = sd;
-        r.upper_bound = sd;
     } else {
         /* Normal and distance from GJK's v, whose direction stays accurate near contact
          * (the witnesses' difference would carry their rounding / d). */
         double d = gjk_length(g.v);
         if (d > 0.0) {
-            n = gjk_scale(g.v, -1.0 / d);
-            n_sep = g.v_sep;
-            n = certified_normal(&g, d, f.scale, n, &n_sep);
+            c.n = gjk_scale(g.v, -1.0 / d);
+            c.n_sep = g.v_sep;
+            c.n = certified_normal(&g, d, f.scale, c.n, &c.n_sep);
         }
         /* The witnesses carry the rounding of the simplex's weights, v does not: share the
          * difference between them so that pa - pb = v (test_fuzz_regressions:
@@ -481,9 +515,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
          * 3.7 km disk's rim points 7 mm apart against a needle's vertices 8e6 m apart: an
          * even split put the disk's witness 0.011 m off the disk; test_fuzz_regressions:
          * witness_disk_rim_on_needle). Equal extents split it evenly. */
-        witnesses_along_v(&g, &pa, &pb);
-        sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
-        if (g.status == GJK_STATUS_SEPARATED && sd < 0.0) {
+        witnesses_along_v(&g, &c.pa, &c.pb);
+        c.sd = (g.status == GJK_STATUS_BEYOND_CUTOFF ? g.lower : d) - f.inflate;
+        if (g.status == GJK_STATUS_SEPARATED && c.sd < 0.0) {
             r.status = GJK_STATUS_OVERLAPPING; /* rounded shapes overlap, cores do not */
         }
     }
@@ -491,22 +525,17 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
      * the latter a normal off by GJK's convergence turns a large shape's rim into the contact
      * (a disk on the rounded apex of a 184 m flat cone, cores 2e-4 apart: v 4e-6 rad off the
      * axis, 3.4e-4 short; test_fuzz_regressions: normal_at_rounded_flat_cone_apex). */
+    const double sd = c.sd;
     const double band = 1e-6 * f.scale;
     const bool rounded_contact = f.inflate > 0.0 && fabs(sd + f.inflate) > band && fabs(sd) <= band;
-    gjk_vec3 n_before = n;
-    if (known && !query->boolean_only && r.status != GJK_STATUS_BEYOND_CUTOFF &&
+    gjk_vec3 n = c.n;
+    if (c.known && !query->boolean_only && r.status != GJK_STATUS_BEYOND_CUTOFF &&
         (fabs(sd + f.inflate) <= band || rounded_contact) && gjk_length_sq(n) > 0.0) {
-        normal_candidate cur = {n, n_sep}, alt = epa_alt;
-        double lv = gjk_length(g.lower_v);
-        if (lv > 0.0 && g.lower > alt.sep) {
-            alt.n = gjk_scale(g.lower_v, -1.0 / lv);
-            alt.sep = g.lower;
-        }
-        n = contact_normal(&f, &opt, sd + f.inflate, cur, alt, &r.support_calls);
+        n = contact_normal(&f, &opt, &g, &c, &r.support_calls);
     }
-    pa = gjk_madd(pa, inflate_a, n);
-    pb = gjk_madd(pb, -inflate_b, n);
-    if (rounded_contact && (n.x != n_before.x || n.y != n_before.y || n.z != n_before.z)) {
+    gjk_vec3 pa = gjk_madd(c.pa, inflate_a, n);
+    gjk_vec3 pb = gjk_madd(c.pb, -inflate_b, n);
+    if (rounded_contact && (n.x != c.n.x || n.y != c.n.y || n.z != c.n.z)) {
         /* The cores' witnesses stay |v| apart along the old normal, so pb - pa = d n is off
          * by |v| times the turn (1.2e-4 for a 108 m margin). The rounded witnesses take it up,
          * in proportion to their radii: moving a point of a ball of radius r sideways by t
@@ -516,14 +545,12 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         pa = gjk_madd(pa, share_a, e);
         pb = gjk_madd(pb, share_a - 1.0, e);
     }
-    if (known && (r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_OVERLAPPING) &&
+    if (c.known && (r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_OVERLAPPING) &&
         fabs(sd) <= opt.touch_tolerance) {
         r.status = GJK_STATUS_TOUCHING;
     }
-    if (!query->penetration && sd < 0.0) {
-        sd = 0.0; /* plain distance: overlap reads as distance 0 */
-    }
-    r.distance = sd;
+    /* plain distance: overlap reads as distance 0 */
+    r.distance = !query->penetration && sd < 0.0 ? 0.0 : sd;
 
     /* World frame. */
     r.point_a = gjk_add(gjk_mat3_mul_vec(&rot_a, pa), pose_a.p);
