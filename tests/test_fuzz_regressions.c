@@ -1552,6 +1552,55 @@ static void test_normal_of_wide_disk_near_speck(void **state)
     assert_le(identity_gap(&r), tol);
 }
 
+/* gjk.c, polish (fuzz_gjk, a seed-448 scan; fuzz/fixed 7b3993): a cone 67 m wide and 2e-4
+ * thick over a speck (a cone 1e-7 across) 0.36 m below its base. GJK's gap closed on the
+ * relative tolerance with a segment simplex, a chord of the base's rim passing 3.8e-7 m beside
+ * the point nearest the speck: |v| was 2e-13 long but 1e-6 rad off the axis, so along the
+ * reported normal the rim stood 7.1e-5 above the contact. The direction of the best lower
+ * bound was exact, but turning to it would have cost pb - pa = d n 3.6e-7, over the turn
+ * budget. Fix: the last support point, not in the simplex, grows it once more (no support
+ * call), which puts v on the base: normal and witnesses exact. */
+static void test_polish_v_on_flat_cone_base(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(67.468802929732206, 0.00010566958113984892);
+    gjk_shape b = gjk_make_cone(9.8254749370565339e-08, 5.1653696498054469e-08);
+    gjk_quat q = gjk_quat_make(0.99982833536150983, -0.010697348709410606, 0.010697348709410606,
+                               0.010697348709410606);
+    gjk_transform ta =
+        gjk_transform_make(q, gjk_v3(0.1034808284444001, -0.10350804677169229, -0.10350805366415299));
+    gjk_transform tb = gjk_transform_make(
+        q, gjk_v3(-1.0920061314593168, -1.5304043123851336, -0.40681455781953435));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 6.94e-8; /* the harness's: 1e-9 of the pair's size and rounding */
+    assert_int_equal(r.status, GJK_STATUS_SEPARATED);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_le(fabs(r.distance - separation(&a, ta, &b, tb, gjk_quat_rotate(q, gjk_v3(0, 0, -1)))),
+              tol);
+    assert_le(identity_gap(&r), tol);
+}
+
+/* gjk.c, polish (fuzz_gjk, a seed-446 scan; fuzz/fixed 701cdc): a cone 184 m wide and 2e-4
+ * thick 134 m above a smaller flat cone. The same early stop on a chord left v 2.8e-9 rad off
+ * the axis; the query turned the normal to the exact direction of the lower bound (within the
+ * turn budget), which put pb - pa = d n 3.75e-7 out of step, the harness allowing 3.7e-7. With
+ * the polished simplex v is on the axis and nothing turns. */
+static void test_polish_v_identity_far_flat_cones(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_cone(184.47058823529412, 0.00010584927138170442);
+    gjk_shape b = gjk_make_cone(0.41758411535820555, 3.941176470588235e-07);
+    gjk_quat q = gjk_quat_make(0.99968751627570263, -0.024997395914712332, 0, 0);
+    gjk_transform ta = gjk_transform_make(q, gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_make(
+        q, gjk_v3(40.909697195967752, -127.72221455565466, -127.72221455565466));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 3.7e-7; /* the harness's: 1e-9 of the pair's size and rounding */
+    assert_int_equal(r.status, GJK_STATUS_SEPARATED);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_le(identity_gap(&r), 1e-2 * tol);
+}
+
 /* query.c, the normal where the rounded shapes touch but the cores do not (fuzz_gjk, a
  * seed-15 scan): a 6.9e-10 m disk on the apex of a cone of radius 184 m and half height
  * 2e-4 with a 2e-4 margin. The cores are 2e-4 apart, just over the millionth of the pair's
@@ -2253,6 +2302,8 @@ int main(void)
         cmocka_unit_test(test_normal_at_flat_cone_apex),
         cmocka_unit_test(test_normal_at_rounded_flat_cone_apex),
         cmocka_unit_test(test_normal_of_wide_disk_near_speck),
+        cmocka_unit_test(test_polish_v_on_flat_cone_base),
+        cmocka_unit_test(test_polish_v_identity_far_flat_cones),
         cmocka_unit_test(test_witness_point_on_flat_quad),
         cmocka_unit_test(test_gjk_cold_stall_flat_cone),
         cmocka_unit_test(test_gjk_cold_stall_flat_cones),
