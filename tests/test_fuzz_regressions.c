@@ -2024,6 +2024,39 @@ static void test_epa_witness_disk_in_needle(void **state)
     gjk_polytope_destroy(&poly);
 }
 
+/* OPEN (fuzz_gjk, fuzz/open/fuzz_gjk-crash-bebb28..., "moved to touch"; found by a scan of
+ * 2026-12-03, fails the same way on older code): a speck (a cone 9.4e-14 across) touching the
+ * base of a disk 3.1e-5 m wide and 1e-10 thick. GJK stalls on a chord of the rim that passes
+ * 1.9e-13 above the origin (the origin's projection lies on the chord's line, so no rim point
+ * it is offered makes progress), EPA confirms the contact (depth 0, its normal certifying a
+ * separation of 9e-19), and the answer keeps GJK's |v| as the distance with GJK's witnesses,
+ * 1.9e-13 apart along the disk's axis, beside EPA's normal: pb - pa = d n is 2e-13 out of step
+ * and the normal certifies 1.9e-13 less than d, where the harness allows 6.3e-14 (1e-9 of the
+ * pair's size). The distance is 0 to 2e-15 (sampled over 200,000 directions). Tried and
+ * dropped: answering with EPA's contact (its witnesses, depth and normal) when no certified
+ * separation comes within the tolerance of GJK's |v|. It passes here, but the next scan found
+ * three inputs where EPA's witness then lay 7e-7 to 1.8e-5 m off a speck 1e-13 across, which
+ * GJK's witnesses had answered right. */
+static void test_gjk_stall_speck_on_thin_disk(void **state)
+{
+    OPEN_FINDING();
+    (void)state;
+    gjk_shape a = gjk_make_cone(3.0741098953564888e-05, 5.0387182779240095e-11);
+    gjk_shape b = gjk_make_cone(9.3964969410615802e-14, 9.3964969410615802e-14);
+    gjk_transform ta = gjk_transform_make(
+        gjk_quat_make(0.70710678118654757, 0, 0.70710678118654757, 0),
+        gjk_v3(0.0084653466043516385, -0.0084061854119385285, -0.0071426160141546324));
+    gjk_transform tb = gjk_transform_make(
+        gjk_quat_make(0.70710714805018349, 0, 0.70710714805018349, 0),
+        gjk_v3(0.0084653465538704915, -0.0084293005258346456, -0.0071223501148545169));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 6.31e-14; /* the harness's: 1e-9 of the pair's size and rounding */
+    assert_true(r.status == GJK_STATUS_TOUCHING);
+    assert_le(fabs(r.distance), tol);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_le(identity_gap(&r), tol);
+}
+
 /* OPEN (fuzz_gjk, fuzz/open/fuzz_gjk-crash-11b795...; the harness allows these witnesses
  * 1e-8 P, KNOWN FINDING in fuzz_gjk.c: witness_tol): a 3.7 km disk touching a needle of 40
  * points over 7e6 m. EPA answers TOUCHING-close (depth 1.8e-7) from a face whose point the
@@ -2304,6 +2337,7 @@ int main(void)
         cmocka_unit_test(test_normal_of_wide_disk_near_speck),
         cmocka_unit_test(test_polish_v_on_flat_cone_base),
         cmocka_unit_test(test_polish_v_identity_far_flat_cones),
+        cmocka_unit_test(test_gjk_stall_speck_on_thin_disk),
         cmocka_unit_test(test_witness_point_on_flat_quad),
         cmocka_unit_test(test_gjk_cold_stall_flat_cone),
         cmocka_unit_test(test_gjk_cold_stall_flat_cones),
