@@ -389,10 +389,12 @@ static bool uses_slot(const slot_simplex *s, int32_t i)
  * sqrt(2 rel_tolerance) (a chord of a 67 m disk's rim passing 3.8e-7 m beside the point nearest
  * a speck 0.36 m away: |v| 2e-13 long, v 1e-6 rad off the disk's axis, and the separation
  * along it 7e-5 short; fuzz/fixed 7b3993, test_fuzz_regressions: polish_v_on_flat_cone_base).
- * The step GJK would take next costs no support point: the simplex grown by x, reduced, is
- * kept when it uses x, stays a point of D (below_lower) and is no farther from the origin. The
- * bounds stay certified: lower by the support points already taken, upper by the new |v|. No
- * support point has been taken along the new v (*v_sep). */
+ * It matters when v certifies less than the best lower bound by more than the gap's
+ * tolerance (its direction, not its length, is off), and a segment or a point leaves v free to
+ * tilt. The step GJK would take next then costs no support point: the simplex grown by x,
+ * reduced, is kept when it uses x, stays a point of D (below_lower) and is no farther from the
+ * origin. The bounds stay certified: lower by the support points already taken, upper by the
+ * new |v|. No support point has been taken along the new v (*v_sep). */
 static void polish(const gjk_vertex *pool, slot_simplex *cur, int32_t free, double lower,
                    double scale, double *dist2, gjk_vec3 *v, double *v_sep)
 {
@@ -574,11 +576,12 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
             if (in->boolean_only && r.lower > in->threshold) {
                 break; /* separation certified */
             }
-            const bool gap_closed = upper - r.lower <= max2(rel_tol * upper, abs_tol);
-            const bool known = in_simplex(pool, &cur, x);
-            if (gap_closed || known) {
+            const double gap_tol = max2(rel_tol * upper, abs_tol);
+            const bool gap_closed = upper - r.lower <= gap_tol;
+            if (gap_closed || in_simplex(pool, &cur, x)) {
                 stalled = !gap_closed;
-                if (gap_closed && !known && cur.count < 3) {
+                if (gap_closed && cur.count < 3 && r.v_sep < r.lower - gap_tol &&
+                    !in_simplex(pool, &cur, x)) {
                     polish(pool, &cur, free, r.lower, f->scale, &dist2, &v, &r.v_sep);
                 }
                 break; /* converged: no support point improves on the simplex */
