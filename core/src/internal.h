@@ -112,8 +112,22 @@ typedef struct gjk_simplex {
 gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_t hint,
                           uint32_t *index);
 
-/* Core point of a shape for a cached support feature; false if the index is not valid for
- * this shape (stale or foreign cache). */
+/* Cache keys (gjk_cache index slots). A discrete support feature is its own key; a rim point
+ * of a cylinder or a cone (no discrete feature: GJK_CACHE_NO_INDEX while a query runs) is keyed
+ * by its direction from the axis, bit 31 set (support.c). */
+#define GJK_RIM_KEY 0x80000000u
+static inline bool gjk_is_rim_key(uint32_t key)
+{
+    return (key & GJK_RIM_KEY) != 0u && key != GJK_CACHE_NO_INDEX;
+}
+
+/* The cache key of core support point `point` (local frame) with feature `index`:
+ * the index itself, a rim key for a cylinder's or a cone's rim point, else GJK_CACHE_NO_INDEX
+ * (nothing to cache). */
+uint32_t gjk_core_key(const gjk_shape *shape, gjk_vec3 point, uint32_t index);
+
+/* Core point of a shape for a cache key (a feature index, or a rim key: a point on that rim);
+ * false if the key is not valid for this shape (stale or foreign cache). */
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point);
 
 /* A's part of an error shared between the witnesses on A and on B in proportion to a and

@@ -364,8 +364,88 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
     }
 }
 
+/* ------------------------------------------------------------------ cache keys of rim points */
+
+/* A rim point (cylinder caps, cone base) has no discrete feature, but its direction from the
+ * axis does: the key stores it as a pseudo-angle, the "diamond angle" p in [0, 4) of
+ * (x, y) / (|x| + |y|), which grows with the angle like it and needs one division to encode
+ * and one square root to decode (no trigonometry), quantised to 30 bits (steps below 7.4e-9
+ * rad). Bit 31 marks a rim key (polytope indices stay below 2^31, the other features are
+ * small); bit 30 is a cylinder's cap (+h). A key decodes to a point on the rim whatever its
+ * bits, so a stale or foreign key only costs speed. */
+#define RIM_KEY_CAP 0x40000000u
+#define RIM_KEY_STEPS 1073741824.0 /* 2^30 */
+#define RIM_KEY_MAX 0x3FFFFFFEu    /* keeps every key below GJK_CACHE_NO_INDEX */
+
+static double diamond_angle(double x, double y)
+{
+    double s = fabs(x) + fabs(y);
+    if (!(s > 0.0) || !isfinite(s)) {
+        return 0.0;
+    }
+    x /= s;
+    y /= s;
+    if (y >= 0.0) {
+        return x >= 0.0 ? y : 1.0 - x;
+    }
+    return x < 0.0 ? 2.0 - y : 3.0 + x;
+}
+
+static uint32_t rim_key(double x, double y, bool cap)
+{
+    double q = diamond_angle(x, y) * (0.25 * RIM_KEY_STEPS);
+    uint32_t steps = q < (double)RIM_KEY_MAX ? (uint32_t)q : RIM_KEY_MAX;
+    return GJK_RIM_KEY | (cap ? RIM_KEY_CAP : 0u) | steps;
+}
+
+/* The point at radius r on the rim whose key is `key` (z left to the caller). */
+static void rim_point_of_key(uint32_t key, double r, double *px, double *py)
+{
+    double p = (double)(key & (RIM_KEY_CAP - 1u)) * (4.0 / RIM_KEY_STEPS);
+    double x, y;
+    if (p < 1.0) {
+        x = 1.0 - p;
+        y = p;
+    } else if (p < 2.0) {
+        x = 1.0 - p;
+        y = 2.0 - p;
+    } else if (p < 3.0) {
+        x = p - 3.0;
+        y = 2.0 - p;
+    } else {
+        x = p - 3.0;
+        y = p - 4.0;
+    }
+    double s = r / sqrt(x * x + y * y); /* |x| + |y| = 1: no underflow, no zero */
+    *px = x * s;
+    *py = y * s;
+}
+
+uint32_t gjk_core_key(const gjk_shape *shape, gjk_vec3 point, uint32_t index)
+{
+    if (index != GJK_CACHE_NO_INDEX) {
+        return index;
+    }
+    switch (shape->kind) {
+    case GJK_SHAPE_CYLINDER:
+        return rim_key(point.x, point.y, !(point.z < 0.0));
+    case GJK_SHAPE_CONE:
+        return rim_key(point.x, point.y, false);
+    default:
+        return GJK_CACHE_NO_INDEX;
+    }
+}
+
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
 {
+    if (gjk_is_rim_key(index) &&
+        (shape->kind == GJK_SHAPE_CYLINDER || shape->kind == GJK_SHAPE_CONE)) {
+        double h = shape->half_height;
+        *point = gjk_v3(0.0, 0.0,
+                        shape->kind == GJK_SHAPE_CYLINDER && (index & RIM_KEY_CAP) ? h : -h);
+        rim_point_of_key(index, shape->radius, &point->x, &point->y);
+        return true;
+    }
     switch (shape->kind) {
     case GJK_SHAPE_POINT:
     case GJK_SHAPE_SPHERE:

@@ -48,7 +48,8 @@ GJK_API gjk_options gjk_default_options(void);
  * direction. A stale, zeroed or foreign cache (other shapes) only costs speed: every
  * field is validated before use. */
 typedef struct gjk_cache {
-    uint32_t index_a[4]; /* support feature of A for each simplex vertex (vertex index) */
+    uint32_t index_a[4]; /* support feature of A for each simplex vertex (vertex index; on a
+                            cylinder's or cone's rim, a key of the point's direction) */
     uint32_t index_b[4]; /* support feature of B */
     float direction[3];  /* last search direction in A's local frame (not normalised) */
     uint8_t count;       /* simplex vertices cached, 0 = cold */
