@@ -584,7 +584,7 @@ static void test_core_support_matches_reference(void **state)
             }
             /* A rim point's cache key gives back a point of the same rim within the key's
              * angular step (below 7.4e-9 rad). */
-            uint32_t key = gjk_core_key(&shapes[i], core, index);
+            uint32_t key = index == GJK_CACHE_NO_INDEX ? gjk_core_key(&shapes[i], core) : index;
             bool on_rim = fabs(sqrt(core.x * core.x + core.y * core.y) - shapes[i].radius) <=
                           1e-12 * shapes[i].radius; /* not a cap's centre (d along the axis) */
             if (index == GJK_CACHE_NO_INDEX && key != GJK_CACHE_NO_INDEX && on_rim) {

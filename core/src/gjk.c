@@ -283,6 +283,15 @@ static inline double reduce(const gjk_vertex *pool, const int32_t *slot, int32_t
     return r.dist2;
 }
 
+/* reduce() on s grown by the pool vertex in slot `free` (the new support point). */
+static inline double reduce_grown(const gjk_vertex *pool, const slot_simplex *s, int32_t free,
+                                  slot_simplex *out, gjk_vec3 *v)
+{
+    int32_t grown[4] = {s->slot[0], s->slot[1], s->slot[2], free};
+    grown[s->count] = free;
+    return reduce(pool, grown, s->count + 1, out, v);
+}
+
 /* True if x is already a vertex of s: same support features, or (for features without an
  * index, such as a cylinder rim point) the same point. */
 static bool in_simplex(const gjk_vertex *pool, const slot_simplex *s, const gjk_vertex *x)
@@ -398,11 +407,9 @@ static bool uses_slot(const slot_simplex *s, int32_t i)
 static void polish(const gjk_vertex *pool, slot_simplex *cur, int32_t free, double lower,
                    double scale, double *dist2, gjk_vec3 *v, double *v_sep)
 {
-    int32_t grown[4] = {cur->slot[0], cur->slot[1], cur->slot[2], free};
-    grown[cur->count] = free;
     gjk_vec3 next_v;
     slot_simplex next;
-    double next2 = reduce(pool, grown, cur->count + 1, &next, &next_v);
+    double next2 = reduce_grown(pool, cur, free, &next, &next_v);
     if (next.count == 4 || !uses_slot(&next, free) || below_lower(next2, lower, scale) ||
         !(next2 <= *dist2)) {
         return;
@@ -458,12 +465,12 @@ static void write_cache(const gjk_pair_frame *f, const gjk_vertex *pool, const s
         const gjk_vertex *x = &pool[s->slot[k]];
         uint32_t ka = x->ia, kb = x->ib;
         if (ka == GJK_CACHE_NO_INDEX && rim_keys) {
-            ka = gjk_core_key(f->a, x->a, ka);
+            ka = gjk_core_key(f->a, x->a);
         }
         if (kb == GJK_CACHE_NO_INDEX && rim_keys) {
             /* B's point back in B's frame. */
             gjk_vec3 bl = gjk_mat3_tmul_vec(&f->rot_b, gjk_sub(x->b, f->pos_b));
-            kb = gjk_core_key(f->b, bl, kb);
+            kb = gjk_core_key(f->b, bl);
         }
         if (ka != GJK_CACHE_NO_INDEX && kb != GJK_CACHE_NO_INDEX) {
             cache->index_a[n] = ka;
@@ -608,9 +615,7 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
 
             gjk_vec3 next_v;
             slot_simplex next;
-            int32_t grown[4] = {cur.slot[0], cur.slot[1], cur.slot[2], free};
-            grown[cur.count] = free;
-            double next2 = reduce(pool, grown, cur.count + 1, &next, &next_v);
+            double next2 = reduce_grown(pool, &cur, free, &next, &next_v);
             if (below_lower(next2, r.lower, f->scale)) {
                 stalled = true; /* not a point of D (below_lower): keep the previous simplex */
                 break;

@@ -121,10 +121,10 @@ static inline bool gjk_is_rim_key(uint32_t key)
     return (key & GJK_RIM_KEY) != 0u && key != GJK_CACHE_NO_INDEX;
 }
 
-/* The cache key of core support point `point` (local frame) with feature `index`:
- * the index itself, a rim key for a cylinder's or a cone's rim point, else GJK_CACHE_NO_INDEX
- * (nothing to cache). */
-uint32_t gjk_core_key(const gjk_shape *shape, gjk_vec3 point, uint32_t index);
+/* The cache key of a core support point without a feature index (`point` in the shape's
+ * frame): a rim key for a cylinder's or a cone's rim point, else GJK_CACHE_NO_INDEX (nothing
+ * to cache). */
+uint32_t gjk_core_key(const gjk_shape *shape, gjk_vec3 point);
 
 /* Core point of a shape for a cache key (a feature index, or a rim key: a point on that rim);
  * false if the key is not valid for this shape (stale or foreign cache). */

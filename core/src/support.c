@@ -421,11 +421,8 @@ static void rim_point_of_key(uint32_t key, double r, double *px, double *py)
     *py = y * s;
 }
 
-uint32_t gjk_core_key(const gjk_shape *shape, gjk_vec3 point, uint32_t index)
+uint32_t gjk_core_key(const gjk_shape *shape, gjk_vec3 point)
 {
-    if (index != GJK_CACHE_NO_INDEX) {
-        return index;
-    }
     switch (shape->kind) {
     case GJK_SHAPE_CYLINDER:
         return rim_key(point.x, point.y, !(point.z < 0.0));
@@ -438,14 +435,6 @@ uint32_t gjk_core_key(const gjk_shape *shape, gjk_vec3 point, uint32_t index)
 
 bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
 {
-    if (gjk_is_rim_key(index) &&
-        (shape->kind == GJK_SHAPE_CYLINDER || shape->kind == GJK_SHAPE_CONE)) {
-        double h = shape->half_height;
-        *point = gjk_v3(0.0, 0.0,
-                        shape->kind == GJK_SHAPE_CYLINDER && (index & RIM_KEY_CAP) ? h : -h);
-        rim_point_of_key(index, shape->radius, &point->x, &point->y);
-        return true;
-    }
     switch (shape->kind) {
     case GJK_SHAPE_POINT:
     case GJK_SHAPE_SPHERE:
@@ -469,6 +458,11 @@ bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
         return true;
     }
     case GJK_SHAPE_CONE:
+        if (gjk_is_rim_key(index)) {
+            *point = gjk_v3(0.0, 0.0, -shape->half_height);
+            rim_point_of_key(index, shape->radius, &point->x, &point->y);
+            return true;
+        }
         if (index != 0) {
             return false;
         }
@@ -483,6 +477,12 @@ bool gjk_core_point(const gjk_shape *shape, uint32_t index, gjk_vec3 *point)
         return true;
     }
     case GJK_SHAPE_CYLINDER:
+        if (!gjk_is_rim_key(index)) {
+            return false;
+        }
+        *point = gjk_v3(0.0, 0.0, index & RIM_KEY_CAP ? shape->half_height : -shape->half_height);
+        rim_point_of_key(index, shape->radius, &point->x, &point->y);
+        return true;
     default:
         return false;
     }
