@@ -1,4 +1,4 @@
-/* bench_epa — EPA alone on the intersecting cases of a case file (../shared/cases/FORMAT.md).
+/* bench_epa — EPA alone on the intersecting cases of a case file (data/cases/FORMAT.md).
  *
  *   bench_epa CASEFILE [--epa-iterations N] [--min-ns NS] [--no-time] [--worst K]
  *

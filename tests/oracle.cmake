@@ -6,10 +6,14 @@ gjk_add_test(test_oracle_random SOURCES test_oracle_random.c oracle.c LABELS pro
              TIMEOUT 300)
 gjk_add_test(test_invariance SOURCES test_invariance.c oracle.c LABELS property TIMEOUT 300)
 gjk_add_test(test_cases SOURCES test_cases.c oracle.c LIBS gjk_eval LABELS cases TIMEOUT 300
-             ARGS ${GJK_CASES_DIR}/quick.cases)
-# The same checks on the full set (30,500 cases), decompressed into the build tree by the
-# full_cases target (tools/gjk-cases/CMakeLists.txt).
-if(TARGET full_cases)
-  add_test(NAME test_cases_full COMMAND test_cases ${CMAKE_BINARY_DIR}/full.cases)
-  set_tests_properties(test_cases_full PROPERTIES TIMEOUT 1200 LABELS "slow;cases")
+             ARGS ${GJK_QUICK_CASES})
+# The same checks on the full set (30,505 cases), decompressed into the build tree by the
+# full_cases target (data/CMakeLists.txt).
+add_test(NAME test_cases_full COMMAND test_cases ${GJK_FULL_CASES})
+set_tests_properties(test_cases_full PROPERTIES TIMEOUT 1200 LABELS "slow;cases")
+# Extra check, only where a resource folder with its own case set sits beside the clone: the
+# same tolerances on whatever quick.cases it holds (nothing else needs it).
+if(EXISTS "${GJK_SHARED_DIR}/cases/quick.cases")
+  add_test(NAME test_cases_shared COMMAND test_cases ${GJK_SHARED_DIR}/cases/quick.cases)
+  set_tests_properties(test_cases_shared PROPERTIES TIMEOUT 300 LABELS "cases")
 endif()

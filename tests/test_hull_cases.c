@@ -1,5 +1,5 @@
 /* test_hull_cases.c — gjk_hull_build on every shape of a shared case file
- * (../shared/cases/FORMAT.md): every listed vertex of a solid is a hull vertex, flat
+ * (data/cases/FORMAT.md): every listed vertex of a solid is a hull vertex, flat
  * shapes become polygons, duplicated vertices are merged, the adjacency is the
  * triangulated hull's 1-skeleton (E = 3V - 6) and hill climbing over it finds the
  * support vertex from every start.

@@ -1,4 +1,4 @@
-/* cases.h — reader for the shared convex-pair case files (../shared/cases/FORMAT.md).
+/* cases.h — reader for the convex-pair case files (data/cases/FORMAT.md).
  * Used by the tests, the case evaluator (gjk-cases) and the benchmarks. Plain text only:
  * full.cases.xz is decompressed into the build tree first (xz -dk). */
 #ifndef GJK_CASES_H

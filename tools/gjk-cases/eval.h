@@ -1,4 +1,4 @@
-/* eval.h — runs the shared convex-pair cases (../shared/cases/FORMAT.md) through
+/* eval.h — runs the convex-pair cases (data/cases/FORMAT.md) through
  * gjk_signed_distance and measures accuracy, witness consistency and time per query.
  *
  * Used by the gjk-cases program and by tests/test_cases.c, so the numbers the evaluator
