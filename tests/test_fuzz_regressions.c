@@ -665,10 +665,15 @@ static void test_hull_tiny_cloud(void **state)
     hull_scaled_tetrahedron(1e-170);
 }
 
+/* Since lengths are capped at GJK_MAX_LENGTH (a 1e80 cloud was once built here after the
+ * scaling fix), the largest accepted cloud is built right and a larger one is refused. */
 static void test_hull_huge_cloud(void **state)
 {
     (void)state;
-    hull_scaled_tetrahedron(1e80);
+    hull_scaled_tetrahedron(GJK_MAX_LENGTH);
+    gjk_vec3 tet[4] = {{0, 0, 0}, {1e80, 0, 0}, {0, 1e80, 0}, {0, 0, 1e80}};
+    gjk_polytope p;
+    assert_int_equal(gjk_hull_build(&p, tet, 4, NULL), GJK_STATUS_INVALID_INPUT);
 }
 
 /* epa.c, answer_from_face (fuzz_gjk). A thin box (3.8e-6 x 3.8e-6 x 0.42, margin 1.13)

@@ -510,6 +510,52 @@ static void test_invalid_input(void **state)
     assert_status(r.status, GJK_STATUS_INVALID_INPUT);
 }
 
+/* Lengths beyond GJK_MAX_LENGTH are refused (issue 22, finding 3): boxes, cylinders and cones
+ * of half-size 1e154 (capsules 1e160) were accepted, a robot inside such a box was reported
+ * clear, and from 1e100 the depth came back as -0.1. At the largest accepted size the answers
+ * are still right (a small sphere inside a box, a cylinder, a capsule). */
+static void test_lengths_beyond_limit(void **state)
+{
+    (void)state;
+    const double big = GJK_MAX_LENGTH, huge[] = {GJK_MAX_LENGTH * 1.0000001, 1e100, 1e154, 1e160};
+    gjk_shape ball = gjk_make_sphere(0.1);
+    gjk_transform ok = at(0, 0, 0);
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; ++i) {
+        double h = huge[i];
+        gjk_shape shapes[6] = {gjk_make_box(gjk_v3(h, 1, 1)), gjk_make_cylinder(1, h),
+                               gjk_make_cone(h, 1),           gjk_make_capsule(1, h),
+                               gjk_make_sphere(h),            gjk_make_sphere(1)};
+        shapes[5].margin = h;
+        for (int k = 0; k < 6; ++k) {
+            assert_status(gjk_shape_validate(&shapes[k]), GJK_STATUS_INVALID_INPUT);
+            gjk_result r = gjk_signed_distance(&shapes[k], ok, &ball, ok, NULL, NULL);
+            assert_status(r.status, GJK_STATUS_INVALID_INPUT);
+        }
+        /* Translations too. */
+        gjk_result r = gjk_signed_distance(&ball, ok, &ball, at(0, 0, h), NULL, NULL);
+        assert_status(r.status, GJK_STATUS_INVALID_INPUT);
+        assert_false(gjk_transform_is_valid(at(-h, 0, 0)));
+        /* And hull points. */
+        gjk_vec3 pts[4] = {gjk_v3(0, 0, 0), gjk_v3(h, 0, 0), gjk_v3(0, 1, 0), gjk_v3(0, 0, 1)};
+        gjk_polytope p;
+        assert_status(gjk_hull_build(&p, pts, 4, NULL), GJK_STATUS_INVALID_INPUT);
+    }
+    gjk_shape shapes[3] = {gjk_make_box(gjk_v3(big, big, big)), gjk_make_cylinder(big, big),
+                           gjk_make_capsule(big, big)};
+    for (int k = 0; k < 3; ++k) {
+        gjk_result r = gjk_signed_distance(&shapes[k], ok, &ball, at(0, 0, 0.25 * big), NULL, NULL);
+        assert_status(r.status, GJK_STATUS_OVERLAPPING);
+        double depth = (k == 2 ? big : 0.75 * big) + 0.1; /* the capsule's side is nearest */
+        assert_near(r.distance, -depth, 1e-15 * depth);
+    }
+    /* 1 m from a box of half-size 5e11 (the ball's centre at 5e11 + 1.1): exact to the
+     * rounding of the box's size. */
+    gjk_shape half = gjk_make_box(gjk_v3(0.5 * big, 0.5 * big, 0.5 * big));
+    gjk_result r = gjk_signed_distance(&half, ok, &ball, at(0.5 * big + 1.1, 0, 0), NULL, NULL);
+    assert_status(r.status, GJK_STATUS_SEPARATED);
+    assert_near(r.distance, 1.0, 1e-15 * big);
+}
+
 /* ------------------------------------------------------------------ precision */
 
 static void test_pair_local_precision(void **state)
@@ -711,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_warm_equals_cold),
         cmocka_unit_test(test_hostile_cache_harmless),
         cmocka_unit_test(test_invalid_input),
+        cmocka_unit_test(test_lengths_beyond_limit),
         cmocka_unit_test(test_pair_local_precision),
         cmocka_unit_test(test_core_support_matches_reference),
         cmocka_unit_test(test_hill_climbing_exact),

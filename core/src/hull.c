@@ -753,10 +753,12 @@ gjk_status gjk_hull_build(gjk_polytope *out, const gjk_vec3 *points, int32_t cou
     if (points == NULL || count < 1) {
         return GJK_STATUS_INVALID_INPUT;
     }
-    /* Finite, and |p|^2 finite too (|p| below about 1.3e154): the polytope's radius and
-     * the squared lengths of the build must not overflow. */
+    /* Every coordinate within GJK_MAX_LENGTH (NaN and Inf fail): the polytope must be a valid
+     * shape, and the squared lengths of the build stay far from overflow. */
     for (int32_t i = 0; i < count; ++i) {
-        if (!gjk_vec3_is_finite(points[i]) || !isfinite(gjk_length(points[i]))) {
+        gjk_vec3 p = points[i];
+        if (!(fabs(p.x) <= GJK_MAX_LENGTH && fabs(p.y) <= GJK_MAX_LENGTH &&
+              fabs(p.z) <= GJK_MAX_LENGTH)) {
             return GJK_STATUS_INVALID_INPUT;
         }
     }

@@ -80,8 +80,9 @@ static inline bool shape_is_valid(const gjk_shape *s)
     if (s->kind != GJK_SHAPE_POLYTOPE || p == NULL || p->storage == NULL) {
         return gjk_shape_validate(s) == GJK_STATUS_SEPARATED;
     }
-    /* 0 <= x <= DBL_MAX: finite and not negative in two comparisons (NaN fails both). */
-    return s->margin >= 0.0 && s->margin <= DBL_MAX && p->radius >= 0.0 && p->radius <= DBL_MAX &&
+    /* 0 <= x <= GJK_MAX_LENGTH: in range in two comparisons (NaN fails both). */
+    return s->margin >= 0.0 && s->margin <= GJK_MAX_LENGTH && p->radius >= 0.0 &&
+           p->radius <= GJK_MAX_LENGTH &&
            p->x != NULL && p->y != NULL && p->z != NULL && p->count >= 1 &&
            p->padded_count >= p->count;
 }
@@ -111,12 +112,13 @@ static inline bool unit_quat(gjk_quat q, gjk_quat *out)
     return true;
 }
 
-/* Both translations finite, in one test: x - x is 0 for a finite x and NaN for NaN or an
- * infinity, and a sum of zeros is 0 (no overflow, unlike a sum of the coordinates; the
- * library is never built with -ffast-math, which would fold x - x). */
-static inline bool translations_finite(gjk_vec3 a, gjk_vec3 b)
+/* Every coordinate of both translations within GJK_MAX_LENGTH, branch free (a comparison
+ * with NaN is false, so NaN and Inf fail). */
+static inline bool translations_in_range(gjk_vec3 a, gjk_vec3 b)
 {
-    return (a.x - a.x) + (a.y - a.y) + (a.z - a.z) + (b.x - b.x) + (b.y - b.y) + (b.z - b.z) == 0.0;
+    const double m = GJK_MAX_LENGTH;
+    return (fabs(a.x) <= m) & (fabs(a.y) <= m) & (fabs(a.z) <= m) & (fabs(b.x) <= m) &
+           (fabs(b.y) <= m) & (fabs(b.z) <= m);
 }
 
 /* A cheap upper bound on the bounding radius of a shape (within a factor sqrt 3), for the
@@ -439,7 +441,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     gjk_transform pose_a, pose_b;
     if (query == NULL || !shape_is_valid(query->shape_a) || !shape_is_valid(query->shape_b) ||
         !unit_quat(query->pose_a.q, &pose_a.q) || !unit_quat(query->pose_b.q, &pose_b.q) ||
-        !translations_finite(query->pose_a.p, query->pose_b.p) || isnan(query->cutoff)) {
+        !translations_in_range(query->pose_a.p, query->pose_b.p) || isnan(query->cutoff)) {
         return invalid_result();
     }
     pose_a.p = query->pose_a.p;

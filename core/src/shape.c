@@ -83,9 +83,10 @@ gjk_shape gjk_make_polytope(const gjk_polytope *polytope)
 
 /* ------------------------------------------------------------------ validation */
 
+/* 0 <= v <= GJK_MAX_LENGTH (NaN fails). */
 static bool is_size(double v)
 {
-    return isfinite(v) && v >= 0.0;
+    return v >= 0.0 && v <= GJK_MAX_LENGTH;
 }
 
 static gjk_vec3 polytope_vertex(const gjk_polytope *p, int32_t i)
@@ -160,14 +161,15 @@ static gjk_status polytope_validate(const gjk_polytope *p)
     if (p->storage != NULL) {
         return owned_layout_matches(p) ? GJK_STATUS_SEPARATED : GJK_STATUS_INVALID_INPUT;
     }
-    /* Borrowed: scan. |c| <= DBL_MAX is false exactly for NaN and +-Inf; the radius must
+    /* Borrowed: scan. |c| <= GJK_MAX_LENGTH is false for NaN, +-Inf and huge values; the radius must
      * bound every vertex (it feeds bounding spheres and the broad phase), with a few ulps
      * of slack for the rounding of |v|^2. Branch-free so the loop stays cheap. */
     bool finite = true;
     double max_sq = 0.0;
     for (int32_t i = 0; i < p->count; ++i) {
         double x = p->x[i], y = p->y[i], z = p->z[i];
-        finite &= (fabs(x) <= DBL_MAX) & (fabs(y) <= DBL_MAX) & (fabs(z) <= DBL_MAX);
+        finite &= (fabs(x) <= GJK_MAX_LENGTH) & (fabs(y) <= GJK_MAX_LENGTH) &
+                  (fabs(z) <= GJK_MAX_LENGTH);
         double sq = x * x + y * y + z * z;
         max_sq = sq > max_sq ? sq : max_sq;
     }

@@ -21,6 +21,14 @@
 #define GJK_VERSION_MINOR 1
 #define GJK_VERSION_PATCH 0
 
+/* The largest length the library accepts, in metres: every size, radius, margin, vertex
+ * coordinate and translation must lie within [-GJK_MAX_LENGTH, GJK_MAX_LENGTH]; beyond it an
+ * input is INVALID_INPUT. GJK and EPA form products of up to three lengths (signed volumes,
+ * plane offsets), so lengths near 1e100 overflow or lose the answer: a robot inside a box of
+ * half-size 1e154 was reported clear. 1e12 m leaves those products 250 orders of magnitude
+ * from overflow and is far beyond any workcell. */
+#define GJK_MAX_LENGTH 1e12
+
 /* X(NAME, value, "message"). Values are stable: they are also wire values. */
 #define GJK_STATUS_TABLE(X)                                                                        \
     X(SEPARATED, 1, "shapes are separated; distance and witnesses are exact within tolerance")    \

@@ -6,6 +6,8 @@
 #ifndef GJK_VECMATH_H
 #define GJK_VECMATH_H
 
+#include "base.h"
+
 #include <math.h>
 #include <stdbool.h>
 
@@ -166,11 +168,13 @@ static inline gjk_transform gjk_transform_inv_mul(gjk_transform a, gjk_transform
  * ones are normalised by every query. */
 #define GJK_QUAT_NORM_TOLERANCE 1e-6
 
-/* True when t is finite and |q| is within GJK_QUAT_NORM_TOLERANCE of 1. */
+/* True when every coordinate of t.p is within GJK_MAX_LENGTH (gjk/base.h) and |q| is within
+ * GJK_QUAT_NORM_TOLERANCE of 1 (NaN and Inf fail both). */
 static inline bool gjk_transform_is_valid(gjk_transform t)
 {
     double n = gjk_quat_norm(t.q);
-    return gjk_vec3_is_finite(t.p) && isfinite(n) && fabs(n - 1.0) <= GJK_QUAT_NORM_TOLERANCE;
+    return fabs(t.p.x) <= GJK_MAX_LENGTH && fabs(t.p.y) <= GJK_MAX_LENGTH &&
+           fabs(t.p.z) <= GJK_MAX_LENGTH && fabs(n - 1.0) <= GJK_QUAT_NORM_TOLERANCE;
 }
 
 #endif /* GJK_VECMATH_H */
