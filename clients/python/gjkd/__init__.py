@@ -1,7 +1,16 @@
 """gjkd — Python client of the gjkd distance-query daemon.
 
-Runs on Debian's python3-zmq and python3-protobuf (/usr/bin/python3). The generated protobuf
-module gjkd_pb2 comes from the build tree: set GJKD_PYTHON_PROTO=BUILD/python (see _proto.py).
+Runs on Debian's python3-zmq and python3-protobuf (/usr/bin/python3). Install it from a checkout
+of the gjkd repository (no package index is used; the build runs protoc and puts the generated
+module into the package as gjkd._generated.gjkd_pb2):
+
+    /usr/bin/python3 -m venv --system-site-packages VENV
+    VENV/bin/pip install --no-build-isolation --no-deps --no-index ./clients/python
+
+Then `import gjkd` needs no environment variable. Run from the source tree instead
+(PYTHONPATH=clients/python), the package finds the build tree's gjkd_pb2 through
+GJKD_PYTHON_PROTO=BUILD/python or in build*/python; GJKD_PYTHON_PROTO also overrides an
+installed package's own module (_proto.py gives the order).
 
     import gjkd
     with gjkd.Client("tcp://127.0.0.1:7471") as c:
