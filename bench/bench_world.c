@@ -336,6 +336,7 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     t.link_poses = poses;
     gjk_world_query_options opt = gjk_world_default_query_options();
     opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.has_max_distance = true;
     opt.max_distance = MAX_DISTANCE;
     gjk_world_result *last = NULL;
 
@@ -371,6 +372,7 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     for (int m = 0; m < 2; ++m) {
         gjk_world_query_options o = opt;
         o.mode = modes[m];
+        o.has_max_distance = true;
         o.max_distance = m == 0 ? MAX_DISTANCE : HUGE_VAL;
         for (int r = 0; r < repeats; ++r) {
             time_query(w, &t, &o, NULL);

@@ -88,7 +88,10 @@ bool gjkd_decode_link_poses(const Gjkd__V1__LinkPoses *poses, int32_t link_count
 bool gjkd_decode_waypoint_poses(const double *values, size_t waypoint_count, int32_t link_count,
                                 gjk_transform *out, gjkd_error *error);
 
-/* Query options (robot name resolution is the caller's: it needs the world). */
+/* Query options (robot name resolution is the caller's: it needs the world). Every absent
+ * wire field becomes the zero of its C field, which means the same (gjk/world.h, Defaults);
+ * then the daemon's settings: max_pairs 0 = limits->max_pairs_returned, threads =
+ * query_threads. options NULL = an empty QueryOptions. */
 bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *options, const gjkd_limits *limits,
                                int32_t query_threads, gjk_world_query_options *out,
                                gjkd_error *error);
