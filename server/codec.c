@@ -636,6 +636,7 @@ bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *m, const gjkd_limit
                    "pair kind bits");
     out->pairs = m->pair_kinds;
     out->no_penetration_depth = m->no_penetration_depth;
+    out->per_part = m->per_part;
     if (m->max_pairs > limits->max_pairs_returned)
         return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
                          "options.max_pairs: %u, the limit is %u", m->max_pairs,
@@ -709,6 +710,7 @@ Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *
     m->iterations = pair->iterations;
     m->epa_iterations = pair->epa_iterations;
     m->padding = pair->padding;
+    m->part_pair_count = (uint32_t)pair->part_pair_count;
     return m;
 }
 
@@ -855,6 +857,7 @@ static Gjkd__V1__PairResult *encode_compact_pair(gjkd_arena *arena, pair_table *
     m->status = (gjkd_code)pair->status;
     m->iterations = pair->iterations;
     m->epa_iterations = pair->epa_iterations;
+    m->part_pair_count = (uint32_t)pair->part_pair_count;
     enum { GEOMETRY = 15 };
     double *g = gjkd_arena_alloc(arena, GEOMETRY * sizeof *g);
     put_geometry(g, pair);

@@ -108,8 +108,9 @@ void gjkd_encode_state(gjkd_arena *arena, const gjk_world_waypoint *waypoint, bo
 void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *result, bool all_pairs,
                             Gjkd__V1__TrajectoryResult *out);
 /* The compact form (QueryOptions.compact, CLOSEST and FIRST_COLLISION modes): each waypoint's
- * closest pair carries only distance, status, iterations and its 15 geometry values, and
- * points at pair_table, which lists every distinct pair once with names, ids and padding. */
+ * closest pair carries only distance, status, iterations, part_pair_count and its 15 geometry
+ * values, and points at pair_table, which lists every distinct pair once with names, ids and
+ * padding. */
 void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *result,
                                     Gjkd__V1__TrajectoryResult *out);
 /* The columnar form (QueryOptions.columnar, CLOSEST and FIRST_COLLISION modes): no waypoint
