@@ -3,7 +3,8 @@
  * Scene: a 7-link arm (revolute joints, alternating z and y axes, 0.3 m links), each link one
  * convex hull of 100-300 vertices; obstacles are boxes, cylinders and hulls. A 100-waypoint
  * trajectory (joint-space interpolation, link poses by forward kinematics) is queried with
- * max_distance 0.1 m in ALL_WITHIN mode (every pair within reach: the optimizer's cost terms).
+ * max_distance 0.1 m in ALL_WITHIN mode (every body pair within reach, once: the optimizer's cost
+ * terms).
  *
  * Figures (medians of repeated runs, one query = the whole 100-waypoint trajectory):
  *   cold      unnamed query: every block of waypoints starts cold
