@@ -3,7 +3,8 @@
  * Scene: a 7-link arm (revolute joints, alternating z and y axes, 0.3 m links), each link one
  * convex hull of 100-300 vertices; obstacles are boxes, cylinders and hulls. A 100-waypoint
  * trajectory (joint-space interpolation, link poses by forward kinematics) is queried with
- * max_distance 0.1 m in ALL_WITHIN mode (every pair within reach: the optimizer's cost terms).
+ * max_distance 0.1 m in ALL_WITHIN mode (every body pair within reach, once: the optimizer's cost
+ * terms).
  *
  * Figures (medians of repeated runs, one query = the whole 100-waypoint trajectory):
  *   cold      unnamed query: every block of waypoints starts cold
@@ -336,6 +337,7 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     t.link_poses = poses;
     gjk_world_query_options opt = gjk_world_default_query_options();
     opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.has_max_distance = true;
     opt.max_distance = MAX_DISTANCE;
     gjk_world_result *last = NULL;
 
@@ -371,6 +373,7 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     for (int m = 0; m < 2; ++m) {
         gjk_world_query_options o = opt;
         o.mode = modes[m];
+        o.has_max_distance = true;
         o.max_distance = m == 0 ? MAX_DISTANCE : HUGE_VAL;
         for (int r = 0; r < repeats; ++r) {
             time_query(w, &t, &o, NULL);

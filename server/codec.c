@@ -592,11 +592,9 @@ bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *m, const gjkd_limit
                                int32_t query_threads, gjk_world_query_options *out,
                                gjkd_error *error)
 {
-    *out = gjk_world_default_query_options();
-    out->max_distance = INFINITY;
-    out->mode = GJK_WORLD_MODE_CLOSEST;
-    out->pairs = GJK_WORLD_PAIRS_ALL;
-    out->signed_distance = true;
+    /* Field for field: the zero (absent) value of every wire field is the zero of the C
+     * field, each the default (gjk/world.h, Defaults); then the daemon's own settings. */
+    memset(out, 0, sizeof *out);
     out->max_pairs = (int32_t)limits->max_pairs_returned;
     out->threads = query_threads;
     if (m == NULL)
@@ -605,18 +603,23 @@ bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *m, const gjkd_limit
         if (isnan(m->max_distance) || m->max_distance < 0.0)
             return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
                              "options.max_distance: %g is not a distance >= 0", m->max_distance);
+        out->has_max_distance = true;
         out->max_distance = m->max_distance;
     }
+    /* The QueryMode numbers are the world's gjk_world_mode numbers. */
+    _Static_assert(
+        (int)GJKD__V1__QUERY_MODE__QUERY_MODE_UNSPECIFIED == (int)GJK_WORLD_MODE_UNSPECIFIED &&
+            (int)GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST == (int)GJK_WORLD_MODE_CLOSEST &&
+            (int)GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN == (int)GJK_WORLD_MODE_ALL_WITHIN &&
+            (int)GJKD__V1__QUERY_MODE__QUERY_MODE_FIRST_COLLISION ==
+                (int)GJK_WORLD_MODE_FIRST_COLLISION,
+        "query mode numbers");
     switch (m->mode) {
     case GJKD__V1__QUERY_MODE__QUERY_MODE_UNSPECIFIED:
     case GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST:
-        out->mode = GJK_WORLD_MODE_CLOSEST;
-        break;
     case GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN:
-        out->mode = GJK_WORLD_MODE_ALL_WITHIN;
-        break;
     case GJKD__V1__QUERY_MODE__QUERY_MODE_FIRST_COLLISION:
-        out->mode = GJK_WORLD_MODE_FIRST_COLLISION;
+        out->mode = (gjk_world_mode)m->mode;
         break;
     default:
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "options.mode: unknown value %d",
@@ -625,14 +628,15 @@ bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *m, const gjkd_limit
     if ((m->pair_kinds & ~7u) != 0)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "options.pair_kinds: unknown bits 0x%x", m->pair_kinds & ~7u);
-    /* The PairKind bits are the world's GJK_WORLD_PAIRS_* bits. */
+    /* The PairKind bits are the world's GJK_WORLD_PAIRS_* bits (0 = all, in both). */
     _Static_assert(GJKD__V1__PAIR_KIND__PAIR_KIND_ROBOT_OBSTACLE ==
                            GJK_WORLD_PAIRS_ROBOT_OBSTACLE &&
                        GJKD__V1__PAIR_KIND__PAIR_KIND_SELF == GJK_WORLD_PAIRS_SELF &&
                        GJKD__V1__PAIR_KIND__PAIR_KIND_ROBOT_ROBOT == GJK_WORLD_PAIRS_ROBOT_ROBOT,
                    "pair kind bits");
-    out->pairs = m->pair_kinds != 0 ? m->pair_kinds : GJK_WORLD_PAIRS_ALL;
-    out->signed_distance = !m->no_penetration_depth;
+    out->pairs = m->pair_kinds;
+    out->no_penetration_depth = m->no_penetration_depth;
+    out->per_part = m->per_part;
     if (m->max_pairs > limits->max_pairs_returned)
         return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
                          "options.max_pairs: %u, the limit is %u", m->max_pairs,
@@ -706,6 +710,7 @@ Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *
     m->iterations = pair->iterations;
     m->epa_iterations = pair->epa_iterations;
     m->padding = pair->padding;
+    m->part_pair_count = (uint32_t)pair->part_pair_count;
     return m;
 }
 
@@ -852,6 +857,7 @@ static Gjkd__V1__PairResult *encode_compact_pair(gjkd_arena *arena, pair_table *
     m->status = (gjkd_code)pair->status;
     m->iterations = pair->iterations;
     m->epa_iterations = pair->epa_iterations;
+    m->part_pair_count = (uint32_t)pair->part_pair_count;
     enum { GEOMETRY = 15 };
     double *g = gjkd_arena_alloc(arena, GEOMETRY * sizeof *g);
     put_geometry(g, pair);

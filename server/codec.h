@@ -88,7 +88,10 @@ bool gjkd_decode_link_poses(const Gjkd__V1__LinkPoses *poses, int32_t link_count
 bool gjkd_decode_waypoint_poses(const double *values, size_t waypoint_count, int32_t link_count,
                                 gjk_transform *out, gjkd_error *error);
 
-/* Query options (robot name resolution is the caller's: it needs the world). */
+/* Query options (robot name resolution is the caller's: it needs the world). Every absent
+ * wire field becomes the zero of its C field, which means the same (gjk/world.h, Defaults);
+ * then the daemon's settings: max_pairs 0 = limits->max_pairs_returned, threads =
+ * query_threads. options NULL = an empty QueryOptions. */
 bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *options, const gjkd_limits *limits,
                                int32_t query_threads, gjk_world_query_options *out,
                                gjkd_error *error);
@@ -105,8 +108,9 @@ void gjkd_encode_state(gjkd_arena *arena, const gjk_world_waypoint *waypoint, bo
 void gjkd_encode_trajectory(gjkd_arena *arena, const gjk_world_result *result, bool all_pairs,
                             Gjkd__V1__TrajectoryResult *out);
 /* The compact form (QueryOptions.compact, CLOSEST and FIRST_COLLISION modes): each waypoint's
- * closest pair carries only distance, status, iterations and its 15 geometry values, and
- * points at pair_table, which lists every distinct pair once with names, ids and padding. */
+ * closest pair carries only distance, status, iterations, part_pair_count and its 15 geometry
+ * values, and points at pair_table, which lists every distinct pair once with names, ids and
+ * padding. */
 void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *result,
                                     Gjkd__V1__TrajectoryResult *out);
 /* The columnar form (QueryOptions.columnar, CLOSEST and FIRST_COLLISION modes): no waypoint

@@ -172,6 +172,8 @@ static void same_pair(const gjkd_pair *p, const Gjkd__V1__PairResult *m)
     assert_int_equal(p->iterations, m->iterations);
     assert_int_equal(p->epa_iterations, m->epa_iterations);
     assert_true(p->padding == m->padding);
+    assert_int_equal(p->part_pair_count, m->part_pair_count);
+    assert_true(p->part_pair_count >= 1);
 }
 
 static void same_trajectory(const gjkd_trajectory *t, const Gjkd__V1__TrajectoryResult *m)
@@ -257,6 +259,56 @@ static void test_lean_equals_first_encoding(void **state)
     assert_ptr_equal(t->waypoints[0].closest, &t->waypoints[0].pairs[-1]);
     gjkd_trajectory_destroy(&t);
 
+    gjkd_client_destroy(&c);
+    gjkd_arena_free(&a);
+    stop(s);
+}
+
+/* ALL_WITHIN through the client: one entry per body pair with its part_pair_count, and
+ * per_part reaches the daemon: the same entries, bit for bit, as the raw replies. A shelf of
+ * three boxes stands above the arm's links. */
+static void test_body_pairs_through_client(void **state)
+{
+    (void)state;
+    server *s = start();
+    gjkd_client *c = connect_to(s);
+    gjkd_arena a = {0};
+    Gjkd__V1__Obstacle *shelf = t_obstacle(&a, "shelf", 0.1, 0.0);
+    shelf->n_parts = 3;
+    shelf->parts = gjkd_arena_alloc(&a, 3 * sizeof *shelf->parts);
+    for (int k = 0; k < 3; ++k) {
+        shelf->parts[k] = t_part(&a, t_box_shape(&a, 0.1));
+        shelf->parts[k]->pose = t_pose(&a, 0.3 * k, 0, 0.3);
+    }
+    assert_int_equal(gjkd_put_obstacle(c, shelf, NULL), GJKD_OK);
+    gjkd_pose poses[LINKS];
+    for (int l = 0; l < LINKS; ++l)
+        poses[l] = (gjkd_pose){{1, 0, 0, 0}, {0.3 * l, 0, 0}};
+    assert_int_equal(gjkd_set_link_poses(c, "arm", poses, LINKS), GJKD_OK);
+    for (int per_part = 0; per_part < 2; ++per_part) {
+        gjkd_query_options o;
+        memset(&o, 0, sizeof o);
+        o.mode = GJKD_QUERY_ALL_WITHIN;
+        o.has_max_distance = true;
+        o.max_distance = 0.5;
+        o.per_part = per_part;
+        gjkd_state *st;
+        assert_int_equal(gjkd_query_state(c, &o, &st), GJKD_OK);
+        Gjkd__V1__Request *req =
+            t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, o.max_distance);
+        req->state_query->options->per_part = per_part;
+        Gjkd__V1__Response *ref;
+        assert_int_equal(gjkd_client_call(c, req, &ref), GJKD_OK);
+        /* each link against the shelf: 3 body pairs of 3 part pairs each, or 9 part pairs */
+        assert_int_equal(st->pair_count, per_part ? 9 : 3);
+        assert_int_equal(st->pair_count, ref->state->n_pairs);
+        for (size_t i = 0; i < st->pair_count; ++i) {
+            same_pair(&st->pairs[i], ref->state->pairs[i]);
+            assert_int_equal(st->pairs[i].part_pair_count, per_part ? 1 : 3);
+        }
+        gjkd__v1__response__free_unpacked(ref, NULL);
+        gjkd_state_destroy(&st);
+    }
     gjkd_client_destroy(&c);
     gjkd_arena_free(&a);
     stop(s);
@@ -490,6 +542,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lean_equals_first_encoding),
         cmocka_unit_test(test_packed_link_poses_and_faults),
+        cmocka_unit_test(test_body_pairs_through_client),
         cmocka_unit_test(test_inconsistent_compact_reply),
         cmocka_unit_test(test_inconsistent_columnar_reply),
     };

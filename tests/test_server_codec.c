@@ -370,6 +370,124 @@ static void test_pose_normalisation(void **state)
     assert_true(t.q.w == 1.0 && t.p.x == 0.0);
 }
 
+/* The options convention (gjk/world.h, Defaults; gjkd.proto QueryOptions): an absent or
+ * empty QueryOptions decodes to a zeroed gjk_world_query_options but for the daemon's own
+ * settings (max_pairs = its limit, threads), and with the daemon's default settings that is
+ * exactly the zeroed struct's meaning: the same results. Each wire field lands on the C field
+ * of the same meaning. (The decoder used to spell out its own defaults, which differed from
+ * the core's zero values.) */
+static void test_options_convention(void **state)
+{
+    (void)state;
+    gjkd_limits limits = test_limits();
+    assert_int_equal(limits.max_pairs_returned, GJK_WORLD_DEFAULT_MAX_PAIRS);
+    gjkd_error e;
+    Gjkd__V1__QueryOptions empty = GJKD__V1__QUERY_OPTIONS__INIT;
+    gjk_world_query_options decoded[2];
+    assert_true(gjkd_decode_query_options(NULL, &limits, 3, &decoded[0], &e));
+    assert_true(gjkd_decode_query_options(&empty, &limits, 3, &decoded[1], &e));
+    for (int i = 0; i < 2; ++i) {
+        const gjk_world_query_options *o = &decoded[i];
+        assert_false(o->has_max_distance);
+        assert_int_equal(o->mode, GJK_WORLD_MODE_UNSPECIFIED);
+        assert_int_equal(o->pairs, 0);
+        assert_false(o->no_penetration_depth);
+        assert_false(o->per_part);
+        assert_int_equal(o->robot, 0);
+        assert_int_equal(o->max_pairs, (int32_t)limits.max_pairs_returned);
+        assert_int_equal(o->threads, 3);
+        gjk_options zero_gjk;
+        memset(&zero_gjk, 0, sizeof zero_gjk);
+        assert_memory_equal(&o->gjk, &zero_gjk, sizeof zero_gjk);
+    }
+
+    /* every field onto its own */
+    Gjkd__V1__QueryOptions m = GJKD__V1__QUERY_OPTIONS__INIT;
+    m.max_distance_opt_case = GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
+    m.max_distance = 0.25;
+    m.mode = GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN;
+    m.pair_kinds = GJKD__V1__PAIR_KIND__PAIR_KIND_SELF;
+    m.no_penetration_depth = true;
+    m.per_part = true;
+    m.max_pairs = 7;
+    gjk_world_query_options o;
+    assert_true(gjkd_decode_query_options(&m, &limits, 1, &o, &e));
+    assert_true(o.has_max_distance);
+    assert_true(o.max_distance == 0.25);
+    assert_int_equal(o.mode, GJK_WORLD_MODE_ALL_WITHIN);
+    assert_int_equal(o.pairs, GJK_WORLD_PAIRS_SELF);
+    assert_true(o.no_penetration_depth);
+    assert_true(o.per_part);
+    assert_int_equal(o.max_pairs, 7);
+    m.mode = GJKD__V1__QUERY_MODE__QUERY_MODE_FIRST_COLLISION;
+    assert_true(gjkd_decode_query_options(&m, &limits, 1, &o, &e));
+    assert_int_equal(o.mode, GJK_WORLD_MODE_FIRST_COLLISION);
+
+    /* the daemon's defaults (its limit, one thread) answer as a zeroed struct does */
+    gjk_world *w = NULL;
+    assert_int_equal(gjk_world_create(NULL, &w), GJK_WORLD_OK);
+    gjk_part_def parts[2];
+    memset(parts, 0, sizeof parts);
+    parts[0].shape = gjk_make_box(gjk_v3(0.1, 0.1, 0.1));
+    parts[0].pose = gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, 0));
+    parts[1].shape = gjk_make_sphere(0.08);
+    parts[1].pose = gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, 0.2));
+    gjk_link_def links[3];
+    memset(links, 0, sizeof links);
+    static const char *link_names[3] = {"l0", "l1", "l2"};
+    gjk_transform poses[3];
+    for (int l = 0; l < 3; ++l) {
+        links[l].name = link_names[l];
+        links[l].parts = parts;
+        links[l].part_count = 2;
+        poses[l] = gjk_transform_make(gjk_quat_identity(), gjk_v3(0.3 * l, 0, 0));
+    }
+    gjk_robot_def rd;
+    memset(&rd, 0, sizeof rd);
+    rd.links = links;
+    rd.link_count = 3;
+    rd.self_collision = true;
+    rd.link_poses = poses;
+    rd.name = "a";
+    assert_int_equal(gjk_world_put_robot(w, &rd, NULL), GJK_WORLD_OK);
+    for (int l = 0; l < 3; ++l)
+        poses[l].p.y = 0.35; /* a second robot beside the first: robot-robot pairs */
+    rd.name = "b";
+    assert_int_equal(gjk_world_put_robot(w, &rd, NULL), GJK_WORLD_OK);
+    gjk_obstacle_def od;
+    memset(&od, 0, sizeof od);
+    od.name = "o";
+    od.parts = parts;
+    od.part_count = 2;
+    od.pose = gjk_transform_make(gjk_quat_identity(), gjk_v3(0.3, -0.15, 0)); /* overlaps a/l1 */
+    assert_int_equal(gjk_world_put_obstacle(w, &od, NULL), GJK_WORLD_OK);
+    assert_true(gjkd_decode_query_options(&empty, &limits, 1, &o, &e));
+    gjk_world_query_options zero;
+    memset(&zero, 0, sizeof zero);
+    for (int mode = 0; mode < 4; ++mode) {
+        o.mode = zero.mode = (gjk_world_mode)mode;
+        gjk_world_result *x = NULL, *y = NULL;
+        assert_int_equal(gjk_world_query_state(w, &o, &x), GJK_WORLD_OK);
+        assert_int_equal(gjk_world_query_state(w, &zero, &y), GJK_WORLD_OK);
+        const gjk_world_waypoint *p = &x->waypoints[0], *q = &y->waypoints[0];
+        assert_int_equal(p->pair_count, q->pair_count);
+        assert_true(p->pair_count > 0);
+        assert_memory_equal(&p->min_distance, &q->min_distance, sizeof(double));
+        assert_memory_equal(&p->counters, &q->counters, sizeof p->counters);
+        for (int32_t i = 0; i < p->pair_count; ++i) {
+            assert_memory_equal(&p->pairs[i].a.body, &q->pairs[i].a.body,
+                                sizeof p->pairs[i].a.body);
+            assert_memory_equal(&p->pairs[i].b.body, &q->pairs[i].b.body,
+                                sizeof p->pairs[i].b.body);
+            assert_memory_equal(&p->pairs[i].distance, &q->pairs[i].distance, sizeof(double));
+            assert_int_equal(p->pairs[i].part_pair_count, q->pairs[i].part_pair_count);
+        }
+        gjk_world_result_destroy(&x);
+        gjk_world_result_destroy(&y);
+    }
+    gjk_world_destroy(&w);
+}
+
 static void test_code_table(void **state)
 {
     (void)state;
@@ -391,6 +509,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_limits_on_counts, setup, teardown),
         cmocka_unit_test(test_pose_normalisation),
+        cmocka_unit_test(test_options_convention),
         cmocka_unit_test(test_code_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -293,6 +293,9 @@ static void check_same_pair(const Gjkd__V1__PairResult *full, const Gjkd__V1__Pa
     assert_int_equal(c->status, full->status);
     assert_int_equal(c->iterations, full->iterations);
     assert_int_equal(c->epa_iterations, full->epa_iterations);
+    assert_int_equal(c->part_pair_count, full->part_pair_count);
+    assert_int_equal(full->part_pair_count, 1); /* these modes report part pairs */
+    assert_int_equal(e->part_pair_count, 0);    /* the table names pairs, no counts */
     check_vec(full->point_a, c->geometry);
     check_vec(full->point_b, c->geometry + 3);
     check_vec(full->local_point_a, c->geometry + 6);
@@ -357,6 +360,7 @@ static void test_compact_matches_full(void **state)
     assert_true(r->trajectory->waypoints[0]->n_pairs > 1);
     assert_int_equal(r->trajectory->waypoints[0]->closest->n_geometry, 0);
     assert_non_null(r->trajectory->waypoints[0]->closest->body_a);
+    assert_int_equal(r->trajectory->waypoints[0]->closest->part_pair_count, 1); /* 1 part each */
     gjkd__v1__response__free_unpacked(r, NULL);
 
     /* Waypoints past the first collision have no pair in either form. */
@@ -369,6 +373,101 @@ static void test_compact_matches_full(void **state)
     assert_false(r->trajectory->waypoints[1]->evaluated);
     assert_null(r->trajectory->waypoints[1]->closest);
     assert_int_equal(r->trajectory->n_pair_table, 1);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+/* ------------------------------------------------------------------ body pairs */
+
+/* ALL_WITHIN on the wire: a link of three parts in front of a shelf of four gives one
+ * PairResult per body pair, with part_pair_count; QueryOptions.per_part lists the part pairs.
+ * Link l2 at x = 0.6, its parts at y = 0, 0.3, 0.6; the shelf's at x = 1, y = 0, 0.3, 0.6,
+ * 0.9 (boxes of half 0.1): same y 0.2 apart, neighbours sqrt(0.2^2 + 0.1^2) = 0.224. */
+static void test_body_pairs(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = t_service(NULL);
+    Gjkd__V1__Robot *arm = t_robot(&a, "arm", 3);
+    Gjkd__V1__Link *l2 = arm->links[2];
+    l2->n_parts = 3;
+    l2->parts = gjkd_arena_alloc(&a, 3 * sizeof *l2->parts);
+    for (int k = 0; k < 3; ++k) {
+        l2->parts[k] = t_part(&a, t_box_shape(&a, 0.1));
+        l2->parts[k]->pose = t_pose(&a, 0, 0.3 * k, 0);
+    }
+    assert_code(t_call_code(svc, t_put_robot(&a, arm)), GJKD_CODE(OK));
+    Gjkd__V1__Obstacle *shelf = t_obstacle(&a, "shelf", 0.1, 1.0);
+    shelf->n_parts = 4;
+    shelf->parts = gjkd_arena_alloc(&a, 4 * sizeof *shelf->parts);
+    for (int k = 0; k < 4; ++k) {
+        shelf->parts[k] = t_part(&a, t_box_shape(&a, 0.1));
+        shelf->parts[k]->pose = t_pose(&a, 0, 0.3 * k, 0);
+    }
+    assert_code(t_call_code(svc, t_put_obstacle(&a, shelf)), GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_set_poses(&a, "arm", t_link_poses(&a, 3, 0.0, 0.3))),
+                GJKD_CODE(OK));
+
+    /* no cutoff: l0, l1 (1 x 4 part pairs each) and l2 (3 x 4) against the shelf */
+    Gjkd__V1__Request *q = t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, INFINITY);
+    Gjkd__V1__Response *r = t_call(svc, q);
+    assert_code(r->status->code, GJKD_CODE(OK));
+    const Gjkd__V1__StateResult *st = r->state;
+    assert_int_equal(st->n_pairs, 3);
+    assert_string_equal(st->pairs[0]->body_a->link, "l2");
+    assert_int_equal(st->pairs[0]->part_pair_count, 12);
+    assert_int_equal(st->pairs[1]->part_pair_count, 4);
+    assert_int_equal(st->pairs[2]->part_pair_count, 4);
+    assert_int_equal(st->closest->part_pair_count, 12); /* closest = pairs[0] */
+    assert_true(fabs(st->pairs[0]->distance - 0.2) < 1e-12);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    q->state_query->options->per_part = true;
+    r = t_call(svc, q);
+    assert_int_equal(r->state->n_pairs, 20);
+    for (size_t i = 0; i < 20; ++i)
+        assert_int_equal(r->state->pairs[i]->part_pair_count, 1);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* within 0.25: l2 alone, 3 part pairs at 0.2 and 5 at 0.224; max_pairs counts entries */
+    q = t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, 0.25);
+    r = t_call(svc, q);
+    assert_int_equal(r->state->n_pairs, 1);
+    assert_int_equal(r->state->pairs[0]->part_pair_count, 8);
+    assert_string_equal(r->state->pairs[0]->body_b->obstacle, "shelf");
+    assert_false(r->state->truncated);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    q->state_query->options->per_part = true;
+    q->state_query->options->max_pairs = 5;
+    r = t_call(svc, q);
+    assert_int_equal(r->state->n_pairs, 5);
+    assert_true(r->state->truncated);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* a trajectory in the full form: the same entries per waypoint */
+    Gjkd__V1__Request *t =
+        trajectory(&a, 3, true, false, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN);
+    for (size_t w = 0; w < 3; ++w) { /* the state above at every waypoint */
+        double *v = t->trajectory_query->waypoints[w]->link_poses->xyz_wxyz;
+        for (int l = 0; l < 3; ++l) {
+            double pose[7] = {0.3 * l, 0, 0, 1, 0, 0, 0};
+            memcpy(v + 7 * l, pose, sizeof pose);
+        }
+    }
+    t->trajectory_query->options->max_distance_opt_case =
+        GJKD__V1__QUERY_OPTIONS__MAX_DISTANCE_OPT_MAX_DISTANCE;
+    t->trajectory_query->options->max_distance = 0.25;
+    r = t_call(svc, t);
+    assert_code(r->status->code, GJKD_CODE(OK));
+    for (size_t w = 0; w < 3; ++w) {
+        assert_int_equal(r->trajectory->waypoints[w]->n_pairs, 1);
+        assert_int_equal(r->trajectory->waypoints[w]->pairs[0]->part_pair_count, 8);
+    }
+    gjkd__v1__response__free_unpacked(r, NULL);
+    t->trajectory_query->options->per_part = true;
+    r = t_call(svc, t);
+    for (size_t w = 0; w < 3; ++w)
+        assert_int_equal(r->trajectory->waypoints[w]->n_pairs, 8);
     gjkd__v1__response__free_unpacked(r, NULL);
     gjkd_service_destroy(&svc);
     gjkd_arena_free(&a);
@@ -530,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_packed_refused),
         cmocka_unit_test(test_packed_requests),
         cmocka_unit_test(test_compact_matches_full),
+        cmocka_unit_test(test_body_pairs),
         cmocka_unit_test(test_columnar_matches_compact),
         cmocka_unit_test(test_flat_waypoints_refused),
     };

@@ -77,6 +77,7 @@ static gjk_world_result *query(const gjk_world *w, gjk_world_mode mode, uint32_t
     gjk_world_query_options opt = gjk_world_default_query_options();
     opt.mode = mode;
     opt.pairs = pairs;
+    opt.has_max_distance = max_distance < HUGE_VAL; /* HUGE_VAL: the default, no cutoff */
     opt.max_distance = max_distance;
     gjk_world_result *r = NULL;
     assert_ok(gjk_world_query_state(w, &opt, &r));
@@ -444,7 +445,7 @@ static void test_first_collision_and_overlap(void **state)
 
     /* signed distance off: overlap without depth */
     gjk_world_query_options opt = gjk_world_default_query_options();
-    opt.signed_distance = false;
+    opt.no_penetration_depth = true;
     assert_ok(gjk_world_query_state(f.w, &opt, &r));
     q = &r->waypoints[0].pairs[0];
     assert_int_equal(q->status, GJK_STATUS_OVERLAPPING);
@@ -710,6 +711,7 @@ static void test_named_bounds_follow_scene_changes(void **state)
     t.name = "still";
     gjk_world_query_options opt = gjk_world_default_query_options();
     opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.has_max_distance = true;
     opt.max_distance = 0.1;
     opt.pairs = GJK_WORLD_PAIRS_ALL;
     gjk_world_result *r = NULL;
@@ -802,6 +804,152 @@ static void assert_same_result(const gjk_world_result *a, const gjk_world_result
             assert_string_equal(p->b.body_name, q->b.body_name);
         }
     }
+}
+
+/* A hand of three parts ("far" 0.3 above, "near" and its exact copy "twin") in front of a
+ * shelf of seven boxes (s4 and s5 exact copies, nearest) and a post behind it: ALL_WITHIN
+ * reports each body pair once, the nearest part pair with the lowest part indices among exact
+ * ties and the number of part pairs within max_distance; per_part lists every part pair. */
+static void test_body_pairs(void **state)
+{
+    (void)state;
+    gjk_world *w = NULL;
+    assert_ok(gjk_world_create(NULL, &w));
+    gjk_part_def hand_parts[3] = {tw_box_part(0.05, 0.05, 0.05, gjk_v3(0, 0, 0.3)),
+                                  tw_box_part(0.05, 0.05, 0.05, gjk_v3(0, 0, 0)),
+                                  tw_box_part(0.05, 0.05, 0.05, gjk_v3(0, 0, 0))};
+    hand_parts[0].name = "far";
+    hand_parts[1].name = "near";
+    hand_parts[2].name = "twin";
+    gjk_link_def hand;
+    memset(&hand, 0, sizeof hand);
+    hand.name = "hand";
+    hand.parts = hand_parts;
+    hand.part_count = 3;
+    gjk_robot_def rd;
+    memset(&rd, 0, sizeof rd);
+    rd.name = "picker";
+    rd.links = &hand;
+    rd.link_count = 1;
+    int32_t picker, shelf, post;
+    assert_ok(gjk_world_put_robot(w, &rd, &picker));
+    static const double shelf_y[7] = {-0.45, -0.3, -0.15, 0.15, 0.0, 0.0, 0.3};
+    static const char *shelf_names[7] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6"};
+    gjk_part_def shelf_parts[7];
+    for (int k = 0; k < 7; ++k) {
+        shelf_parts[k] = tw_box_part(0.05, 0.05, 0.05, gjk_v3(0.3, shelf_y[k], 0));
+        shelf_parts[k].name = shelf_names[k];
+    }
+    gjk_obstacle_def od;
+    memset(&od, 0, sizeof od);
+    od.name = "shelf";
+    od.parts = shelf_parts;
+    od.part_count = 7;
+    od.pose = tw_at(0, 0, 0);
+    assert_ok(gjk_world_put_obstacle(w, &od, &shelf));
+    gjk_obstacle_def pd =
+        box_obstacle("post", &post_part, gjk_v3(0.05, 0.05, 0.05), gjk_v3(-0.35, 0, 0));
+    assert_ok(gjk_world_put_obstacle(w, &pd, &post));
+
+    /* Distances: near/twin - s4, s5: 0.2; - s2, s3: sqrt(0.2^2 + 0.05^2) = 0.2062; - s1, s6:
+     * sqrt(0.2^2 + 0.2^2) = 0.2828; - s0: 0.4031. far - s4: 0.2828, - s2, s3: 0.2872, - s1,
+     * s6: 0.3464, - s0: 0.45. near/twin - post: 0.25; far - post: 0.3202. */
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.has_max_distance = true;
+    opt.max_distance = 0.25;
+    gjk_world_result *r = NULL;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    const gjk_world_waypoint *wp = &r->waypoints[0];
+    assert_int_equal(wp->pair_count, 2);
+    const gjk_world_pair *p = &wp->pairs[0];
+    assert_int_equal(p->b.body.object, shelf);
+    assert_near(p->distance, 0.2, 1e-12);
+    assert_int_equal(p->a.part, 1); /* near, not its twin */
+    assert_int_equal(p->b.part, 4); /* s4, not its copy s5 */
+    assert_string_equal(p->a.part_name, "near");
+    assert_string_equal(p->b.part_name, "s4");
+    assert_int_equal(p->part_pair_count, 8); /* near, twin x s2, s3, s4, s5 */
+    assert_near(p->a.point.x, 0.05, 1e-12);
+    assert_near(p->b.point.x, 0.25, 1e-12);
+    assert_near(p->normal.x, 1.0, 1e-12);
+    assert_int_equal(p->status, GJK_STATUS_SEPARATED);
+    assert_int_equal(wp->pairs[1].b.body.object, post);
+    assert_near(wp->pairs[1].distance, 0.25, 1e-12);
+    assert_int_equal(wp->pairs[1].part_pair_count, 2);
+    assert_false(wp->truncated);
+    assert_near(wp->min_distance, 0.2, 1e-12);
+    gjk_world_result_destroy(&r);
+
+    /* per_part: every part pair within reach, nearest first, exact ties by part index */
+    opt.per_part = true;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    wp = &r->waypoints[0];
+    assert_int_equal(wp->pair_count, 10);
+    const int32_t tied[4][2] = {{1, 4}, {1, 5}, {2, 4}, {2, 5}};
+    for (int i = 0; i < 4; ++i) {
+        assert_int_equal(wp->pairs[i].a.part, tied[i][0]);
+        assert_int_equal(wp->pairs[i].b.part, tied[i][1]);
+        assert_memory_equal(&wp->pairs[i].distance, &wp->pairs[0].distance, sizeof(double));
+    }
+    for (int i = 0; i < 10; ++i)
+        assert_int_equal(wp->pairs[i].part_pair_count, 1);
+    gjk_world_result_destroy(&r);
+
+    /* no cutoff: every part pair counts; max_pairs caps the body pairs */
+    opt.per_part = false;
+    opt.has_max_distance = false;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 2);
+    assert_int_equal(r->waypoints[0].pairs[0].part_pair_count, 21);
+    assert_int_equal(r->waypoints[0].pairs[1].part_pair_count, 3);
+    gjk_world_result_destroy(&r);
+    opt.max_pairs = 1;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 1);
+    assert_true(r->waypoints[0].truncated);
+    assert_int_equal(r->waypoints[0].pairs[0].part_pair_count, 21);
+    assert_near(r->waypoints[0].min_distance, 0.2, 1e-12);
+    gjk_world_result_destroy(&r);
+    opt.per_part = true;
+    opt.max_pairs = 24;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 24);
+    assert_false(r->waypoints[0].truncated);
+    gjk_world_result_destroy(&r);
+    opt.max_pairs = 23;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_true(r->waypoints[0].truncated);
+    gjk_world_result_destroy(&r);
+
+    /* CLOSEST (the default mode) and FIRST_COLLISION report one part pair */
+    assert_ok(gjk_world_query_state(w, NULL, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 1);
+    assert_near(r->waypoints[0].pairs[0].distance, 0.2, 1e-12);
+    assert_int_equal(r->waypoints[0].pairs[0].part_pair_count, 1);
+    gjk_world_result_destroy(&r);
+    gjk_transform inside = tw_at(0.25, 0, 0); /* near and twin overlap s4 and s5 */
+    assert_ok(gjk_world_set_link_poses(w, picker, &inside, 1));
+    opt = gjk_world_default_query_options();
+    opt.mode = GJK_WORLD_MODE_FIRST_COLLISION;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 1);
+    assert_int_equal(r->waypoints[0].pairs[0].part_pair_count, 1);
+    gjk_world_result_destroy(&r);
+    /* overlapping part pairs reduce the same way: the deepest */
+    opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.has_max_distance = true;
+    opt.max_distance = 0.0;
+    assert_ok(gjk_world_query_state(w, &opt, &r));
+    assert_int_equal(r->waypoints[0].pair_count, 1);
+    p = &r->waypoints[0].pairs[0];
+    assert_near(p->distance, -0.05, 1e-9);
+    assert_int_equal(p->a.part, 1);
+    assert_int_equal(p->b.part, 4);
+    assert_int_equal(p->part_pair_count, 4);
+    assert_true(r->waypoints[0].collision);
+    gjk_world_result_destroy(&r);
+    gjk_world_destroy(&w);
 }
 
 /* Bad input gets a clear status and leaves the world exactly as it was. */
@@ -907,8 +1055,14 @@ static void test_bad_input_leaves_world_unchanged(void **state)
     /* queries */
     gjk_world_result *r = NULL;
     gjk_world_query_options bad_opt = opt;
+    bad_opt.has_max_distance = true;
     bad_opt.max_distance = nan;
     assert_status(gjk_world_query_state(f.w, &bad_opt, &r), GJK_STATUS_INVALID_INPUT);
+    bad_opt.max_distance = -HUGE_VAL;
+    assert_status(gjk_world_query_state(f.w, &bad_opt, &r), GJK_STATUS_INVALID_INPUT);
+    bad_opt.has_max_distance = false; /* max_distance is ignored without it */
+    assert_ok(gjk_world_query_state(f.w, &bad_opt, &r));
+    gjk_world_result_destroy(&r);
     bad_opt = opt;
     bad_opt.mode = (gjk_world_mode)9;
     assert_status(gjk_world_query_state(f.w, &bad_opt, &r), GJK_STATUS_INVALID_INPUT);
@@ -1079,6 +1233,7 @@ int main(void)
         cmocka_unit_test(test_padding),
         cmocka_unit_test(test_first_collision_and_overlap),
         cmocka_unit_test(test_robot_robot_pairs),
+        cmocka_unit_test(test_body_pairs),
         cmocka_unit_test(test_trajectory_summary),
         cmocka_unit_test(test_named_cache_changes_and_caps),
         cmocka_unit_test(test_named_bounds_follow_scene_changes),

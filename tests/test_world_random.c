@@ -109,11 +109,54 @@ static void add_random_rules(tw_scene *s, gjk_world *w)
 #define MAX_BRUTE 20000
 static tw_pair brute[MAX_BRUTE];
 
-/* Checks one waypoint of a world result against the oracle's pairs (ALL_WITHIN mode). */
-static void check_all_within(const gjk_world_waypoint *wp, const tw_pair *b, int n, double max)
+/* A narrow-phase answer flagged as capped (EPA out of capacity or iterations; its simplex,
+ * hence its run, depends on the warm start) is a best estimate. */
+static bool capped(gjk_status s)
+{
+    return s == GJK_STATUS_CAPACITY_LIMIT || s == GJK_STATUS_ITERATION_LIMIT;
+}
+
+/* Witnesses: point_b - point_a = distance * normal when the normal is known. The world only
+ * shifts the pair query's witnesses by the padding along the normal, so this checks that
+ * shift; overlapping pairs are checked along the normal only, since EPA's deepest points may
+ * drift sideways (a narrow-phase matter). */
+static void check_witnesses(const gjk_world_pair *p)
+{
+    if (gjk_length(p->normal) > 0.5) {
+        assert_near(gjk_length(p->normal), 1.0, 1e-9);
+        gjk_vec3 diff = gjk_sub(p->b.point, p->a.point);
+        assert_near(gjk_dot(diff, p->normal), p->distance, 1e-6);
+        if (p->distance - p->padding > 0.0)
+            assert_near(gjk_length(gjk_sub(diff, gjk_scale(p->normal, p->distance))), 0.0, 1e-6);
+    }
+}
+
+static void report_missing(const tw_pair *b, double max, int32_t reported)
+{
+    print_error("missing pair robot %d link %d part %d - kind %d object %d link %d part %d at "
+                "%.9g\n",
+                b->robot_a, b->link_a, b->part_a, b->kind_b, b->object_b, b->link_b, b->part_b,
+                b->distance);
+    print_error("max %g, reported %d entries\n", max, reported);
+}
+
+/* The waypoint's minimum against the oracle's: over the pairs within max. */
+static void check_min_distance(const gjk_world_waypoint *wp, const tw_pair *b, int n, double max)
+{
+    double min = HUGE_VAL;
+    for (int k = 0; k < n; ++k)
+        if (b[k].distance <= max)
+            min = fmin(min, b[k].distance);
+    if (isfinite(min))
+        assert_near(wp->min_distance, min, tol_for(min) + BOUNDARY);
+}
+
+/* Checks one waypoint of a per_part result (ALL_WITHIN mode) against the oracle's part pairs:
+ * every entry is a part pair within reach with the oracle's distance, and every part pair
+ * clearly within reach is an entry. */
+static void check_part_pairs(const gjk_world_waypoint *wp, const tw_pair *b, int n, double max)
 {
     assert_false(wp->truncated);
-    /* every reported pair is a brute-force pair within reach, with the same distance */
     for (int32_t i = 0; i < wp->pair_count; ++i) {
         const gjk_world_pair *p = &wp->pairs[i];
         int found = -1;
@@ -121,52 +164,176 @@ static void check_all_within(const gjk_world_waypoint *wp, const tw_pair *b, int
             if (tw_same_pair(&b[k], p))
                 found = k;
         assert_true(found >= 0);
-        /* A narrow-phase answer flagged as capped (EPA out of capacity or iterations; its
-         * simplex, hence its run, depends on the warm start) is a best estimate: only its
-         * presence is checked. */
-        bool capped = p->status == GJK_STATUS_CAPACITY_LIMIT ||
-                      p->status == GJK_STATUS_ITERATION_LIMIT ||
-                      b[found].status == GJK_STATUS_CAPACITY_LIMIT ||
-                      b[found].status == GJK_STATUS_ITERATION_LIMIT;
-        if (!capped)
+        assert_int_equal(p->part_pair_count, 1);
+        bool cap = capped(p->status) || capped(b[found].status); /* only its presence */
+        if (!cap)
             assert_near(p->distance, b[found].distance, tol_for(b[found].distance));
-        assert_true(capped || b[found].distance <= max + BOUNDARY);
-        /* witnesses: point_b - point_a = distance * normal when the normal is known. The
-         * world only shifts the pair query's witnesses by the padding along the normal, so
-         * this checks that shift; overlapping pairs are checked along the normal only, since
-         * EPA's deepest points may drift sideways (a narrow-phase matter). */
-        if (gjk_length(p->normal) > 0.5) {
-            assert_near(gjk_length(p->normal), 1.0, 1e-9);
-            gjk_vec3 diff = gjk_sub(p->b.point, p->a.point);
-            assert_near(gjk_dot(diff, p->normal), p->distance, 1e-6);
-            if (p->distance - p->padding > 0.0)
-                assert_near(gjk_length(gjk_sub(diff, gjk_scale(p->normal, p->distance))), 0.0,
-                            1e-6);
-        }
+        assert_true(cap || b[found].distance <= max + BOUNDARY);
+        check_witnesses(p);
         if (i > 0)
             assert_true(wp->pairs[i - 1].distance <= p->distance);
     }
-    /* every brute-force pair clearly within reach is reported */
-    double min = HUGE_VAL;
     for (int k = 0; k < n; ++k) {
-        if (b[k].distance <= max)
-            min = fmin(min, b[k].distance);
         if (!(b[k].distance <= max - BOUNDARY))
             continue;
         bool found = false;
         for (int32_t i = 0; i < wp->pair_count && !found; ++i)
             found = tw_same_pair(&b[k], &wp->pairs[i]);
         if (!found)
-            print_error("missing pair robot %d link %d part %d - kind %d object %d link %d part "
-                        "%d at %.9g\n",
-                        b[k].robot_a, b[k].link_a, b[k].part_a, b[k].kind_b, b[k].object_b,
-                        b[k].link_b, b[k].part_b, b[k].distance);
-        if (!found)
-            print_error("max %g, reported %d pairs\n", max, wp->pair_count);
+            report_missing(&b[k], max, wp->pair_count);
         assert_true(found);
     }
-    if (isfinite(min))
-        assert_near(wp->min_distance, min, tol_for(min) + BOUNDARY);
+    check_min_distance(wp, b, n, max);
+}
+
+/* Checks one waypoint of a body-pair result (ALL_WITHIN mode, the default) against the
+ * oracle's part pairs grouped by body pair: each body pair within reach once, with the
+ * minimum over its part pairs, the part pair realising it (lowest part indices first; where
+ * another part pair is within tolerance of the minimum either may be reported) and the number
+ * of its part pairs within reach (those within BOUNDARY of max may count or not). */
+static void check_body_pairs(const gjk_world_waypoint *wp, const tw_pair *b, int n, double max)
+{
+    assert_false(wp->truncated);
+    for (int32_t i = 0; i < wp->pair_count; ++i) {
+        const gjk_world_pair *p = &wp->pairs[i];
+        for (int32_t j = 0; j < i; ++j) /* once per body pair */
+            assert_false(memcmp(&wp->pairs[j].a.body, &p->a.body, sizeof p->a.body) == 0 &&
+                         memcmp(&wp->pairs[j].b.body, &p->b.body, sizeof p->b.body) == 0);
+        int self = -1, arg = -1, lo = 0, hi = 0;
+        bool cap = capped(p->status);
+        for (int k = 0; k < n; ++k) {
+            if (!tw_same_body_pair(&b[k], p))
+                continue;
+            if (tw_same_pair(&b[k], p))
+                self = k;
+            cap = cap || capped(b[k].status);
+            if (arg < 0 || b[k].distance < b[arg].distance)
+                arg = k; /* the oracle lists part pairs by part index: the first minimum */
+            lo += !capped(b[k].status) && b[k].distance <= max - BOUNDARY;
+            hi += capped(b[k].status) || b[k].distance <= max + BOUNDARY;
+        }
+        assert_true(self >= 0); /* its parts are a part pair of that body pair */
+        if (p->part_pair_count < lo || p->part_pair_count > hi || p->part_pair_count < 1)
+            print_error("part_pair_count %d, expected %d..%d\n", p->part_pair_count, lo, hi);
+        assert_true(p->part_pair_count >= 1 && p->part_pair_count >= lo &&
+                    p->part_pair_count <= hi);
+        if (!cap) {
+            double m = b[arg].distance, tol = tol_for(m);
+            assert_near(p->distance, b[self].distance, tol_for(b[self].distance));
+            assert_near(p->distance, m, tol);
+            assert_true(m <= max + BOUNDARY);
+            bool unique = true;
+            for (int k = 0; k < n; ++k)
+                if (k != arg && tw_same_body_pair(&b[k], p) && b[k].distance <= m + 2.0 * tol)
+                    unique = false;
+            if (unique) {
+                assert_int_equal(p->a.part, b[arg].part_a);
+                assert_int_equal(p->b.part, b[arg].part_b);
+            }
+        }
+        check_witnesses(p);
+        if (i > 0)
+            assert_true(wp->pairs[i - 1].distance <= p->distance);
+    }
+    /* every body pair with a part pair clearly within reach is reported */
+    for (int k = 0; k < n; ++k) {
+        if (!(b[k].distance <= max - BOUNDARY))
+            continue;
+        bool found = false;
+        for (int32_t i = 0; i < wp->pair_count && !found; ++i)
+            found = tw_same_body_pair(&b[k], &wp->pairs[i]);
+        if (!found)
+            report_missing(&b[k], max, wp->pair_count);
+        assert_true(found);
+    }
+    check_min_distance(wp, b, n, max);
+}
+
+/* A body pair's identity as one sortable number (the tests' ids and links are small). */
+static uint64_t body_key(const gjk_world_pair *p)
+{
+    assert_true(p->a.body.object < (1 << 19) && p->b.body.object < (1 << 19));
+    return ((uint64_t)p->a.body.object << 44) | ((uint64_t)p->a.body.link << 33) |
+           ((uint64_t)p->b.body.kind << 31) | ((uint64_t)p->b.body.object << 11) |
+           (uint64_t)(p->b.body.link + 1);
+}
+
+typedef struct keyed {
+    uint64_t key;
+    int32_t index;
+} keyed;
+
+static int keyed_cmp(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Every field of two entries bit for bit (names by content), but the count. */
+static void assert_same_entry(const gjk_world_pair *p, const gjk_world_pair *q)
+{
+    assert_memory_equal(&p->a.body, &q->a.body, sizeof p->a.body);
+    assert_memory_equal(&p->b.body, &q->b.body, sizeof p->b.body);
+    assert_int_equal(p->a.part, q->a.part);
+    assert_int_equal(p->b.part, q->b.part);
+    assert_string_equal(p->a.object_name, q->a.object_name);
+    assert_string_equal(p->a.body_name, q->a.body_name);
+    assert_string_equal(p->a.part_name, q->a.part_name);
+    assert_string_equal(p->b.object_name, q->b.object_name);
+    assert_string_equal(p->b.body_name, q->b.body_name);
+    assert_string_equal(p->b.part_name, q->b.part_name);
+    assert_memory_equal(&p->a.point, &q->a.point, sizeof p->a.point);
+    assert_memory_equal(&p->b.point, &q->b.point, sizeof p->b.point);
+    assert_memory_equal(&p->a.local_point, &q->a.local_point, sizeof p->a.local_point);
+    assert_memory_equal(&p->b.local_point, &q->b.local_point, sizeof p->b.local_point);
+    assert_memory_equal(&p->distance, &q->distance, sizeof(double));
+    assert_memory_equal(&p->normal, &q->normal, sizeof p->normal);
+    assert_memory_equal(&p->padding, &q->padding, sizeof(double));
+    assert_int_equal(p->status, q->status);
+    assert_int_equal(p->iterations, q->iterations);
+    assert_int_equal(p->epa_iterations, q->epa_iterations);
+}
+
+/* The body-pair waypoint is exactly the per_part one reduced: the first entry of each body
+ * pair in the per_part list (which is sorted by distance, then part indices), in that order,
+ * with the number of the body pair's entries as its count; everything else is the same. */
+static void assert_body_reduction(const gjk_world_waypoint *body, const gjk_world_waypoint *parts)
+{
+    assert_false(body->truncated);
+    assert_false(parts->truncated);
+    assert_int_equal(body->evaluated, parts->evaluated);
+    assert_int_equal(body->collision, parts->collision);
+    assert_memory_equal(&body->min_distance, &parts->min_distance, sizeof(double));
+    assert_memory_equal(&body->counters, &parts->counters, sizeof body->counters);
+    int32_t k = body->pair_count;
+    keyed *index = malloc((size_t)(k + 1) * sizeof *index);
+    int32_t *count = calloc((size_t)(k + 1), sizeof *count);
+    assert_true(index && count);
+    for (int32_t j = 0; j < k; ++j) {
+        index[j].key = body_key(&body->pairs[j]);
+        index[j].index = j;
+    }
+    qsort(index, (size_t)k, sizeof *index, keyed_cmp);
+    for (int32_t j = 1; j < k; ++j)
+        assert_true(index[j - 1].key != index[j].key); /* each body pair once */
+    int32_t next = 0;
+    for (int32_t i = 0; i < parts->pair_count; ++i) {
+        const gjk_world_pair *q = &parts->pairs[i];
+        assert_int_equal(q->part_pair_count, 1);
+        keyed probe = {body_key(q), 0};
+        const keyed *hit = bsearch(&probe, index, (size_t)k, sizeof *index, keyed_cmp);
+        assert_non_null(hit);
+        if (count[hit->index]++ == 0) { /* the body pair's first (nearest) part pair */
+            assert_int_equal(hit->index, next);
+            assert_same_entry(&body->pairs[next], q);
+            ++next;
+        }
+    }
+    assert_int_equal(next, k);
+    for (int32_t j = 0; j < k; ++j)
+        assert_int_equal(body->pairs[j].part_pair_count, count[j]);
+    free(index);
+    free(count);
 }
 
 static double brute_min(const tw_pair *b, int n)
@@ -204,18 +371,27 @@ static void test_state_vs_brute_force(void **state)
             opt.max_pairs = GJK_WORLD_MAX_PAIRS;
             for (int ri = 0; ri < 5; ++ri) {
                 opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+                opt.has_max_distance = true;
                 opt.max_distance = reaches[ri];
                 gjk_world_result *res = NULL;
                 assert_ok(gjk_world_query_state(w, &opt, &res));
                 assert_int_equal(res->waypoint_count, 1);
-                check_all_within(&res->waypoints[0], brute, n, reaches[ri]);
+                check_body_pairs(&res->waypoints[0], brute, n, reaches[ri]);
+                /* per_part: every part pair; the body pairs are exactly its reduction */
+                opt.per_part = true;
+                gjk_world_result *parts = NULL;
+                assert_ok(gjk_world_query_state(w, &opt, &parts));
+                check_part_pairs(&parts->waypoints[0], brute, n, reaches[ri]);
+                assert_body_reduction(&res->waypoints[0], &parts->waypoints[0]);
+                opt.per_part = false;
+                gjk_world_result_destroy(&parts);
                 gjk_world_result_destroy(&res);
                 assert_null(res);
             }
             double m = brute_min(brute, n);
 
             opt.mode = GJK_WORLD_MODE_CLOSEST;
-            opt.max_distance = HUGE_VAL;
+            opt.has_max_distance = false;
             gjk_world_result *res = NULL;
             assert_ok(gjk_world_query_state(w, &opt, &res));
             const gjk_world_waypoint *wp = &res->waypoints[0];
@@ -310,18 +486,24 @@ static void test_trajectory_vs_brute_force(void **state)
         gjk_world_query_options opt = gjk_world_default_query_options();
         opt.pairs = GJK_WORLD_PAIRS_ALL;
         opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        opt.has_max_distance = true;
         opt.max_distance = 0.1;
         opt.max_pairs = GJK_WORLD_MAX_PAIRS;
-        gjk_world_result *res = NULL;
+        gjk_world_result *res = NULL, *parts = NULL;
         assert_ok(gjk_world_query_trajectory(w, &t, &opt, &res));
         assert_int_equal(res->waypoint_count, W);
+        opt.per_part = true;
+        assert_ok(gjk_world_query_trajectory(w, &t, &opt, &parts));
+        opt.per_part = false;
         double min = HUGE_VAL;
         int first = -1;
         for (int i = 0; i < W; ++i) {
             int n;
             brute_waypoint(s, traj, i, opt.pairs, &n);
             assert_true(res->waypoints[i].evaluated);
-            check_all_within(&res->waypoints[i], brute, n, opt.max_distance);
+            check_body_pairs(&res->waypoints[i], brute, n, opt.max_distance);
+            check_part_pairs(&parts->waypoints[i], brute, n, opt.max_distance);
+            assert_body_reduction(&res->waypoints[i], &parts->waypoints[i]);
             double m = brute_min(brute, n);
             if (m <= opt.max_distance && m < min)
                 min = m;
@@ -337,6 +519,7 @@ static void test_trajectory_vs_brute_force(void **state)
         if (first >= 0)
             assert_true(res->first_collision >= 0 && res->first_collision <= first);
         gjk_world_result_destroy(&res);
+        gjk_world_result_destroy(&parts);
 
         /* FIRST_COLLISION over the trajectory: stops at the first colliding waypoint. */
         opt.mode = GJK_WORLD_MODE_FIRST_COLLISION;
@@ -371,25 +554,13 @@ static void assert_results_identical(const gjk_world_result *a, const gjk_world_
         const gjk_world_waypoint *x = &a->waypoints[w], *y = &b->waypoints[w];
         assert_int_equal(x->evaluated, y->evaluated);
         assert_int_equal(x->collision, y->collision);
+        assert_int_equal(x->truncated, y->truncated);
         assert_int_equal(x->pair_count, y->pair_count);
         assert_memory_equal(&x->min_distance, &y->min_distance, sizeof(double));
         assert_memory_equal(&x->counters, &y->counters, sizeof x->counters);
         for (int32_t i = 0; i < x->pair_count; ++i) {
-            const gjk_world_pair *p = &x->pairs[i], *q = &y->pairs[i];
-            assert_memory_equal(&p->distance, &q->distance, sizeof(double));
-            assert_memory_equal(&p->normal, &q->normal, sizeof p->normal);
-            assert_memory_equal(&p->a.point, &q->a.point, sizeof p->a.point);
-            assert_memory_equal(&p->b.point, &q->b.point, sizeof p->b.point);
-            assert_memory_equal(&p->a.local_point, &q->a.local_point, sizeof p->a.local_point);
-            assert_memory_equal(&p->b.local_point, &q->b.local_point, sizeof p->b.local_point);
-            assert_memory_equal(&p->a.body, &q->a.body, sizeof p->a.body);
-            assert_memory_equal(&p->b.body, &q->b.body, sizeof p->b.body);
-            assert_int_equal(p->a.part, q->a.part);
-            assert_int_equal(p->b.part, q->b.part);
-            assert_int_equal(p->status, q->status);
-            assert_int_equal(p->iterations, q->iterations);
-            assert_string_equal(p->a.body_name, q->a.body_name);
-            assert_string_equal(p->b.body_name, q->b.body_name);
+            assert_same_entry(&x->pairs[i], &y->pairs[i]);
+            assert_int_equal(x->pairs[i].part_pair_count, y->pairs[i].part_pair_count);
         }
     }
 }
@@ -416,12 +587,16 @@ static void test_threads_identical(void **state)
         t.waypoint_count = W;
         t.link_count = s->robots[0].link_count;
         t.link_poses = traj;
-        const gjk_world_mode modes[] = {GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_MODE_CLOSEST,
+        /* body pairs, part pairs, body pairs cut by max_pairs, and the other modes */
+        const gjk_world_mode modes[] = {GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_MODE_ALL_WITHIN,
+                                        GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_MODE_CLOSEST,
                                         GJK_WORLD_MODE_FIRST_COLLISION};
-        for (int m = 0; m < 3; ++m) {
+        for (int m = 0; m < 5; ++m) {
             gjk_world_query_options opt = gjk_world_default_query_options();
-            opt.pairs = GJK_WORLD_PAIRS_ALL;
             opt.mode = modes[m];
+            opt.per_part = m == 1;
+            opt.max_pairs = m == 2 ? 3 : 0;
+            opt.has_max_distance = true;
             opt.max_distance = 0.2;
             gjk_world_result *one = NULL;
             opt.threads = 1;
@@ -461,7 +636,102 @@ static void test_threads_identical(void **state)
     }
 }
 
-/* Matches pairs of two results by ids and checks distances within tolerance. */
+/* The defaults convention (world.h, Defaults): a zeroed options struct, NULL options,
+ * gjk_world_default_query_options() and the defaults spelled out (no cutoff, CLOSEST, every
+ * pair kind, EPA on, body pairs, 1024 entries, one thread, the narrow phase's defaults) give
+ * bit-identical results on random worlds of two robots, for state and trajectory queries and
+ * with each mode set on top. (A zeroed struct used to mean ALL_WITHIN without robot-robot
+ * pairs while the default function said CLOSEST with them off too, and the wire all kinds.) */
+static void test_zeroed_options_are_the_defaults(void **state)
+{
+    (void)state;
+    gjk_world_query_options zero;
+    memset(&zero, 0, sizeof zero);
+    gjk_world_query_options def = gjk_world_default_query_options();
+    assert_memory_equal(&zero, &def, sizeof zero);
+    gjk_world_query_options spelled = zero;
+    spelled.has_max_distance = true;
+    spelled.max_distance = HUGE_VAL;
+    spelled.mode = GJK_WORLD_MODE_CLOSEST;
+    spelled.pairs =
+        GJK_WORLD_PAIRS_ROBOT_OBSTACLE | GJK_WORLD_PAIRS_SELF | GJK_WORLD_PAIRS_ROBOT_ROBOT;
+    spelled.no_penetration_depth = false;
+    spelled.per_part = false;
+    spelled.max_pairs = GJK_WORLD_DEFAULT_MAX_PAIRS;
+    spelled.threads = 1;
+    spelled.gjk = gjk_default_options();
+    for (int trial = 0; trial < 4; ++trial) {
+        test_seed(10000 + (uint64_t)trial);
+        tw_scene *s = calloc(1, sizeof *s);
+        assert_non_null(s);
+        random_scene(s, 2, 30 + tw_int(30), true);
+        gjk_world *w = NULL;
+        assert_ok(gjk_world_create(NULL, &w));
+        tw_build_world(s, w);
+        add_random_rules(s, w);
+        int W = 20;
+        gjk_transform *traj = random_trajectory(s, W, 1.0);
+        gjk_world_trajectory t;
+        memset(&t, 0, sizeof t);
+        t.robot = s->robots[0].id;
+        t.waypoint_count = W;
+        t.link_count = s->robots[0].link_count;
+        t.link_poses = traj;
+        const gjk_world_mode modes[] = {GJK_WORLD_MODE_UNSPECIFIED, GJK_WORLD_MODE_CLOSEST,
+                                        GJK_WORLD_MODE_ALL_WITHIN, GJK_WORLD_MODE_FIRST_COLLISION};
+        for (int m = 0; m < 4; ++m) {
+            gjk_world_query_options o[3] = {zero, def, spelled};
+            for (int k = 0; k < 3; ++k)
+                o[k].mode = modes[m];
+            if (m == 0)
+                o[2].mode = GJK_WORLD_MODE_CLOSEST;
+            gjk_world_result *ref = NULL, *other = NULL;
+            assert_ok(gjk_world_query_state(w, &o[0], &ref));
+            if (m == 0) { /* NULL options */
+                assert_ok(gjk_world_query_state(w, NULL, &other));
+                assert_results_identical(ref, other);
+                gjk_world_result_destroy(&other);
+            }
+            for (int k = 1; k < 3; ++k) {
+                assert_ok(gjk_world_query_state(w, &o[k], &other));
+                assert_results_identical(ref, other);
+                gjk_world_result_destroy(&other);
+            }
+            gjk_world_result_destroy(&ref);
+            assert_ok(gjk_world_query_trajectory(w, &t, &o[0], &ref));
+            if (m == 0) {
+                assert_ok(gjk_world_query_trajectory(w, &t, NULL, &other));
+                assert_results_identical(ref, other);
+                gjk_world_result_destroy(&other);
+            }
+            for (int k = 1; k < 3; ++k) {
+                assert_ok(gjk_world_query_trajectory(w, &t, &o[k], &other));
+                assert_results_identical(ref, other);
+                gjk_world_result_destroy(&other);
+            }
+            gjk_world_result_destroy(&ref);
+        }
+        /* robot-robot pairs are among the defaults: some waypoint reports one */
+        gjk_world_query_options all = zero;
+        all.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        gjk_world_result *r = NULL;
+        assert_ok(gjk_world_query_trajectory(w, &t, &all, &r));
+        bool robot_robot = false;
+        for (int32_t i = 0; i < r->waypoint_count; ++i)
+            for (int32_t j = 0; j < r->waypoints[i].pair_count; ++j)
+                robot_robot =
+                    robot_robot || (r->waypoints[i].pairs[j].b.body.kind == GJK_BODY_LINK &&
+                                    r->waypoints[i].pairs[j].b.body.object != t.robot);
+        assert_true(robot_robot);
+        gjk_world_result_destroy(&r);
+        free(traj);
+        gjk_world_destroy(&w);
+        free(s);
+        tw_free_polytopes();
+    }
+}
+
+/* Matches the body pairs of two results by ids and checks distances within tolerance. */
 static void assert_results_close(const gjk_world_result *a, const gjk_world_result *b,
                                  double max_distance)
 {
@@ -476,16 +746,18 @@ static void assert_results_close(const gjk_world_result *a, const gjk_world_resu
                 for (int32_t j = 0; j < q->pair_count && !match; ++j) {
                     const gjk_world_pair *qq = &q->pairs[j];
                     if (memcmp(&pp->a.body, &qq->a.body, sizeof pp->a.body) == 0 &&
-                        memcmp(&pp->b.body, &qq->b.body, sizeof pp->b.body) == 0 &&
-                        pp->a.part == qq->a.part && pp->b.part == qq->b.part)
-                        match = qq;
+                        memcmp(&pp->b.body, &qq->b.body, sizeof pp->b.body) == 0)
+                        match = qq; /* body pairs: each once */
                 }
                 if (!match) {
                     assert_true(pp->distance > max_distance - BOUNDARY);
                     continue;
                 }
                 assert_near(pp->distance, match->distance, tol_for(pp->distance));
-                if (pp->distance > 1e-6) {
+                /* Which part pair realises a body pair's minimum may differ where two are
+                 * within tolerance; the same part pair has the same witnesses. */
+                if (pp->distance > 1e-6 && pp->a.part == match->a.part &&
+                    pp->b.part == match->b.part) {
                     /* witness points agree up to the non-uniqueness of closest points on flat
                        faces: compare their gap vectors instead */
                     gjk_vec3 g1 = gjk_sub(pp->b.point, pp->a.point);
@@ -527,6 +799,7 @@ static void test_named_warm_equals_cold(void **state)
         t.name = "opt";
         gjk_world_query_options opt = gjk_world_default_query_options();
         opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        opt.has_max_distance = true;
         opt.max_distance = 0.15;
         opt.threads = 2;
         gjk_world_result *res = NULL;
@@ -591,11 +864,13 @@ static void test_named_iterations_vs_brute_force(void **state)
         gjk_world_query_options all = gjk_world_default_query_options();
         all.pairs = GJK_WORLD_PAIRS_ALL;
         all.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        all.has_max_distance = true;
         all.max_distance = rnd_range(0.02, 0.2);
         all.max_pairs = GJK_WORLD_MAX_PAIRS;
         all.threads = 1 + tw_int(2);
         gjk_world_query_options closest = all;
         closest.mode = GJK_WORLD_MODE_CLOSEST;
+        closest.has_max_distance = true;
         closest.max_distance = trial % 2 ? HUGE_VAL : 0.3;
         int bounded = 0;
         for (int iter = 0; iter < 5; ++iter) {
@@ -607,7 +882,7 @@ static void test_named_iterations_vs_brute_force(void **state)
             for (int i = 0; i < W; ++i) {
                 int n;
                 brute_waypoint(s, traj, i, all.pairs, &n);
-                check_all_within(&ra->waypoints[i], brute, n, all.max_distance);
+                check_body_pairs(&ra->waypoints[i], brute, n, all.max_distance);
                 bounded += ra->waypoints[i].counters.pairs_bounded;
                 double m = brute_min(brute, n);
                 if (m <= closest.max_distance - BOUNDARY)
@@ -660,6 +935,7 @@ static void test_changes_between_named_queries(void **state)
         gjk_world_query_options opt = gjk_world_default_query_options();
         opt.pairs = GJK_WORLD_PAIRS_ALL;
         opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+        opt.has_max_distance = true;
         opt.max_distance = 0.12;
         opt.max_pairs = GJK_WORLD_MAX_PAIRS;
         for (int step = 0; step < 12; ++step) {
@@ -668,7 +944,7 @@ static void test_changes_between_named_queries(void **state)
             for (int i = 0; i < W; ++i) {
                 int n;
                 brute_waypoint(s, traj, i, opt.pairs, &n);
-                check_all_within(&r->waypoints[i], brute, n, opt.max_distance);
+                check_body_pairs(&r->waypoints[i], brute, n, opt.max_distance);
             }
             gjk_world_result_destroy(&r);
             /* change something near the path */
@@ -790,6 +1066,7 @@ static void test_concurrent_queries(void **state)
     ctx[0].t.link_poses = traj;
     ctx[0].opt = gjk_world_default_query_options();
     ctx[0].opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    ctx[0].opt.has_max_distance = true;
     ctx[0].opt.max_distance = 0.15;
     gjk_world_result *reference = NULL;
     assert_ok(gjk_world_query_trajectory(w, &ctx[0].t, &ctx[0].opt, &reference));
@@ -819,6 +1096,7 @@ int main(void)
         cmocka_unit_test(test_state_vs_brute_force),
         cmocka_unit_test(test_trajectory_vs_brute_force),
         cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_zeroed_options_are_the_defaults),
         cmocka_unit_test(test_named_warm_equals_cold),
         cmocka_unit_test(test_named_iterations_vs_brute_force),
         cmocka_unit_test(test_changes_between_named_queries),

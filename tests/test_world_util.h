@@ -342,6 +342,14 @@ static inline bool tw_same_pair(const tw_pair *p, const gjk_world_pair *q)
            (p->kind_b == GJK_BODY_OBSTACLE || p->link_b == q->b.body.link);
 }
 
+/* The same body pair (link-obstacle or link-link), whatever the parts. */
+static inline bool tw_same_body_pair(const tw_pair *p, const gjk_world_pair *q)
+{
+    return p->robot_a == q->a.body.object && p->link_a == q->a.body.link &&
+           p->kind_b == q->b.body.kind && p->object_b == q->b.body.object &&
+           (p->kind_b == GJK_BODY_OBSTACLE || p->link_b == q->b.body.link);
+}
+
 /* A fixed, small "arm" of boxes and a unit box obstacle: for focused unit tests. */
 static inline gjk_part_def tw_box_part(double hx, double hy, double hz, gjk_vec3 offset)
 {

@@ -494,6 +494,7 @@ static void pair_of(const Gjkd__V1__PairResult *p, gjkd_pair *out)
     out->iterations = p->iterations;
     out->epa_iterations = p->epa_iterations;
     out->padding = p->padding;
+    out->part_pair_count = p->part_pair_count;
 }
 
 /* A pair in the compact form (gjkd.proto PairResult.geometry): names, ids and padding from
@@ -519,6 +520,7 @@ static bool compact_pair_of(const Gjkd__V1__PairResult *p, const Gjkd__V1__Traje
     out->status = (int)p->status;
     out->iterations = p->iterations;
     out->epa_iterations = p->epa_iterations;
+    out->part_pair_count = p->part_pair_count;
     return true;
 }
 
@@ -606,6 +608,7 @@ static bool columns_of(const Gjkd__V1__WaypointColumns *c, const Gjkd__V1__Traje
             out->status = (int)c->status[k];
             out->iterations = c->iterations[k];
             out->epa_iterations = c->epa_iterations[k];
+            out->part_pair_count = 1; /* columnar: CLOSEST or FIRST_COLLISION, part pairs */
             s->closest = out;
             s->pairs = &pairs[++k];
         }
@@ -1011,6 +1014,7 @@ static void options_to_wire(const gjkd_query_options *o, Gjkd__V1__QueryOptions 
     w->max_pairs = o->max_pairs;
     if (o->robot)
         w->robot = (char *)o->robot;
+    w->per_part = o->per_part;
 }
 
 typedef struct state_box {

@@ -252,8 +252,9 @@ gjkd_status gjkd_set_link_poses_request(gjkd_client *client,
                                         const Gjkd__V1__SetLinkPosesRequest *request);
 
 typedef enum gjkd_query_mode {
-    GJKD_QUERY_CLOSEST = 1,         /* the closest pair only */
-    GJKD_QUERY_ALL_WITHIN = 2,      /* every pair within max_distance (and the closest) */
+    GJKD_QUERY_CLOSEST = 1,         /* the closest part pair only */
+    GJKD_QUERY_ALL_WITHIN = 2,      /* every body pair within max_distance once (per_part:
+                                       every part pair), and the closest */
     GJKD_QUERY_FIRST_COLLISION = 3, /* stop at the first colliding pair */
 } gjkd_query_mode;
 
@@ -263,17 +264,23 @@ enum {
     GJKD_PAIRS_ROBOT_ROBOT = 4,
 };
 
+/* Query options: zero every field for the defaults (gjkd.proto QueryOptions and
+ * gjk/world.h, Defaults: the zero of each field is its default); NULL options are the same. */
 typedef struct gjkd_query_options {
-    bool has_max_distance;
+    bool has_max_distance;     /* false: no cutoff */
     double max_distance;       /* metres, >= 0; pairs farther are not reported */
     gjkd_query_mode mode;      /* 0 = CLOSEST */
     uint32_t pair_kinds;       /* OR of GJKD_PAIRS_*; 0 = all */
     bool no_penetration_depth; /* on overlap skip EPA: distance = -padding, normal zero */
-    uint32_t max_pairs;        /* per state/waypoint; 0 = the daemon's limit */
+    uint32_t max_pairs;        /* entries per state/waypoint; 0 = the daemon's limit */
     const char *robot;         /* state query: only pairs with a link of this robot; NULL = all */
+    bool per_part;             /* ALL_WITHIN: one entry per part pair, not per body pair */
 } gjkd_query_options;
 
-/* A reported pair. Body A is a robot link; body B a link (robot_b set) or an obstacle. */
+/* A reported pair. Body A is a robot link; body B a link (robot_b set) or an obstacle. In
+ * ALL_WITHIN mode (without per_part) an entry is a body pair, given as the nearest of its
+ * part pairs (parts, distance, witnesses, normal, status, iterations are that part pair's),
+ * part_pair_count how many of its part pairs are within max_distance; otherwise 1. */
 typedef struct gjkd_pair {
     const char *robot_a, *link_a, *part_a;
     const char *robot_b, *link_b; /* "" when B is an obstacle */
@@ -288,7 +295,8 @@ typedef struct gjkd_pair {
     gjkd_vec3 normal;        /* unit, A towards B; zero when unknown */
     int status;              /* pair status 1-7 (gjkd_status_name) */
     int32_t iterations, epa_iterations;
-    double padding; /* applied to this pair (already in distance) */
+    double padding;           /* applied to this pair (already in distance) */
+    uint32_t part_pair_count; /* part pairs this entry stands for (>= 1) */
 } gjkd_pair;
 
 typedef struct gjkd_state {
@@ -296,10 +304,11 @@ typedef struct gjkd_state {
     bool has_min_distance;    /* some pair was within max_distance */
     double min_distance;      /* metres */
     const gjkd_pair *closest; /* NULL if no pair is within max_distance */
-    const gjkd_pair *pairs;   /* ALL_WITHIN: every pair within max_distance, closest first */
+    const gjkd_pair *pairs;   /* ALL_WITHIN: every body pair (per_part: part pair) within
+                                 max_distance, closest first */
     size_t pair_count;
     bool colliding; /* some pair has distance <= 0 */
-    bool truncated; /* more pairs qualified than max_pairs */
+    bool truncated; /* more entries qualified than max_pairs */
     uint32_t pairs_checked, pairs_candidate;
     uint64_t revision; /* scene revision the query saw */
 } gjkd_state;

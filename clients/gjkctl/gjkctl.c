@@ -35,9 +35,10 @@ static const char usage_text[] =
     "  remove robot|obstacle NAME      remove a robot or an obstacle\n"
     "  poses POSES.json                set link poses (transient, not persisted)\n"
     "  query [--max-distance D] [--all] [--robot R] [--first-collision] [--no-depth]\n"
-    "                                  distances at the current link poses\n"
+    "        [--per-part]              distances at the current link poses (--all: each body\n"
+    "                                  pair within D once, --per-part: each part pair)\n"
     "  trajectory TRAJ.json [--name N] [--max-distance D] [--all] [--plot OUT.svg]\n"
-    "                                  distances along a trajectory, per waypoint\n"
+    "        [--per-part]              distances along a trajectory, per waypoint\n"
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
     "\n"
@@ -70,6 +71,7 @@ typedef struct args {
     bool has_max_distance;
     double max_distance;
     bool all;
+    bool per_part;
     bool first_collision;
     bool no_depth;
     const char *robot;
@@ -149,6 +151,8 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->json;
         else if (strcmp(key, "--all") == 0)
             flag = &a->all;
+        else if (strcmp(key, "--per-part") == 0)
+            flag = &a->per_part;
         else if (strcmp(key, "--first-collision") == 0)
             flag = &a->first_collision;
         else if (strcmp(key, "--no-depth") == 0)
@@ -290,6 +294,7 @@ static cJSON *pair_json(const gjkd_pair *p)
     cJSON_AddNumberToObject(o, "iterations", p->iterations);
     cJSON_AddNumberToObject(o, "epa_iterations", p->epa_iterations);
     json_num(o, "padding", p->padding);
+    cJSON_AddNumberToObject(o, "part_pair_count", p->part_pair_count);
     return o;
 }
 
@@ -317,19 +322,21 @@ static cJSON *state_json(const gjkd_state *s, bool with_pairs)
     return o;
 }
 
+/* A and B name the parts realising the distance; "part pairs" is how many part pairs of the
+ * body pair the row stands for (--all: those within max distance; else 1). */
 static void print_pair_header(void)
 {
-    printf("  %-10s %-15s %-28s %-24s %-26s %s\n", "distance", "status", "A (robot/link/part)", "B",
-           "normal (A->B)", "witness on A");
+    printf("  %-10s %-15s %-28s %-24s %-10s %-26s %s\n", "distance", "status",
+           "A (robot/link/part)", "B", "part pairs", "normal (A->B)", "witness on A");
 }
 
 static void print_pair_row(const gjkd_pair *p)
 {
     char a[128], b[128], n[64];
     snprintf(n, sizeof n, "(%+.3f %+.3f %+.3f)", p->normal.x, p->normal.y, p->normal.z);
-    printf("  %-10.6f %-15s %-28s %-24s %-26s (%.4f %.4f %.4f)\n", p->distance,
-           gjkd_status_name(p->status), body_a_name(p, a, sizeof a), body_b_name(p, b, sizeof b), n,
-           p->point_a.x, p->point_a.y, p->point_a.z);
+    printf("  %-10.6f %-15s %-28s %-24s %-10u %-26s (%.4f %.4f %.4f)\n", p->distance,
+           gjkd_status_name(p->status), body_a_name(p, a, sizeof a), body_b_name(p, b, sizeof b),
+           p->part_pair_count, n, p->point_a.x, p->point_a.y, p->point_a.z);
 }
 
 /* Maps a client status to the exit status and prints its message. */
@@ -668,6 +675,7 @@ static gjkd_query_options query_options(const args *a)
              : a->all           ? GJKD_QUERY_ALL_WITHIN
                                 : GJKD_QUERY_CLOSEST;
     o.no_penetration_depth = a->no_depth;
+    o.per_part = a->per_part;
     o.robot = a->robot;
     return o;
 }
@@ -901,7 +909,8 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         int prc = print_json(o2);
         return rc ? rc : prc;
     }
-    printf("%-5s %-12s %-4s %-28s %s\n", "wp", "min dist (m)", "hit", "A (robot/link/part)", "B");
+    printf("%-5s %-12s %-4s %-28s %-24s %s\n", "wp", "min dist (m)", "hit", "A (robot/link/part)",
+           "B", "part pairs");
     for (size_t i = 0; i < t->waypoint_count; i++) {
         const gjkd_state *st = &t->waypoints[i];
         char an[128], bn[128];
@@ -910,9 +919,9 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         else if (!st->has_min_distance || st->closest == NULL)
             printf("%-5zu %-12s\n", i, "beyond");
         else
-            printf("%-5zu %-12.6f %-4s %-28s %s\n", i, st->min_distance, st->colliding ? "X" : "",
-                   body_a_name(st->closest, an, sizeof an),
-                   body_b_name(st->closest, bn, sizeof bn));
+            printf("%-5zu %-12.6f %-4s %-28s %-24s %u\n", i, st->min_distance,
+                   st->colliding ? "X" : "", body_a_name(st->closest, an, sizeof an),
+                   body_b_name(st->closest, bn, sizeof bn), st->closest->part_pair_count);
     }
     printf("\n%zu waypoints, revision %llu%s: ", t->waypoint_count, (unsigned long long)t->revision,
            t->cache_hit ? ", warm (named cache hit)" : "");

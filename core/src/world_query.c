@@ -19,6 +19,9 @@
  *     this waypoint), and lower minus the parts' motion since is still beyond reach. Otherwise
  *     GJK runs with cutoff = limit + padding, warm-started from the named trajectory's
  *     previous query at this waypoint, else from the previous waypoint of the block, else cold.
+ *  4. Per waypoint, once every part pair is known: the qualifying part pairs are sorted by
+ *     (distance, keys); in ALL_WITHIN mode without per_part they are then reduced to one entry
+ *     per body pair (its nearest part pair and their count), and max_pairs cuts the list.
  * `limit` is max_distance; in CLOSEST mode the smaller of max_distance and the best distance
  * found so far in the waypoint; in FIRST_COLLISION mode the touch tolerance (touching counts
  * as a collision) and EPA does not run.
@@ -71,6 +74,8 @@ typedef struct qworker {
     bool use_cand;
     qhit *hits;
     int32_t hit_count, hit_capacity;
+    int32_t *body_slots; /* body-pair table of reduce_body_pairs: entry index + 1, 0 = empty */
+    int32_t body_capacity;
     wcache_entry *named;
     int32_t named_count, named_capacity;
     wmap map;
@@ -478,6 +483,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     h->distance = distance;
     h->status = status;
     h->collision = collision;
+    h->part_pairs = 1;
     if (job->mode == GJK_WORLD_MODE_CLOSEST)
         wk->best = fmin(wk->best, distance);
     if (first)
@@ -645,6 +651,50 @@ static int hit_cmp(const void *x, const void *y)
     return 0;
 }
 
+/* A part's index takes the low PART_BITS bits of key_a and key_b; without them the keys name
+ * the bodies. */
+#define PART_BITS 12
+_Static_assert(GJK_WORLD_MAX_PARTS <= (1 << PART_BITS), "part indices fit in PART_BITS");
+
+/* ALL_WITHIN without per_part: reduces the waypoint's part-pair hits, sorted by hit_cmp, to
+ * one entry per body pair, in place. The first hit of a body pair in that order is its minimum
+ * (on a tie, the lowest part of A, then of B: the order of the keys' part bits), and counts
+ * the body pair's hits; the entries keep the order. Returns how many there are. */
+static int32_t reduce_body_pairs(qworker *wk)
+{
+    int32_t n = wk->hit_count;
+    int32_t size = 16;
+    while (size < 2 * n)
+        size *= 2;
+    if (!grow((void **)&wk->body_slots, &wk->body_capacity, size, sizeof *wk->body_slots)) {
+        wk->failed = true;
+        return n;
+    }
+    memset(wk->body_slots, 0, (size_t)size * sizeof *wk->body_slots);
+    uint32_t mask = (uint32_t)size - 1;
+    int32_t count = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        const qhit *h = &wk->hits[i];
+        uint64_t b0 = h->k0 >> PART_BITS, b1 = h->k1 >> PART_BITS;
+        for (uint32_t j = hash_keys(b0, b1) & mask;; j = (j + 1) & mask) {
+            int32_t slot = wk->body_slots[j];
+            if (slot == 0) { /* the body pair's first (nearest) part pair */
+                wk->body_slots[j] = count + 1;
+                if (count != i)
+                    wk->hits[count] = *h; /* count < i: that hit was consumed */
+                ++count;
+                break;
+            }
+            qhit *e = &wk->hits[slot - 1];
+            if (e->k0 >> PART_BITS == b0 && e->k1 >> PART_BITS == b1) {
+                ++e->part_pairs;
+                break;
+            }
+        }
+    }
+    return count;
+}
+
 static int entry_cmp(const void *x, const void *y)
 {
     const wcache_entry *a = x, *b = y;
@@ -689,14 +739,19 @@ static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double b
         qsort(wk->hits, (size_t)wk->hit_count, sizeof *wk->hits, hit_cmp);
     for (int32_t i = 0; i < wk->hit_count; ++i)
         out->collision = out->collision || wk->hits[i].collision;
+    out->min_distance = wk->hit_count > 0 ? wk->hits[0].distance : HUGE_VAL;
     int32_t keep = wk->hit_count;
+    if (job->body_pairs && keep > 1) {
+        keep = reduce_body_pairs(wk);
+        if (wk->failed)
+            return;
+    }
     if (job->mode == GJK_WORLD_MODE_CLOSEST && keep > 1)
         keep = 1;
     if (keep > job->max_pairs) {
         keep = job->max_pairs;
         out->truncated = true;
     }
-    out->min_distance = wk->hit_count > 0 ? wk->hits[0].distance : HUGE_VAL;
     if (keep > 0) {
         out->hits = malloc((size_t)keep * sizeof *out->hits);
         if (!out->hits) {
@@ -902,6 +957,7 @@ static void worker_free(qworker *wk)
     free(wk->cand_start);
     free(wk->cand);
     free(wk->hits);
+    free(wk->body_slots);
     free(wk->named);
     free(wk->map.slots);
 }
@@ -918,31 +974,26 @@ static void *worker_main(void *arg)
 gjk_world_query_options gjk_world_default_query_options(void)
 {
     gjk_world_query_options o;
-    memset(&o, 0, sizeof o);
-    o.max_distance = HUGE_VAL;
-    o.mode = GJK_WORLD_MODE_CLOSEST;
-    o.pairs = GJK_WORLD_PAIRS_ROBOT_OBSTACLE | GJK_WORLD_PAIRS_SELF;
-    o.signed_distance = true;
-    o.robot = 0;
-    o.max_pairs = 1024;
-    o.threads = 1;
-    o.gjk = gjk_default_options();
+    memset(&o, 0, sizeof o); /* every field's zero is its default (world.h, Defaults) */
     return o;
 }
 
+/* Resolves the options; the zero of every field is its default (world.h, Defaults). */
 static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
 {
     gjk_world_query_options o = options ? *options : gjk_world_default_query_options();
-    if (isnan(o.max_distance) || (isinf(o.max_distance) && o.max_distance < 0.0) ||
+    if ((o.has_max_distance &&
+         (isnan(o.max_distance) || (isinf(o.max_distance) && o.max_distance < 0.0))) ||
         (unsigned)o.mode > GJK_WORLD_MODE_FIRST_COLLISION ||
         (o.pairs & ~GJK_WORLD_PAIRS_ALL) != 0 || o.max_pairs < 0 ||
         o.max_pairs > GJK_WORLD_MAX_PAIRS || o.threads < 0 || o.threads > GJK_WORLD_MAX_THREADS)
         return GJK_STATUS_INVALID_INPUT;
-    job->mode = o.mode == GJK_WORLD_MODE_UNSPECIFIED ? GJK_WORLD_MODE_ALL_WITHIN : o.mode;
-    job->pairs = o.pairs ? o.pairs : GJK_WORLD_PAIRS_ROBOT_OBSTACLE | GJK_WORLD_PAIRS_SELF;
-    job->max_distance = o.max_distance;
-    job->max_pairs = o.max_pairs ? o.max_pairs : 1024;
-    job->penetration = o.signed_distance;
+    job->mode = o.mode == GJK_WORLD_MODE_UNSPECIFIED ? GJK_WORLD_MODE_CLOSEST : o.mode;
+    job->pairs = o.pairs ? o.pairs : GJK_WORLD_PAIRS_ALL;
+    job->max_distance = o.has_max_distance ? o.max_distance : HUGE_VAL;
+    job->max_pairs = o.max_pairs ? o.max_pairs : GJK_WORLD_DEFAULT_MAX_PAIRS;
+    job->penetration = !o.no_penetration_depth;
+    job->body_pairs = job->mode == GJK_WORLD_MODE_ALL_WITHIN && !o.per_part;
     job->gjk = o.gjk;
     gjk_options d = gjk_default_options();
     job->touch_tolerance = o.gjk.touch_tolerance > 0.0 ? o.gjk.touch_tolerance : d.touch_tolerance;

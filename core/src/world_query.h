@@ -21,6 +21,7 @@ typedef struct qhit {
     double distance;
     gjk_status status;
     bool collision;
+    int32_t part_pairs; /* gjk_world_pair.part_pair_count */
 } qhit;
 
 /* A part placed in the world. */
@@ -61,6 +62,7 @@ typedef struct qjob {
     double max_distance;
     int32_t max_pairs;
     bool penetration;
+    bool body_pairs; /* ALL_WITHIN without per_part: one entry per body pair */
     gjk_options gjk;
     double touch_tolerance;
     int32_t waypoint_count;

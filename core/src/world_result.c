@@ -98,6 +98,7 @@ static void fill_pair(gjk_world_pair *out, const qhit *h, const char *arena, nam
     out->status = h->status;
     out->iterations = r->iterations;
     out->epa_iterations = r->epa_iterations;
+    out->part_pair_count = h->part_pairs;
 }
 
 static size_t align_up(size_t n)

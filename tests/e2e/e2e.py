@@ -127,6 +127,24 @@ def scene_bytes(c):
     return s["scene"].SerializeToString(deterministic=True), s["revision"]
 
 
+def body_pair(p):
+    """A reported pair's bodies: (robot/link of A, obstacle or robot/link of B)."""
+    b = p["b"]
+    return (p["a"]["robot"] + "/" + p["a"]["link"],
+            b["obstacle"] if "obstacle" in b else b["robot"] + "/" + b["link"])
+
+
+def reduce_to_body_pairs(part_pairs):
+    """A per-part list (nearest first, then part indices) reduced as the daemon does for
+    "all" mode: each body pair's first entry, with the number of its entries."""
+    first, count = {}, {}
+    for p in part_pairs:
+        k = body_pair(p)
+        count[k] = count.get(k, 0) + 1
+        first.setdefault(k, p)
+    return [dict(p, part_pair_count=count[k]) for k, p in first.items()]
+
+
 def state_fingerprint(c):
     s = c.query_state(max_distance=0.5, mode="all")
     return [(p["a"]["link"], p["a"]["part"], p["b"].get("obstacle") or p["b"].get("link"),
@@ -217,11 +235,29 @@ def gjkctl_requests(d, tmp):
     check(qf["colliding"], "query --first-collision: %r" % qf)
     out, _ = gjkctl(d, "query", "--all", "--max-distance", "0.1")
     check("colliding: YES" in out and "OVERLAPPING" in out, "query table: %r" % out)
+    # --all: one entry per body pair (link-obstacle, link-link), its nearest part pair with
+    # the number of its part pairs within reach; --per-part: those part pairs.
+    check(len({body_pair(p) for p in q["pairs"]}) == len(q["pairs"]),
+          "query --all: one entry per body pair: %r" % [body_pair(p) for p in q["pairs"]])
+    qp = gjkctl_json(d, "query", "--all", "--per-part", "--max-distance", "0.1")
+    check(all(p["part_pair_count"] == 1 for p in qp["pairs"]) and
+          len(qp["pairs"]) == sum(p["part_pair_count"] for p in q["pairs"]) > len(q["pairs"]),
+          "query --per-part: %d part pairs, the body pairs count %r" %
+          (len(qp["pairs"]), [p["part_pair_count"] for p in q["pairs"]]))
+    check(reduce_to_body_pairs(qp["pairs"]) == q["pairs"],
+          "query --all is query --per-part reduced to the nearest part pair of each body pair")
+    check("part pairs" in out and "hand/palm" in out, "query table names parts and counts: %r" % out)
     # The Python client sees the same state as gjkctl.
     with d.client() as c:
         s = c.query_state(max_distance=0.1, mode="all")
         check(abs(s["min_distance"] - q["min_distance"]) < 1e-12 and len(s["pairs"]) == len(q["pairs"]),
               "python vs gjkctl state query")
+        check([(body_pair(p), p["a"]["part"], p["b"]["part"], p["part_pair_count"]) for p in s["pairs"]]
+              == [(body_pair(p), p["a"]["part"], p["b"]["part"], p["part_pair_count"])
+                  for p in q["pairs"]], "python vs gjkctl body pairs")
+        sp = c.query_state(max_distance=0.1, mode="all", per_part=True)
+        check(len(sp["pairs"]) == len(qp["pairs"]) and
+              all(p["part_pair_count"] == 1 for p in sp["pairs"]), "python per_part state query")
 
     svg = os.path.join(tmp, "clearance.svg")
     t = gjkctl_json(d, "trajectory", demo("trajectory.json"), "--max-distance", "0.1",
@@ -333,6 +369,16 @@ def python_requests(d):
         t2 = c.query_trajectory("arm", wps, name=name, max_distance=0.1)
         check(not t1["cache_hit"] and t2["cache_hit"], "python named trajectory warm start")
         check(abs(t1["min_distance"] - t2["min_distance"]) < 1e-6, "warm == cold")
+        # "all" mode along the trajectory: body pairs per waypoint, per_part their part pairs
+        ta = c.query_trajectory("arm", wps, max_distance=0.1, mode="all")
+        tp = c.query_trajectory("arm", wps, max_distance=0.1, mode="all", per_part=True)
+        for wa, wp in zip(ta["waypoints"], tp["waypoints"]):
+            check(reduce_to_body_pairs(wp["pairs"]) == wa["pairs"],
+                  "python trajectory: body pairs are the per-part pairs reduced")
+        check(any(p["part_pair_count"] > 1 for w in ta["waypoints"] for p in w["pairs"]),
+              "python trajectory: some body pair of several part pairs")
+        check(all(p["part_pair_count"] == 1 for w in t1["waypoints"] if w["closest"]
+                  for p in [w["closest"]]), "closest mode: part pairs (columnar reply)")
         c.set_link_poses("arm", load_json("poses.json")["link_poses"])
         s = c.query_state(mode="first_collision")
         check(s["colliding"], "first collision")

@@ -247,6 +247,28 @@ static void poses_and_state_queries(void **state)
     }
     double min_all = s->min_distance;
     assert_int_equal(s->revision, rev); /* poses move no scene revision */
+    /* One entry per body pair; per_part lists their part pairs, as many as the counts say. */
+    size_t total = 0;
+    for (size_t i = 0; i < s->pair_count; i++) {
+        const gjkd_pair *p = &s->pairs[i];
+        assert_true(p->part_pair_count >= 1);
+        total += p->part_pair_count;
+        for (size_t j = 0; j < i; j++)
+            assert_false(strcmp(p->link_a, s->pairs[j].link_a) == 0 &&
+                         strcmp(p->robot_b, s->pairs[j].robot_b) == 0 &&
+                         strcmp(p->link_b, s->pairs[j].link_b) == 0 &&
+                         strcmp(p->obstacle_b, s->pairs[j].obstacle_b) == 0);
+    }
+    gjkd_query_options per_part = all;
+    per_part.per_part = true;
+    gjkd_state *sp;
+    EXPECT(c, gjkd_query_state(c, &per_part, &sp), GJKD_OK);
+    assert_false(s->truncated || sp->truncated);
+    assert_int_equal(sp->pair_count, total);
+    for (size_t i = 0; i < sp->pair_count; i++)
+        assert_int_equal(sp->pairs[i].part_pair_count, 1);
+    assert_true(sp->min_distance == s->min_distance);
+    gjkd_state_destroy(&sp);
     gjkd_state_destroy(&s);
     assert_null(s);
 

@@ -5,8 +5,10 @@
         [--endpoint tcp://127.0.0.1:7471] [--trajectory examples/demo/trajectory.json] \
         [--iterations 15] [--safety 0.02]
 
-Each iteration queries the whole trajectory (mode "all": every pair closer than the safety
-distance plus a margin), and for every pair with distance d < safety pushes body A by
+Each iteration queries the whole trajectory (mode "all" with per_part: every part pair closer
+than the safety distance plus a margin, so a link deep in several parts of an obstacle is
+pushed by each of them; without per_part each body pair gives its nearest part pair only), and
+for every pair with distance d < safety pushes body A by
 step * (safety - d) along -normal (away from B; normals point from A to B) and, for self pairs,
 body B along +normal. A link's push also moves every link after it in the chain (a translation
 of the sub-chain, so the arm stays connected), the base never moves, and the pushes are
@@ -54,7 +56,7 @@ def main():
         history = []
         for it in range(args.iterations + 1):
             t0 = time.monotonic()
-            r = c.query_trajectory(robot, wps, name="optimize-demo", mode="all",
+            r = c.query_trajectory(robot, wps, name="optimize-demo", mode="all", per_part=True,
                                    max_distance=args.safety + 0.05)
             ms = 1e3 * (time.monotonic() - t0)
             d = r["min_distance"]

@@ -130,9 +130,11 @@ def _body(b):
     return {"robot": b.robot, "link": b.link}
 
 
-def _pair_dict(names, geometry, distance, status, iterations, epa_iterations):
+def _pair_dict(names, geometry, distance, status, iterations, epa_iterations, part_pair_count):
     """A pair as a dict: bodies, parts, ids and padding from `names` (a PairResult), the
-    points and normal from `geometry` (15 values) or, when None, from `names` itself."""
+    points and normal from `geometry` (15 values) or, when None, from `names` itself.
+    part_pair_count: the part pairs the entry stands for (a body pair in "all" mode: those
+    within max_distance, the entry being the nearest of them; otherwise 1)."""
     a = _body(names.body_a)
     a.update(part=names.part_a, id=names.body_a_id, part_index=names.part_a_index)
     b = _body(names.body_b)
@@ -146,7 +148,8 @@ def _pair_dict(names, geometry, distance, status, iterations, epa_iterations):
              "local_point_a": tuple(geometry[6:9]), "local_point_b": tuple(geometry[9:12]),
              "normal": tuple(geometry[12:15])}
     d = {"a": a, "b": b, "distance": distance, "status": status_name(status),
-         "iterations": iterations, "epa_iterations": epa_iterations, "padding": names.padding}
+         "iterations": iterations, "epa_iterations": epa_iterations, "padding": names.padding,
+         "part_pair_count": part_pair_count}
     d.update(g)
     return d
 
@@ -155,11 +158,12 @@ def pair_to_dict(p, table=None):
     """A PairResult as a dict. A compact pair (geometry set, QueryOptions.compact) takes its
     bodies, parts, ids and padding from table[p.pair_index] (TrajectoryResult.pair_table)."""
     if len(p.geometry) == 0:
-        return _pair_dict(p, None, p.distance, p.status, p.iterations, p.epa_iterations)
+        return _pair_dict(p, None, p.distance, p.status, p.iterations, p.epa_iterations,
+                          p.part_pair_count)
     if len(p.geometry) != 15 or table is None or p.pair_index >= len(table):
         raise GjkdError(102, "inconsistent compact pair in the reply")
     return _pair_dict(table[p.pair_index], tuple(p.geometry), p.distance, p.status,
-                      p.iterations, p.epa_iterations)
+                      p.iterations, p.epa_iterations, p.part_pair_count)
 
 
 _FLAG = {name: pb.WaypointFlag.Value("WAYPOINT_FLAG_" + name.upper())
@@ -183,8 +187,9 @@ def columns_to_states(c, table):
         if f & _FLAG["has_closest"]:
             if k >= closest or index[k] >= len(table):
                 raise GjkdError(102, "inconsistent columnar trajectory reply")
+            # columns come in CLOSEST and FIRST_COLLISION mode only: part pairs, count 1
             pair = _pair_dict(table[index[k]], geometry[15 * k:15 * k + 15], c.distance[k],
-                              c.status[k], c.iterations[k], c.epa_iterations[k])
+                              c.status[k], c.iterations[k], c.epa_iterations[k], 1)
             k += 1
         states.append({"evaluated": bool(f & _FLAG["evaluated"]),
                        "min_distance": c.min_distance[i] if f & _FLAG["has_min_distance"]
@@ -209,7 +214,10 @@ def state_to_dict(s, table=None):
 
 
 def _options(o, max_distance=None, mode="closest", pair_kinds=0, no_penetration_depth=False,
-             max_pairs=0, robot=None):
+             max_pairs=0, robot=None, per_part=False):
+    """QueryOptions from keyword arguments. Every default is the field's zero, the wire's and
+    the core's default (gjkd.proto QueryOptions): no cutoff, the closest pair, every pair
+    kind, penetration depth on, the daemon's max_pairs, all robots, body pairs."""
     if max_distance is not None:
         o.max_distance = float(max_distance)
     if mode not in _MODES:
@@ -220,6 +228,7 @@ def _options(o, max_distance=None, mode="closest", pair_kinds=0, no_penetration_
     o.max_pairs = max_pairs
     if robot:
         o.robot = robot
+    o.per_part = bool(per_part)
 
 
 class Client:
@@ -465,13 +474,15 @@ class Client:
         return {"revision": self.revision}
 
     def query_state(self, max_distance=None, mode="closest", pair_kinds=0,
-                    no_penetration_depth=False, max_pairs=0, robot=None, expected_revision=None):
-        """Distances at the current link poses. mode: "closest", "all" (every pair within
-        max_distance) or "first_collision"."""
+                    no_penetration_depth=False, max_pairs=0, robot=None, expected_revision=None,
+                    per_part=False):
+        """Distances at the current link poses. mode: "closest", "all" (every body pair --
+        link-obstacle, link-link -- within max_distance once: its nearest part pair, with
+        "part_pair_count"; per_part=True: every part pair) or "first_collision"."""
         req = pb.Request()
         req.state_query.SetInParent()
         _options(req.state_query.options, max_distance, mode, pair_kinds, no_penetration_depth,
-                 max_pairs, robot)
+                 max_pairs, robot, per_part)
         r = self._ok(req, expected_revision, body="state")
         out = state_to_dict(r.state)
         out["revision"] = r.revision
@@ -479,15 +490,17 @@ class Client:
 
     def query_trajectory(self, robot, waypoints, name=None, max_distance=None, mode="closest",
                          pair_kinds=0, no_penetration_depth=False, max_pairs=0,
-                         expected_revision=None):
+                         expected_revision=None, per_part=False):
         """waypoints: a list of waypoints, each a list of link poses. name: warm-start cache
-        name (the next query with this name starts from this one's answers)."""
+        name (the next query with this name starts from this one's answers). Options as for
+        query_state."""
         req = pb.Request()
         t = req.trajectory_query
         t.robot = robot
         if name:
             t.name = name
-        _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs)
+        _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs,
+                 per_part=per_part)
         # The leanest forms the daemon has, expanded below so the result is the same: columns
         # (closest and first-collision modes), else compact pairs; all waypoints in one packed
         # array when they have the same number of poses (else one message each, so that the

@@ -22,6 +22,24 @@
  *  link: the lower link index in a self pair; in a robot-robot pair the trajectory's robot, or
  *  options.robot, or else the robot with the lower id.
  *
+ * Reported pairs. A body pair (link-obstacle, link-link) is checked as its part pairs (every
+ *  part of A against every part of B). In ALL_WITHIN mode each body pair within max_distance
+ *  is reported once: the part pair that realises its minimum signed distance (distance,
+ *  witnesses, normal, status, iterations, part indices and names are that part pair's; on a
+ *  tie the lowest part index of A, then of B), with part_pair_count = how many of its part
+ *  pairs are within max_distance. With options.per_part every part pair within max_distance
+ *  is an entry of its own (part_pair_count 1). CLOSEST reports the closest part pair and
+ *  FIRST_COLLISION the first colliding one it found (part_pair_count 1). max_pairs caps the
+ *  entries; min_distance, collision and truncated look at every qualifying entry.
+ *
+ * Defaults. In gjk_world_query_options the zero value of every field is its default, and a
+ *  NULL options pointer means a zeroed struct: no distance cutoff, mode CLOSEST, every pair
+ *  kind (robot-obstacle, self, robot-robot), penetration depth by EPA, one entry per body pair,
+ *  all robots, max_pairs GJK_WORLD_DEFAULT_MAX_PAIRS, the calling thread only, the narrow
+ *  phase's own defaults. gjk_world_default_query_options() returns that zeroed struct. The
+ *  wire (gjkd.proto QueryOptions), gjkctl and the Python client follow the same convention,
+ *  field for field: an option left out means the same there as a zero here.
+ *
  * Padding (extra margin, metres, >= 0). Each link and each obstacle has a padding; a pair's
  *  padding is padding(A) + padding(B), unless a per-pair padding is set, which replaces it.
  *  Padding inflates the pair exactly like a margin: reported signed distance = geometric signed
@@ -33,7 +51,7 @@
  *  field says otherwise. For every reported pair, body A is a robot link and
  *      normal    = unit vector from A towards B (world frame),
  *      point_b - point_a = distance * normal     (world frame, whenever distance != 0),
- *  distance > 0 the gap, distance < 0 minus the penetration depth (EPA; see signed_distance).
+ *  distance > 0 the gap, distance < 0 minus the penetration depth (EPA; see no_penetration_depth).
  *
  * Status. Every function that can fail returns a gjk_status: GJK_WORLD_OK on success,
  *  GJK_STATUS_INVALID_INPUT (NaN/Inf, bad quaternion, invalid shape, empty or duplicate name,
@@ -60,7 +78,9 @@
  *  (every field: pairs and their order, distances, witnesses, normals, statuses, iteration
  *  counts, counters). Warm starts change only the work done: warm and cold answers agree within
  *  GJK tolerance (options.gjk; EPA's for overlapping pairs), and the pair sets agree except for
- *  pairs within that tolerance of max_distance.
+ *  pairs within that tolerance of max_distance (and, for a body pair, which of its part pairs
+ *  is reported when two are within that tolerance of each other). The body-pair reduction is
+ *  done per waypoint after every part pair of it is known, so it does not depend on threads.
  *
  * Temporal coherence. Within a block, and from one query of a named trajectory to the next, a
  *  pair that GJK proved farther than lower is skipped while lower minus a bound on how far its
@@ -80,12 +100,13 @@
 #define GJK_WORLD_OK GJK_STATUS_SEPARATED
 
 /* Limits, enforced on input. */
-#define GJK_WORLD_NAME_MAX 255      /* bytes of a name, excluding the terminating NUL */
-#define GJK_WORLD_MAX_LINKS 1024    /* links per robot */
-#define GJK_WORLD_MAX_PARTS 4096    /* parts per link or obstacle */
-#define GJK_WORLD_MAX_PAIRS 1000000 /* options.max_pairs upper limit */
-#define GJK_WORLD_MAX_THREADS 64    /* options.threads upper limit */
-#define GJK_WORLD_BLOCK_WAYPOINTS 8 /* warm-start chain length (see Determinism) */
+#define GJK_WORLD_NAME_MAX 255           /* bytes of a name, excluding the terminating NUL */
+#define GJK_WORLD_MAX_LINKS 1024         /* links per robot */
+#define GJK_WORLD_MAX_PARTS 4096         /* parts per link or obstacle */
+#define GJK_WORLD_MAX_PAIRS 1000000      /* options.max_pairs upper limit */
+#define GJK_WORLD_DEFAULT_MAX_PAIRS 1024 /* options.max_pairs = 0 */
+#define GJK_WORLD_MAX_THREADS 64         /* options.threads upper limit */
+#define GJK_WORLD_BLOCK_WAYPOINTS 8      /* warm-start chain length (see Determinism) */
 
 /* ------------------------------------------------------------------ creation */
 
@@ -280,9 +301,11 @@ GJK_API void gjk_world_get_info(const gjk_world *world, gjk_world_info *info);
 /* ------------------------------------------------------------------ queries */
 
 typedef enum gjk_world_mode {
-    GJK_WORLD_MODE_UNSPECIFIED = 0,     /* = GJK_WORLD_MODE_ALL_WITHIN */
-    GJK_WORLD_MODE_CLOSEST = 1,         /* report only the closest pair (within max_distance) */
-    GJK_WORLD_MODE_ALL_WITHIN = 2,      /* report every pair within max_distance */
+    GJK_WORLD_MODE_UNSPECIFIED = 0,     /* = GJK_WORLD_MODE_CLOSEST (the default) */
+    GJK_WORLD_MODE_CLOSEST = 1,         /* report only the closest part pair (within
+                                           max_distance) */
+    GJK_WORLD_MODE_ALL_WITHIN = 2,      /* report every body pair within max_distance, once
+                                           (see Reported pairs); per_part: every part pair */
     GJK_WORLD_MODE_FIRST_COLLISION = 3, /* validity fast path: stop at the first colliding
                                            pair (padded distance <= the touch tolerance);
                                            GJK stops as soon as it certifies "no collision",
@@ -296,26 +319,37 @@ typedef enum gjk_world_mode {
 #define GJK_WORLD_PAIRS_ROBOT_ROBOT 4u
 #define GJK_WORLD_PAIRS_ALL 7u
 
+/* Query options. The zero value of every field is its default (see Defaults above): zero the
+ * struct (or pass NULL) and set only what differs. */
 typedef struct gjk_world_query_options {
-    double max_distance;  /* metres; pairs with (padded) signed distance > max_distance are not
-                             reported and GJK stops early on them (cutoff query). INFINITY = no
-                             limit. Default INFINITY. Must not be NaN. */
-    gjk_world_mode mode;  /* default GJK_WORLD_MODE_CLOSEST */
-    uint32_t pairs;       /* GJK_WORLD_PAIRS_* bits; 0 = ROBOT_OBSTACLE | SELF (the default) */
-    bool signed_distance; /* on overlap run EPA: depth as negative distance, deepest points,
-                             normal. Off: overlapping pairs report status OVERLAPPING with
-                             distance = -padding (depth unknown) and a normal only where GJK
-                             knows one (zero when the cores overlap). Default on. */
-    int32_t robot;        /* state query: only pairs with a link of this robot (0 = all robots) */
-    int32_t max_pairs;    /* cap on pairs reported per waypoint, 1..GJK_WORLD_MAX_PAIRS (0 =
-                             default 1024); the nearest are kept. A result holds at most
-                             waypoint_count * max_pairs pairs. */
-    int32_t threads;      /* trajectory query: threads used including the caller's, 0 or 1 =
-                             the calling thread only, at most GJK_WORLD_MAX_THREADS; more than
-                             the number of blocks is pointless. Threads are created per query. */
-    gjk_options gjk;      /* narrow-phase options (zeroed = defaults) */
+    bool has_max_distance;     /* false (default): no distance cutoff */
+    double max_distance;       /* with has_max_distance: metres; pairs with (padded) signed
+                                  distance > max_distance are not reported and GJK stops early
+                                  on them (cutoff query). Not NaN nor -INFINITY; INFINITY = no
+                                  cutoff; below 0 only overlapping pairs deeper than that.
+                                  Ignored without has_max_distance. */
+    gjk_world_mode mode;       /* 0 = GJK_WORLD_MODE_CLOSEST */
+    uint32_t pairs;            /* GJK_WORLD_PAIRS_* bits; 0 = GJK_WORLD_PAIRS_ALL */
+    bool no_penetration_depth; /* false (default): on overlap EPA runs: depth as negative
+                                  distance, deepest points, normal. true: overlapping pairs
+                                  report status OVERLAPPING with distance = -padding (depth
+                                  unknown) and a normal only where GJK knows one (zero when
+                                  the cores overlap). */
+    bool per_part;             /* ALL_WITHIN mode: false (default) = one entry per body pair,
+                                  true = one entry per part pair (see Reported pairs) */
+    int32_t robot;             /* state query: only pairs with a link of this robot (0 = all
+                                  robots) */
+    int32_t max_pairs;         /* cap on entries reported per waypoint, 1..GJK_WORLD_MAX_PAIRS
+                                  (0 = GJK_WORLD_DEFAULT_MAX_PAIRS); the nearest are kept. A
+                                  result holds at most waypoint_count * max_pairs entries. */
+    int32_t threads;           /* trajectory query: threads used including the caller's, 0 or
+                                  1 = the calling thread only, at most GJK_WORLD_MAX_THREADS;
+                                  more than the number of blocks is pointless. Threads are
+                                  created per query. */
+    gjk_options gjk;           /* narrow-phase options (zeroed = defaults) */
 } gjk_world_query_options;
 
+/* A zeroed gjk_world_query_options: the defaults. */
 GJK_API gjk_world_query_options gjk_world_default_query_options(void);
 
 /* One side of a reported pair. Strings are owned by the result. */
@@ -340,6 +374,10 @@ typedef struct gjk_world_pair {
                            ITERATION_LIMIT or CAPACITY_LIMIT */
     int32_t iterations; /* GJK iterations */
     int32_t epa_iterations;
+    int32_t part_pair_count; /* part pairs this entry stands for: in ALL_WITHIN mode the part
+                                pairs of this body pair within max_distance (>= 1; the entry
+                                is the nearest of them); 1 with per_part and in the other
+                                modes */
 } gjk_world_pair;
 
 /* Work counters of one waypoint. */
@@ -361,13 +399,15 @@ typedef struct gjk_world_waypoint {
                                     FIRST_COLLISION mode (everything else zero) */
     bool collision;              /* some reported-or-qualifying pair collides: status TOUCHING
                                     or OVERLAPPING, or distance <= 0 (within max_distance) */
-    bool truncated;              /* more pairs qualified than max_pairs */
+    bool truncated;              /* more entries qualified than max_pairs (body pairs, or
+                                    part pairs with per_part) */
     double min_distance;         /* minimum signed distance over the pairs within max_distance
                                     (also those cut by max_pairs), INFINITY when there are none.
                                     FIRST_COLLISION mode: the reported pair's distance (-padding
                                     when the cores overlap: depth unknown), INFINITY when
                                     collision-free */
-    const gjk_world_pair *pairs; /* sorted by distance (then ids): pairs[0] is the closest */
+    const gjk_world_pair *pairs; /* sorted by distance (then ids and part indices): pairs[0]
+                                    is the closest */
     int32_t pair_count;
     gjk_world_counters counters;
 } gjk_world_waypoint;
