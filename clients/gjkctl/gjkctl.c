@@ -866,8 +866,15 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         return EXIT_USAGE;
     }
     if (a->name) {
+        /* Every string of a parsed message is owned (gjkd_json.h), an absent name too. */
+        char *name = strdup(a->name);
+        if (name == NULL) {
+            gjkd_json_trajectory_free(&req);
+            fputs("gjkctl: out of memory\n", stderr);
+            return EXIT_USAGE;
+        }
         free(req->name);
-        req->name = strdup(a->name);
+        req->name = name;
     }
     char title[256];
     snprintf(title, sizeof title, "%s%s%s", req->robot, req->name[0] ? " / " : "", req->name);

@@ -853,6 +853,42 @@ static bool parse_allowed_pairs(ctx *c, const cJSON *root, Gjkd__V1__Scene *scen
     return ok;
 }
 
+/* protobuf-c's *__init leaves every string field pointing at its static empty string
+ * (protobuf_c_empty_string), which *__free_unpacked knows not to free but a caller would not:
+ * gjkctl freed the absent "name" of a trajectory to put --name in its place and crashed. So a
+ * parsed message gets, in every string field still at that default (in m and every message
+ * below it; a oneof's active member only), a malloc'd "" of its own: every string of a
+ * returned message is owned (gjkd_json.h, "Memory"). */
+static bool own_strings(ctx *c, ProtobufCMessage *m)
+{
+    const ProtobufCMessageDescriptor *d = m->descriptor;
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *f = &d->fields[i];
+        char *field = (char *)m + f->offset;
+        if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+            *(const uint32_t *)((const char *)m + f->quantifier_offset) != f->id)
+            continue;
+        if (f->type != PROTOBUF_C_TYPE_STRING && f->type != PROTOBUF_C_TYPE_MESSAGE)
+            continue;
+        size_t n = 1;
+        void **items = (void **)field;
+        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+            n = *(const size_t *)((const char *)m + f->quantifier_offset);
+            items = *(void ***)field;
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+                if (items[k] != NULL && !own_strings(c, items[k]))
+                    return false;
+            } else if (items[k] == NULL || items[k] == (void *)protobuf_c_empty_string) {
+                if ((items[k] = dup_string(c, "")) == NULL)
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* Parses text into a cJSON tree; fails with line and column on a syntax error. */
 static cJSON *parse_text(ctx *c, const char *text, size_t length)
 {
@@ -966,7 +1002,7 @@ bool gjkd_json_parse_scene(const char *text, size_t length, Gjkd__V1__Scene **ou
         }
         path_pop(&c, mark);
     }
-    ok = ok && parse_allowed_pairs(&c, root, scene);
+    ok = ok && parse_allowed_pairs(&c, root, scene) && own_strings(&c, &scene->base);
     cJSON_Delete(root);
     if (!ok) {
         gjkd_json_scene_free(&scene);
@@ -1043,6 +1079,7 @@ bool gjkd_json_parse_poses(const char *text, size_t length, Gjkd__V1__SetLinkPos
         }
         path_pop(&c, mark);
     }
+    ok = ok && own_strings(&c, &req->base);
     cJSON_Delete(root);
     if (!ok) {
         gjkd_json_poses_free(&req);
@@ -1111,6 +1148,7 @@ bool gjkd_json_parse_trajectory(const char *text, size_t length,
         }
         path_pop(&c, mark);
     }
+    ok = ok && own_strings(&c, &req->base);
     cJSON_Delete(root);
     if (!ok) {
         gjkd_json_trajectory_free(&req);

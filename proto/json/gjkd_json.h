@@ -30,9 +30,13 @@
  *   "$.robots[0].links[2].parts[1].points[17][2]: expected a finite number".
  * Semantic checks that need the scene (unknown names, link counts, limits) are the daemon's.
  *
- * Memory: every message returned is built with malloc (strings, arrays, submessages) exactly
- * as protobuf-c's unpack would build it, so it is freed by the matching gjkd_json_*_free, which
- * calls the generated *__free_unpacked. Thread-safe: no global state (cJSON hooks untouched). */
+ * Memory: every message returned is built with malloc (strings, arrays, submessages) as
+ * protobuf-c's unpack would build it, so it is freed by the matching gjkd_json_*_free, which
+ * calls the generated *__free_unpacked. Unlike unpack, every string field is malloc'd, also one
+ * the document leaves out (an empty string of its own, never protobuf-c's static
+ * protobuf_c_empty_string): the caller may free() any string of the message and put another
+ * malloc'd one in its place (gjkctl trajectory --name does). Thread-safe: no global state
+ * (cJSON hooks untouched). */
 #ifndef GJKD_JSON_H
 #define GJKD_JSON_H
 
