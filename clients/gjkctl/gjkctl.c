@@ -226,13 +226,25 @@ static int print_json(cJSON *doc)
     return 0;
 }
 
-/* cJSON has no NaN/Inf: non-finite numbers become null. */
+/* Numbers go through gjkd_json's printers (gjkd_json.h, "Numbers"): a double prints as the
+ * shortest text that reads back to it bit for bit (always with a '.' or an exponent), a
+ * non-finite one as null, a 64-bit counter as its exact digits. The 32-bit integers stay on
+ * cJSON_AddNumberToObject, which prints every value of that range exactly as an integer. */
 static void json_num(cJSON *o, const char *key, double v)
 {
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
+    cJSON_AddItemToObject(o, key, gjkd_json_double(v));
+}
+
+static void json_u64(cJSON *o, const char *key, uint64_t v)
+{
+    cJSON_AddItemToObject(o, key, gjkd_json_uint(v));
+}
+
+static void json_doubles(cJSON *o, const char *key, const double *v, int n)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    for (int i = 0; arr != NULL && i < n; i++)
+        cJSON_AddItemToArray(arr, gjkd_json_double(v[i]));
 }
 
 static void json_vec3(cJSON *o, const char *key, gjkd_vec3 v)
@@ -242,7 +254,7 @@ static void json_vec3(cJSON *o, const char *key, gjkd_vec3 v)
         return;
     }
     double d[3] = {v.x, v.y, v.z};
-    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(d, 3));
+    json_doubles(o, key, d, 3);
 }
 
 /* "robot/link/part" or "obstacle/part" into buf. */
@@ -354,7 +366,7 @@ static int cmd_health(gjkd_client *c, const args *a)
         cJSON_AddStringToObject(o, "state", h->serving ? "serving" : "draining");
         cJSON_AddStringToObject(o, "version", h->version);
         json_num(o, "uptime_seconds", h->uptime_seconds);
-        cJSON_AddNumberToObject(o, "revision", (double)h->revision);
+        json_u64(o, "revision", h->revision);
         cJSON_AddBoolToObject(o, "persistent", h->persistent);
         gjkd_health_destroy(&h);
         return print_json(o);
@@ -376,38 +388,37 @@ static int cmd_stats(gjkd_client *c, const args *a)
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
         json_num(o, "uptime_seconds", st->uptime_seconds);
-        cJSON_AddNumberToObject(o, "revision", (double)st->revision);
-        cJSON_AddNumberToObject(o, "pose_revision", (double)st->pose_revision);
-        cJSON_AddNumberToObject(o, "requests", (double)st->requests);
+        json_u64(o, "revision", st->revision);
+        json_u64(o, "pose_revision", st->pose_revision);
+        json_u64(o, "requests", st->requests);
         cJSON_AddNumberToObject(o, "in_flight", st->in_flight);
         cJSON_AddNumberToObject(o, "queued", st->queued);
         cJSON_AddNumberToObject(o, "threads", st->threads);
         cJSON_AddNumberToObject(o, "robots", st->robots);
         cJSON_AddNumberToObject(o, "obstacles", st->obstacles);
         cJSON_AddNumberToObject(o, "parts", st->parts);
-        cJSON_AddNumberToObject(o, "pose_updates", (double)st->pose_updates);
-        cJSON_AddNumberToObject(o, "monitor_events", (double)st->monitor_events);
+        json_u64(o, "pose_updates", st->pose_updates);
+        json_u64(o, "monitor_events", st->monitor_events);
         cJSON_AddNumberToObject(o, "trajectories_cached", st->trajectories_cached);
-        cJSON_AddNumberToObject(o, "trajectory_cache_hits", (double)st->trajectory_cache_hits);
-        cJSON_AddNumberToObject(o, "trajectory_cache_misses", (double)st->trajectory_cache_misses);
-        cJSON_AddNumberToObject(o, "auth_refused", (double)st->auth_refused);
+        json_u64(o, "trajectory_cache_hits", st->trajectory_cache_hits);
+        json_u64(o, "trajectory_cache_misses", st->trajectory_cache_misses);
+        json_u64(o, "auth_refused", st->auth_refused);
         cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
         for (size_t i = 0; i < st->command_count; i++) {
             const gjkd_command_stats *cs = &st->commands[i];
             cJSON *x = cJSON_CreateObject();
             cJSON_AddStringToObject(x, "name", cs->name);
-            cJSON_AddNumberToObject(x, "calls", (double)cs->calls);
-            cJSON_AddNumberToObject(x, "errors", (double)cs->errors);
+            json_u64(x, "calls", cs->calls);
+            json_u64(x, "errors", cs->errors);
             json_num(x, "total_seconds", cs->total_seconds);
             json_num(x, "max_seconds", cs->max_seconds);
             cJSON_AddItemToArray(cmds, x);
         }
         cJSON *errs = cJSON_AddObjectToObject(o, "errors");
         for (size_t i = 0; i < st->error_count; i++)
-            cJSON_AddNumberToObject(errs, gjkd_status_name(st->errors[i].code),
-                                    (double)st->errors[i].count);
+            json_u64(errs, gjkd_status_name(st->errors[i].code), st->errors[i].count);
         cJSON *l = cJSON_AddObjectToObject(o, "limits");
-        cJSON_AddNumberToObject(l, "max_message_bytes", (double)st->limits.max_message_bytes);
+        json_u64(l, "max_message_bytes", st->limits.max_message_bytes);
         cJSON_AddNumberToObject(l, "max_points_per_part", st->limits.max_points_per_part);
         cJSON_AddNumberToObject(l, "max_parts_per_body", st->limits.max_parts_per_body);
         cJSON_AddNumberToObject(l, "max_links_per_robot", st->limits.max_links_per_robot);
@@ -510,7 +521,7 @@ static int cmd_scene(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "revision", (double)ss->revision);
+        json_u64(o, "revision", ss->revision);
         cJSON *robots = cJSON_AddArrayToObject(o, "robots");
         for (size_t i = 0; i < ss->robot_count; i++) {
             const gjkd_robot_summary *r = &ss->robots[i];
@@ -533,7 +544,7 @@ static int cmd_scene(gjkd_client *c, const args *a)
             cJSON *pose = cJSON_AddObjectToObject(x, "pose");
             json_vec3(pose, "position", ob->pose.p);
             double q[4] = {ob->pose.q.w, ob->pose.q.x, ob->pose.q.y, ob->pose.q.z};
-            cJSON_AddItemToObject(pose, "quat_wxyz", cJSON_CreateDoubleArray(q, 4));
+            json_doubles(pose, "quat_wxyz", q, 4);
             cJSON_AddItemToArray(obstacles, x);
         }
         cJSON_AddNumberToObject(o, "allowed_pairs", ss->allowed_pairs);
@@ -595,10 +606,10 @@ static int cmd_load(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "revision", (double)ch.revision);
-        cJSON_AddNumberToObject(o, "robots", (double)robots);
-        cJSON_AddNumberToObject(o, "obstacles", (double)obstacles);
-        cJSON_AddNumberToObject(o, "allowed_pairs", (double)allowed);
+        json_u64(o, "revision", ch.revision);
+        json_u64(o, "robots", robots);
+        json_u64(o, "obstacles", obstacles);
+        json_u64(o, "allowed_pairs", allowed);
         return print_json(o);
     }
     printf("loaded %zu robots, %zu obstacles, %zu allowed pairs: revision %llu\n", robots,
@@ -619,7 +630,7 @@ static int cmd_remove(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "revision", (double)ch.revision);
+        json_u64(o, "revision", ch.revision);
         return print_json(o);
     }
     printf("removed %s \"%s\": revision %llu\n", a->positional[0], a->positional[1],
@@ -650,8 +661,8 @@ static int cmd_poses(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "robots", (double)robots);
-        cJSON_AddNumberToObject(o, "revision", (double)gjkd_client_revision(c));
+        json_u64(o, "robots", robots);
+        json_u64(o, "revision", gjkd_client_revision(c));
         return print_json(o);
     }
     printf("link poses set for %zu robot%s\n", robots, robots == 1 ? "" : "s");
@@ -683,7 +694,7 @@ static int cmd_query(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *doc = state_json(st, true);
-        cJSON_AddNumberToObject(doc, "revision", (double)st->revision);
+        json_u64(doc, "revision", st->revision);
         gjkd_state_destroy(&st);
         return print_json(doc);
     }
@@ -892,7 +903,7 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
     }
     if (a->json) {
         cJSON *o2 = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o2, "revision", (double)t->revision);
+        json_u64(o2, "revision", t->revision);
         if (t->has_min_distance)
             json_num(o2, "min_distance", t->min_distance);
         else

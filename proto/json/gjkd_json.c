@@ -1186,20 +1186,62 @@ void gjkd_json_trajectory_free(Gjkd__V1__TrajectoryQueryRequest **msg)
 
 /* ------------------------------------------------------------------ writing */
 
-/* A number node that reads back exactly: the shortest of %.15g, %.16g, %.17g that parses
- * to v (cJSON's own printer keeps 15 digits whenever they come within DBL_EPSILON, which
- * loses the last bit). NULL for a non-finite v or out of memory. */
-static cJSON *number_node(double v)
+bool gjkd_json_format_double(double v, char *buf)
 {
-    if (!isfinite(v))
-        return NULL;
-    char buf[32];
+    if (!isfinite(v)) {
+        memcpy(buf, "null", 5);
+        return false;
+    }
+    /* 17 significant digits always read back exactly (IEEE 754 binary64); fewer often do.
+     * The comparison is bitwise: -0.0 must not pass for 0.0. */
+    int n = 0;
     for (int digits = 15; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
+        n = snprintf(buf, GJKD_JSON_NUMBER_SIZE, "%.*g", digits, v);
+        double back = strtod(buf, NULL);
+        if (memcmp(&back, &v, sizeof v) == 0)
             break;
     }
+    if (strpbrk(buf, ".e") == NULL && n > 0 && n + 2 < GJKD_JSON_NUMBER_SIZE)
+        memcpy(buf + n, ".0", 3);
+    return true;
+}
+
+cJSON *gjkd_json_double(double v)
+{
+    char buf[GJKD_JSON_NUMBER_SIZE];
+    if (!gjkd_json_format_double(v, buf))
+        return cJSON_CreateNull();
     return cJSON_CreateRaw(buf);
+}
+
+cJSON *gjkd_json_int(int64_t v)
+{
+    char buf[GJKD_JSON_NUMBER_SIZE];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return cJSON_CreateRaw(buf);
+}
+
+cJSON *gjkd_json_uint(uint64_t v)
+{
+    char buf[GJKD_JSON_NUMBER_SIZE];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    return cJSON_CreateRaw(buf);
+}
+
+/* A number of a document: refused (NULL) when not finite, see gjkd_json.h. */
+static cJSON *number_node(double v)
+{
+    return isfinite(v) ? gjkd_json_double(v) : NULL;
+}
+
+/* Adds x (NULL: out of memory or refused) under key; deletes it on failure. */
+static bool add_node(cJSON *obj, const char *key, cJSON *x)
+{
+    if (x == NULL || !cJSON_AddItemToObject(obj, key, x)) {
+        cJSON_Delete(x);
+        return false;
+    }
+    return true;
 }
 
 static cJSON *number_array_node(const double *v, int n)
@@ -1218,12 +1260,7 @@ static cJSON *number_array_node(const double *v, int n)
 
 static bool add_numbers(cJSON *obj, const char *key, const double *v, int n)
 {
-    cJSON *arr = number_array_node(v, n);
-    if (arr == NULL || !cJSON_AddItemToObject(obj, key, arr)) {
-        cJSON_Delete(arr);
-        return false;
-    }
-    return true;
+    return add_node(obj, key, number_array_node(v, n));
 }
 
 static cJSON *write_pose(const Gjkd__V1__Pose *pose)
@@ -1279,21 +1316,18 @@ static bool add_ints(cJSON *obj, const char *key, const int32_t *v, size_t n)
         return true;
     cJSON *arr = cJSON_AddArrayToObject(obj, key);
     for (size_t i = 0; arr != NULL && i < n; i++) {
-        cJSON *x = cJSON_CreateNumber(v[i]);
-        if (x == NULL || !cJSON_AddItemToArray(arr, x))
+        cJSON *x = gjkd_json_int(v[i]);
+        if (x == NULL || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
             return false;
+        }
     }
     return arr != NULL;
 }
 
 static bool add_number(cJSON *obj, const char *key, double v)
 {
-    cJSON *x = number_node(v);
-    if (x == NULL || !cJSON_AddItemToObject(obj, key, x)) {
-        cJSON_Delete(x);
-        return false;
-    }
-    return true;
+    return add_node(obj, key, number_node(v));
 }
 
 static cJSON *write_part(const Gjkd__V1__Part *part)
@@ -1457,7 +1491,7 @@ char *gjkd_json_write_scene(const Gjkd__V1__Scene *scene)
 {
     cJSON *root = cJSON_CreateObject();
     if (root == NULL || !cJSON_AddStringToObject(root, "format", "gjkd-scene/1") ||
-        !add_number(root, "revision", (double)scene->revision))
+        !add_node(root, "revision", gjkd_json_uint(scene->revision)))
         goto fail;
     cJSON *robots = cJSON_AddArrayToObject(root, "robots");
     for (size_t i = 0; robots != NULL && i < scene->n_robots; i++) {

@@ -9,10 +9,17 @@ whose helpers (Daemon, run, gjkctl, check, reaping) it uses:
 Groups:
   trajectory_name  `gjkctl trajectory FILE --name N` on a FILE without "name": used to die in
                    free() (exit 134 or 139, nothing printed); now the name is sent (the second
-                   query warm-starts from the named cache)"""
+                   query warm-starts from the named cache)
+  numbers          every double of `gjkctl --json` (query, trajectory) is bit for bit the
+                   double of the reply, as the Python client decodes it from the protobuf
+                   (cJSON's printer used to keep 15 digits whenever they came within
+                   DBL_EPSILON: up to 2 ulp off), a double always reads back as a double and an
+                   integer as an integer; `gjkctl scene --export` reads back to the stored
+                   scene exactly"""
 
 import json
 import os
+import struct
 import sys
 import tempfile
 
@@ -58,7 +65,74 @@ def group_trajectory_name():
         check(d.stop() == 0, "gjkd exit status")
 
 
-GROUPS = {"trajectory_name": group_trajectory_name}
+# ------------------------------------------------------------------ numbers
+
+def bits(x):
+    return struct.pack("<d", x)
+
+
+def same_numbers(cli, ref, path, counts):
+    """cli (gjkctl's JSON, parsed) holds every value of ref (the Python client's dict) at the
+    same place: doubles bit for bit and as JSON doubles, integers as JSON integers."""
+    if isinstance(ref, dict):
+        check(isinstance(cli, dict), "%s: expected an object, gjkctl gave %r" % (path, cli))
+        for k, v in ref.items():
+            check(k in cli, "%s: gjkctl has no %r" % (path, k))
+            same_numbers(cli[k], v, "%s.%s" % (path, k), counts)
+    elif isinstance(ref, (list, tuple)):
+        check(isinstance(cli, list) and len(cli) == len(ref),
+              "%s: expected %d values, gjkctl gave %r" % (path, len(ref), cli))
+        for i, (a, b) in enumerate(zip(cli, ref)):
+            same_numbers(a, b, "%s[%d]" % (path, i), counts)
+    elif isinstance(ref, float):
+        check(isinstance(cli, float), "%s: the double %r printed as %r (not a JSON double)"
+              % (path, ref, cli))
+        check(bits(cli) == bits(ref), "%s: gjkctl printed %s, the reply holds %s"
+              % (path, cli.hex(), ref.hex()))
+        counts[0] += 1
+    elif isinstance(ref, bool) or ref is None or isinstance(ref, str):
+        check(cli == ref and type(cli) is type(ref), "%s: %r vs %r" % (path, cli, ref))
+    else:  # an integer
+        check(type(cli) is int and cli == ref, "%s: the integer %r printed as %r"
+              % (path, ref, cli))
+
+
+def group_numbers():
+    with tempfile.TemporaryDirectory() as tmp:
+        path, doc = nameless_trajectory(tmp)
+        waypoints = [w["link_poses"] for w in doc["waypoints"]]
+        d = e2e.Daemon()
+        gjkctl(d, "poses", demo("poses.json"))
+        with d.client() as c:
+            ref = c.query_state(max_distance=0.1, mode="all")
+            again = c.query_state(max_distance=0.1, mode="all")
+            check(ref == again, "the state query answers the same twice (else nothing to "
+                  "compare)")
+            tref = c.query_trajectory(doc["robot"], waypoints, max_distance=0.1, mode="all")
+        counts = [0]
+        q = gjkctl_json(d, "query", "--all", "--max-distance", "0.1")
+        check(len(ref["pairs"]) >= 2, "the demo pose has pairs within 0.1 m")
+        same_numbers(q, ref, "query", counts)
+        t = gjkctl_json(d, "trajectory", path, "--all", "--max-distance", "0.1")
+        same_numbers(t, tref, "trajectory", counts)
+        # Hundreds of doubles with up to 17 digits: with 15-digit printing some differ.
+        check(counts[0] > 1000, "compared %d doubles" % counts[0])
+
+        # The scene export reads back to the stored scene, every double exact.
+        out, _ = gjkctl(d, "scene", "--export", "-")
+        exported = json.loads(out)
+        check(type(exported["revision"]) is int, "revision is an integer")
+        with d.client() as c:
+            stored = c.scene_summary(include_scene=True)["scene"]
+        back = e2e.gjkd.documents.scene_to_pb(exported)
+        back.revision = stored.revision = 0
+        check(back.SerializeToString(deterministic=True) ==
+              stored.SerializeToString(deterministic=True),
+              "gjkctl scene --export reads back to the stored scene, bit for bit")
+        check(d.stop() == 0, "gjkd exit status")
+
+
+GROUPS = {"trajectory_name": group_trajectory_name, "numbers": group_numbers}
 
 if __name__ == "__main__":
     e2e.GROUPS = GROUPS
