@@ -49,6 +49,7 @@ static const char usage_text[] =
     "  --json           machine-readable JSON on stdout instead of tables\n"
     "  --server-key F   CURVE: the daemon's public key file (or $GJKD_SERVER_KEY)\n"
     "  --key F          CURVE: this client's secret key file, 0600 (or $GJKD_CLIENT_KEY)\n"
+    "  -h, --help       print this help and exit (also after a command)\n"
     "\n"
     "exit status: 0 ok, 1 refused by the daemon, 2 bad usage or input, 3 no reply\n";
 
@@ -84,7 +85,7 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     va_start(ap, fmt);
     fputs("gjkctl: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fputs("\n(gjkctl --help for usage)\n", stderr);
+    fputs(" (see gjkctl --help)\n", stderr); /* one line */
     va_end(ap);
     return EXIT_USAGE;
 }
@@ -113,7 +114,23 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-/* Returns 0 or an exit status. Options may come anywhere; "--opt=value" works too. */
+/* The options that take a value. Only consulted for the message when one comes last without
+ * its value ("needs a value" rather than "unknown option"); parse_args decides the rest. */
+static bool takes_value(const char *key)
+{
+    static const char *const valued[] = {
+        "--endpoint",   "--timeout", "--retries",      "--expect-revision",
+        "--server-key", "--key",     "--max-distance", "--robot",
+        "--name",       "--plot",    "--export",       NULL};
+    for (const char *const *v = valued; *v != NULL; v++) {
+        if (strcmp(key, *v) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Returns 0 or an exit status. Options may come anywhere; "--opt=value" works too. --help
+ * (or -h), also after a command, prints the usage on stdout and exits 0 before any work. */
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
@@ -124,6 +141,10 @@ static int parse_args(int argc, char **argv, args *a)
     a->retries = 2;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
         if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
             if (a->command == NULL)
                 a->command = arg;
@@ -153,10 +174,6 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->first_collision;
         else if (strcmp(key, "--no-depth") == 0)
             flag = &a->no_depth;
-        else if (strcmp(key, "--help") == 0 || strcmp(key, "--h") == 0) {
-            fputs(usage_text, stdout);
-            exit(0);
-        }
         if (flag) {
             if (value)
                 return usage_error("%s takes no value", key);
@@ -165,7 +182,8 @@ static int parse_args(int argc, char **argv, args *a)
         }
         if (value == NULL) {
             if (i + 1 >= argc)
-                return usage_error("%s needs a value", key);
+                return takes_value(key) ? usage_error("%s needs a value", key)
+                                        : usage_error("unknown option \"%s\"", key);
             value = argv[++i];
         }
         if (strcmp(key, "--server-key") == 0) {
