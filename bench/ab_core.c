@@ -160,8 +160,23 @@ static bool in_group(const gjk_case_set *set, const gjk_case *c, const group *g)
 
 int main(int argc, char **argv)
 {
+    static const char usage[] =
+        "usage: gjk-ab OLD.so NEW.so CASEFILE [MIN_NS]\n"
+        "  OLD.so, NEW.so  two builds of the core as modules (libgjk_ab.so; scripts/ab)\n"
+        "  CASEFILE        the cases to time on both\n"
+        "  MIN_NS          time each case for at least MIN_NS ns per build (default 100000)\n";
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-') {
+            fprintf(stderr, "gjk-ab: unknown option '%s' (see gjk-ab --help)\n", argv[i]);
+            return 2;
+        }
+    }
     if (argc < 4 || argc > 5) {
-        fprintf(stderr, "usage: gjk-ab OLD.so NEW.so CASEFILE [MIN_NS]\n");
+        fprintf(stderr, "gjk-ab: expected OLD.so NEW.so CASEFILE [MIN_NS] (see gjk-ab --help)\n");
         return 2;
     }
     double min_ns = argc == 5 ? atof(argv[4]) : 100000.0;

@@ -61,25 +61,27 @@ static double handshake(const bw_daemon *d, void *context)
     return t;
 }
 
+static const char usage_text[] =
+    "usage: bench_curve [--gjkd PATH] [--demo-dir DIR] [--repeat N]\n"
+    "  --gjkd PATH     the daemon to start, twice: plain and CURVE (default: this build's)\n"
+    "  --demo-dir DIR  scene.json, poses.json, trajectory.json (default: examples/demo)\n"
+    "  --repeat N      runs per figure, median taken (default 200, at least 5)\n";
+
 int main(int argc, char **argv)
 {
     const char *gjkd_path = GJKD_PATH, *demo_dir = DEMO_DIR;
-    int repeat = 200;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--gjkd") == 0)
-            gjkd_path = argv[i + 1];
-        else if (strcmp(argv[i], "--demo-dir") == 0)
-            demo_dir = argv[i + 1];
-        else if (strcmp(argv[i], "--repeat") == 0)
-            repeat = atoi(argv[i + 1]);
-        else
-            bw_die("unknown option", argv[i]);
-    }
+    bw_program = "bench_curve";
+    const char *repeat_arg = "200";
+    const bw_option options[] = {
+        {"--gjkd", &gjkd_path}, {"--demo-dir", &demo_dir}, {"--repeat", &repeat_arg}};
+    int rc = bw_parse_args(argc, argv, usage_text, options, sizeof options / sizeof options[0]);
+    if (rc >= 0)
+        return rc;
+    int repeat = atoi(repeat_arg);
     if (repeat < 5)
         repeat = 5;
 
     /* Inputs: the demo scene, its link poses and its trajectory. */
-    bw_program = "bench_curve";
     bw_demo demo;
     bw_demo_load(&demo, demo_dir);
     const Gjkd__V1__TrajectoryQueryRequest *req = demo.trajectory;

@@ -211,30 +211,34 @@ static double timed_call(gjkd_client *c, Gjkd__V1__Request *request, const char 
 
 /* ------------------------------------------------------------------ main */
 
+static const char usage_text[] =
+    "usage: bench_e2e [--gjkd PATH] [--demo-dir DIR] [--repeat N] [--seconds S] [--threads T]\n"
+    "  --gjkd PATH     the daemon to start (default: this build's)\n"
+    "  --demo-dir DIR  scene.json, poses.json, trajectory.json (default: examples/demo)\n"
+    "  --repeat N      runs per trajectory figure, median taken (default 200, at least 5)\n"
+    "  --seconds S     seconds of each concurrent state-query run (default 2)\n"
+    "  --threads T     the daemon's worker threads (default 2)\n";
+
 int main(int argc, char **argv)
 {
     const char *gjkd_path = GJKD_PATH, *demo_dir = DEMO_DIR, *threads = "2";
-    int repeat = 200;
-    double seconds = 2.0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--gjkd") == 0)
-            gjkd_path = argv[i + 1];
-        else if (strcmp(argv[i], "--demo-dir") == 0)
-            demo_dir = argv[i + 1];
-        else if (strcmp(argv[i], "--repeat") == 0)
-            repeat = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--seconds") == 0)
-            seconds = atof(argv[i + 1]);
-        else if (strcmp(argv[i], "--threads") == 0)
-            threads = argv[i + 1];
-        else
-            bw_die("unknown option", argv[i]);
-    }
+    bw_program = "bench_e2e";
+    /* --help used to run the whole benchmark: the loop read options in pairs only. */
+    const char *repeat_arg = "200", *seconds_arg = "2";
+    const bw_option options[] = {{"--gjkd", &gjkd_path},
+                                 {"--demo-dir", &demo_dir},
+                                 {"--repeat", &repeat_arg},
+                                 {"--seconds", &seconds_arg},
+                                 {"--threads", &threads}};
+    int rc = bw_parse_args(argc, argv, usage_text, options, sizeof options / sizeof options[0]);
+    if (rc >= 0)
+        return rc;
+    int repeat = atoi(repeat_arg);
+    double seconds = atof(seconds_arg);
     if (repeat < 5)
         repeat = 5;
 
     /* The same inputs for both sides. */
-    bw_program = "bench_e2e";
     bw_demo demo;
     bw_demo_load(&demo, demo_dir);
     Gjkd__V1__Scene *scene = demo.scene;

@@ -65,16 +65,26 @@ static gjk_pair_frame make_frame(const gjk_shape *a, gjk_transform pose_a, const
     return f;
 }
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr, "usage: bench_epa CASEFILE [--epa-iterations N] [--min-ns NS] [--no-time] "
-                    "[--worst K]\n");
+    fprintf(out, "usage: bench_epa CASEFILE [--epa-iterations N] [--min-ns NS] [--no-time] "
+                 "[--worst K]\n"
+                 "  --epa-iterations N  options.epa_max_iterations (default: library default)\n"
+                 "  --min-ns NS         time each case for at least NS ns in all (default 20000)\n"
+                 "  --no-time           accuracy only\n"
+                 "  --worst K           also list the K cases with the largest depth errors\n");
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage();
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+    }
+    if (argc < 2 || argv[1][0] == '-') {
+        fprintf(stderr, "bench_epa: the first argument is the CASEFILE (see bench_epa --help)\n");
         return 2;
     }
     gjk_options opt = gjk_default_options();
@@ -82,18 +92,26 @@ int main(int argc, char **argv)
     bool timed = true;
     int worst = 0;
     for (int i = 2; i < argc; ++i) {
-        if (!strcmp(argv[i], "--epa-iterations") && i + 1 < argc) {
-            opt.epa_max_iterations = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--min-ns") && i + 1 < argc) {
-            min_ns = atof(argv[++i]);
-        } else if (!strcmp(argv[i], "--no-time")) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--no-time")) {
             timed = false;
-        } else if (!strcmp(argv[i], "--worst") && i + 1 < argc) {
-            worst = atoi(argv[++i]);
-        } else {
-            usage();
+            continue;
+        }
+        if (strcmp(a, "--epa-iterations") && strcmp(a, "--min-ns") && strcmp(a, "--worst")) {
+            fprintf(stderr, "bench_epa: unknown argument '%s' (see bench_epa --help)\n", a);
             return 2;
         }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "bench_epa: %s needs a value (see bench_epa --help)\n", a);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--epa-iterations"))
+            opt.epa_max_iterations = atoi(v);
+        else if (!strcmp(a, "--min-ns"))
+            min_ns = atof(v);
+        else
+            worst = atoi(v);
     }
     gjk_case_set set;
     char err[256];

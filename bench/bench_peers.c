@@ -854,7 +854,8 @@ static void usage(void)
            "  --min-us T      each timed loop lasts at least T microseconds (default 20)\n"
            "  --hang S        a case running longer than S seconds is a failure (default 20)\n"
            "  --limit N       only the first N cases\n"
-           "  --list          list the engines and the calls they use\n");
+           "  --list          list the engines and the calls they use\n"
+           "  -h, --help      print this help\n");
 }
 
 static bool wanted(const char *list, const char *name)
@@ -890,50 +891,64 @@ int main(int argc, char **argv)
 {
     static run r;
     r.cfg = (config){NULL, NULL, NULL, "quick", NULL, 64, 5, 20000.0, 20, 0};
+    /* Options with a value, as text; the numbers are read after the loop. */
+    const char *chunk = "64", *samples = "5", *min_us = "20", *hang = "20", *limit = "0";
+    const struct {
+        const char *name;
+        const char **value;
+    } valued[] = {{"--cases", &r.cfg.cases_path},
+                  {"--tag", &r.cfg.tag},
+                  {"--out", &r.cfg.out_dir},
+                  {"--raw", &r.cfg.raw_path},
+                  {"--engines", &r.cfg.engines},
+                  {"--chunk", &chunk},
+                  {"--samples", &samples},
+                  {"--min-us", &min_us},
+                  {"--hang", &hang},
+                  {"--limit", &limit}};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage();
+            return 0;
+        }
+    }
+    bool list = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--list") == 0) {
-            const bench_engine *e[MAX_ENGINES];
-            int n = all_engines(e, MAX_ENGINES);
-            for (int k = 0; k < n; k++)
-                printf("%-14s %s\n", e[k]->name, e[k]->calls);
-            return 0;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage();
-            return 0;
-        } else if (!v) {
-            fprintf(stderr, "bench_peers: %s needs a value\n", a);
-            return 2;
-        } else if (strcmp(a, "--cases") == 0) {
-            r.cfg.cases_path = v;
-        } else if (strcmp(a, "--tag") == 0) {
-            r.cfg.tag = v;
-        } else if (strcmp(a, "--out") == 0) {
-            r.cfg.out_dir = v;
-        } else if (strcmp(a, "--raw") == 0) {
-            r.cfg.raw_path = v;
-        } else if (strcmp(a, "--engines") == 0) {
-            r.cfg.engines = v;
-        } else if (strcmp(a, "--chunk") == 0) {
-            r.cfg.chunk = atoi(v);
-        } else if (strcmp(a, "--samples") == 0) {
-            r.cfg.samples = atoi(v);
-        } else if (strcmp(a, "--min-us") == 0) {
-            r.cfg.min_ns = 1000.0 * atof(v);
-        } else if (strcmp(a, "--hang") == 0) {
-            r.cfg.hang_s = atoi(v);
-        } else if (strcmp(a, "--limit") == 0) {
-            r.cfg.limit = atoi(v);
-        } else {
-            fprintf(stderr, "bench_peers: unknown option %s\n", a);
-            usage();
+            list = true;
+            continue;
+        }
+        const char **value = NULL;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
+            if (strcmp(a, valued[k].name) == 0)
+                value = valued[k].value;
+        }
+        if (value == NULL) {
+            fprintf(stderr, "bench_peers: unknown option '%s' (see bench_peers --help)\n", a);
             return 2;
         }
-        i++;
+        if (i + 1 >= argc) {
+            fprintf(stderr, "bench_peers: %s needs a value (see bench_peers --help)\n", a);
+            return 2;
+        }
+        *value = argv[++i];
     }
+    if (list) {
+        const bench_engine *e[MAX_ENGINES];
+        int n = all_engines(e, MAX_ENGINES);
+        for (int k = 0; k < n; k++)
+            printf("%-14s %s\n", e[k]->name, e[k]->calls);
+        return 0;
+    }
+    r.cfg.chunk = atoi(chunk);
+    r.cfg.samples = atoi(samples);
+    r.cfg.min_ns = 1000.0 * atof(min_us);
+    r.cfg.hang_s = atoi(hang);
+    r.cfg.limit = atoi(limit);
     if (!r.cfg.cases_path || r.cfg.chunk < 1 || r.cfg.samples < 1 || r.cfg.hang_s < 1) {
-        usage();
+        fprintf(stderr, "bench_peers: --cases FILE is needed; --chunk, --samples and --hang are "
+                        "at least 1 (see bench_peers --help)\n");
         return 2;
     }
 

@@ -47,6 +47,32 @@ void bw_die(const char *what, const char *detail)
     exit(1);
 }
 
+int bw_parse_args(int argc, char **argv, const char *usage, const bw_option *options, size_t n)
+{
+    for (int i = 1; i < argc; i += 2) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+    }
+    for (int i = 1; i < argc; i += 2) {
+        const char **value = NULL;
+        for (size_t k = 0; k < n; k++) {
+            if (strcmp(argv[i], options[k].name) == 0)
+                value = options[k].value;
+        }
+        const char *what = value == NULL   ? "unknown option"
+                           : i + 1 >= argc ? "needs a value"
+                                           : NULL;
+        if (what != NULL) {
+            fprintf(stderr, "%s: %s: %s (see %s --help)\n", bw_program, what, argv[i], bw_program);
+            return 2;
+        }
+        *value = argv[i + 1];
+    }
+    return -1;
+}
+
 /* ------------------------------------------------------------------ the demo inputs */
 
 static char *read_file(const char *dir, const char *name, size_t *len)

@@ -21,6 +21,15 @@ double bw_now(void);
 double bw_quantile(double *v, size_t n, double q);
 /* Prints "PROGRAM: what: detail" and exits 1. */
 void bw_die(const char *what, const char *detail) __attribute__((noreturn));
+/* The command line: options that each take a value ("--name VALUE" stores VALUE in *value). */
+typedef struct bw_option {
+    const char *name;
+    const char **value;
+} bw_option;
+/* Parses argv[1..] against the n options. Returns -1 to go on; otherwise the exit status, before
+ * any work: 0 after `usage` on stdout for --help or -h, 2 after a one-line error on stderr
+ * for an unknown option or a missing value. */
+int bw_parse_args(int argc, char **argv, const char *usage, const bw_option *options, size_t n);
 
 /* examples/demo: scene.json, poses.json and trajectory.json, parsed, and the trajectory's
  * poses decoded: as the world takes them, as the client library takes them, and as the packed

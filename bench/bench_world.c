@@ -431,17 +431,34 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
 int main(int argc, char **argv)
 {
     int repeats = 31, waypoints = 100;
+    static const char usage[] = "usage: bench_world [--repeats N] [--waypoints N] [--seed S]\n"
+                                "  --repeats N    runs per figure, median taken (default 31)\n"
+                                "  --waypoints N  waypoints of the trajectory (default 100)\n"
+                                "  --seed S       seed of the scene and the perturbations\n";
     for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
-            repeats = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--waypoints") == 0 && i + 1 < argc)
-            waypoints = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
-            rng = strtoull(argv[++i], NULL, 10) * 0x9E3779B97F4A7C15u + 1u;
-        else {
-            fprintf(stderr, "usage: bench_world [--repeats N] [--waypoints N] [--seed S]\n");
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+    }
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--repeats") != 0 && strcmp(a, "--waypoints") != 0 &&
+            strcmp(a, "--seed") != 0) {
+            fprintf(stderr, "bench_world: unknown option '%s' (see bench_world --help)\n", a);
             return 2;
         }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "bench_world: %s needs a value (see bench_world --help)\n", a);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--repeats") == 0)
+            repeats = atoi(v);
+        else if (strcmp(a, "--waypoints") == 0)
+            waypoints = atoi(v);
+        else
+            rng = strtoull(v, NULL, 10) * 0x9E3779B97F4A7C15u + 1u;
     }
     if (repeats < 1 || waypoints < 2) {
         fprintf(stderr, "bench_world: repeats >= 1 and waypoints >= 2\n");

@@ -50,6 +50,7 @@ static const char usage_text[] =
     "  --json           machine-readable JSON on stdout instead of tables\n"
     "  --server-key F   CURVE: the daemon's public key file (or $GJKD_SERVER_KEY)\n"
     "  --key F          CURVE: this client's secret key file, 0600 (or $GJKD_CLIENT_KEY)\n"
+    "  -h, --help       print this help and exit (also after a command)\n"
     "\n"
     "exit status: 0 ok, 1 refused by the daemon, 2 bad usage or input, 3 no reply\n";
 
@@ -86,7 +87,7 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     va_start(ap, fmt);
     fputs("gjkctl: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fputs("\n(gjkctl --help for usage)\n", stderr);
+    fputs(" (see gjkctl --help)\n", stderr); /* one line */
     va_end(ap);
     return EXIT_USAGE;
 }
@@ -115,7 +116,23 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-/* Returns 0 or an exit status. Options may come anywhere; "--opt=value" works too. */
+/* The options that take a value. Only consulted for the message when one comes last without
+ * its value ("needs a value" rather than "unknown option"); parse_args decides the rest. */
+static bool takes_value(const char *key)
+{
+    static const char *const valued[] = {
+        "--endpoint",   "--timeout", "--retries",      "--expect-revision",
+        "--server-key", "--key",     "--max-distance", "--robot",
+        "--name",       "--plot",    "--export",       NULL};
+    for (const char *const *v = valued; *v != NULL; v++) {
+        if (strcmp(key, *v) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Returns 0 or an exit status. Options may come anywhere; "--opt=value" works too. --help
+ * (or -h), also after a command, prints the usage on stdout and exits 0 before any work. */
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
@@ -126,6 +143,10 @@ static int parse_args(int argc, char **argv, args *a)
     a->retries = 2;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
         if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
             if (a->command == NULL)
                 a->command = arg;
@@ -157,10 +178,6 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->first_collision;
         else if (strcmp(key, "--no-depth") == 0)
             flag = &a->no_depth;
-        else if (strcmp(key, "--help") == 0 || strcmp(key, "--h") == 0) {
-            fputs(usage_text, stdout);
-            exit(0);
-        }
         if (flag) {
             if (value)
                 return usage_error("%s takes no value", key);
@@ -169,7 +186,8 @@ static int parse_args(int argc, char **argv, args *a)
         }
         if (value == NULL) {
             if (i + 1 >= argc)
-                return usage_error("%s needs a value", key);
+                return takes_value(key) ? usage_error("%s needs a value", key)
+                                        : usage_error("unknown option \"%s\"", key);
             value = argv[++i];
         }
         if (strcmp(key, "--server-key") == 0) {
@@ -230,13 +248,25 @@ static int print_json(cJSON *doc)
     return 0;
 }
 
-/* cJSON has no NaN/Inf: non-finite numbers become null. */
+/* Numbers go through gjkd_json's printers (gjkd_json.h, "Numbers"): a double prints as the
+ * shortest text that reads back to it bit for bit (always with a '.' or an exponent), a
+ * non-finite one as null, a 64-bit counter as its exact digits. The 32-bit integers stay on
+ * cJSON_AddNumberToObject, which prints every value of that range exactly as an integer. */
 static void json_num(cJSON *o, const char *key, double v)
 {
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
+    cJSON_AddItemToObject(o, key, gjkd_json_double(v));
+}
+
+static void json_u64(cJSON *o, const char *key, uint64_t v)
+{
+    cJSON_AddItemToObject(o, key, gjkd_json_uint(v));
+}
+
+static void json_doubles(cJSON *o, const char *key, const double *v, int n)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    for (int i = 0; arr != NULL && i < n; i++)
+        cJSON_AddItemToArray(arr, gjkd_json_double(v[i]));
 }
 
 static void json_vec3(cJSON *o, const char *key, gjkd_vec3 v)
@@ -246,7 +276,7 @@ static void json_vec3(cJSON *o, const char *key, gjkd_vec3 v)
         return;
     }
     double d[3] = {v.x, v.y, v.z};
-    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(d, 3));
+    json_doubles(o, key, d, 3);
 }
 
 /* "robot/link/part" or "obstacle/part" into buf. */
@@ -361,7 +391,7 @@ static int cmd_health(gjkd_client *c, const args *a)
         cJSON_AddStringToObject(o, "state", h->serving ? "serving" : "draining");
         cJSON_AddStringToObject(o, "version", h->version);
         json_num(o, "uptime_seconds", h->uptime_seconds);
-        cJSON_AddNumberToObject(o, "revision", (double)h->revision);
+        json_u64(o, "revision", h->revision);
         cJSON_AddBoolToObject(o, "persistent", h->persistent);
         gjkd_health_destroy(&h);
         return print_json(o);
@@ -383,38 +413,37 @@ static int cmd_stats(gjkd_client *c, const args *a)
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
         json_num(o, "uptime_seconds", st->uptime_seconds);
-        cJSON_AddNumberToObject(o, "revision", (double)st->revision);
-        cJSON_AddNumberToObject(o, "pose_revision", (double)st->pose_revision);
-        cJSON_AddNumberToObject(o, "requests", (double)st->requests);
+        json_u64(o, "revision", st->revision);
+        json_u64(o, "pose_revision", st->pose_revision);
+        json_u64(o, "requests", st->requests);
         cJSON_AddNumberToObject(o, "in_flight", st->in_flight);
         cJSON_AddNumberToObject(o, "queued", st->queued);
         cJSON_AddNumberToObject(o, "threads", st->threads);
         cJSON_AddNumberToObject(o, "robots", st->robots);
         cJSON_AddNumberToObject(o, "obstacles", st->obstacles);
         cJSON_AddNumberToObject(o, "parts", st->parts);
-        cJSON_AddNumberToObject(o, "pose_updates", (double)st->pose_updates);
-        cJSON_AddNumberToObject(o, "monitor_events", (double)st->monitor_events);
+        json_u64(o, "pose_updates", st->pose_updates);
+        json_u64(o, "monitor_events", st->monitor_events);
         cJSON_AddNumberToObject(o, "trajectories_cached", st->trajectories_cached);
-        cJSON_AddNumberToObject(o, "trajectory_cache_hits", (double)st->trajectory_cache_hits);
-        cJSON_AddNumberToObject(o, "trajectory_cache_misses", (double)st->trajectory_cache_misses);
-        cJSON_AddNumberToObject(o, "auth_refused", (double)st->auth_refused);
+        json_u64(o, "trajectory_cache_hits", st->trajectory_cache_hits);
+        json_u64(o, "trajectory_cache_misses", st->trajectory_cache_misses);
+        json_u64(o, "auth_refused", st->auth_refused);
         cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
         for (size_t i = 0; i < st->command_count; i++) {
             const gjkd_command_stats *cs = &st->commands[i];
             cJSON *x = cJSON_CreateObject();
             cJSON_AddStringToObject(x, "name", cs->name);
-            cJSON_AddNumberToObject(x, "calls", (double)cs->calls);
-            cJSON_AddNumberToObject(x, "errors", (double)cs->errors);
+            json_u64(x, "calls", cs->calls);
+            json_u64(x, "errors", cs->errors);
             json_num(x, "total_seconds", cs->total_seconds);
             json_num(x, "max_seconds", cs->max_seconds);
             cJSON_AddItemToArray(cmds, x);
         }
         cJSON *errs = cJSON_AddObjectToObject(o, "errors");
         for (size_t i = 0; i < st->error_count; i++)
-            cJSON_AddNumberToObject(errs, gjkd_status_name(st->errors[i].code),
-                                    (double)st->errors[i].count);
+            json_u64(errs, gjkd_status_name(st->errors[i].code), st->errors[i].count);
         cJSON *l = cJSON_AddObjectToObject(o, "limits");
-        cJSON_AddNumberToObject(l, "max_message_bytes", (double)st->limits.max_message_bytes);
+        json_u64(l, "max_message_bytes", st->limits.max_message_bytes);
         cJSON_AddNumberToObject(l, "max_points_per_part", st->limits.max_points_per_part);
         cJSON_AddNumberToObject(l, "max_parts_per_body", st->limits.max_parts_per_body);
         cJSON_AddNumberToObject(l, "max_links_per_robot", st->limits.max_links_per_robot);
@@ -517,7 +546,7 @@ static int cmd_scene(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "revision", (double)ss->revision);
+        json_u64(o, "revision", ss->revision);
         cJSON *robots = cJSON_AddArrayToObject(o, "robots");
         for (size_t i = 0; i < ss->robot_count; i++) {
             const gjkd_robot_summary *r = &ss->robots[i];
@@ -540,7 +569,7 @@ static int cmd_scene(gjkd_client *c, const args *a)
             cJSON *pose = cJSON_AddObjectToObject(x, "pose");
             json_vec3(pose, "position", ob->pose.p);
             double q[4] = {ob->pose.q.w, ob->pose.q.x, ob->pose.q.y, ob->pose.q.z};
-            cJSON_AddItemToObject(pose, "quat_wxyz", cJSON_CreateDoubleArray(q, 4));
+            json_doubles(pose, "quat_wxyz", q, 4);
             cJSON_AddItemToArray(obstacles, x);
         }
         cJSON_AddNumberToObject(o, "allowed_pairs", ss->allowed_pairs);
@@ -602,10 +631,10 @@ static int cmd_load(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "revision", (double)ch.revision);
-        cJSON_AddNumberToObject(o, "robots", (double)robots);
-        cJSON_AddNumberToObject(o, "obstacles", (double)obstacles);
-        cJSON_AddNumberToObject(o, "allowed_pairs", (double)allowed);
+        json_u64(o, "revision", ch.revision);
+        json_u64(o, "robots", robots);
+        json_u64(o, "obstacles", obstacles);
+        json_u64(o, "allowed_pairs", allowed);
         return print_json(o);
     }
     printf("loaded %zu robots, %zu obstacles, %zu allowed pairs: revision %llu\n", robots,
@@ -626,7 +655,7 @@ static int cmd_remove(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "revision", (double)ch.revision);
+        json_u64(o, "revision", ch.revision);
         return print_json(o);
     }
     printf("removed %s \"%s\": revision %llu\n", a->positional[0], a->positional[1],
@@ -657,8 +686,8 @@ static int cmd_poses(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "robots", (double)robots);
-        cJSON_AddNumberToObject(o, "revision", (double)gjkd_client_revision(c));
+        json_u64(o, "robots", robots);
+        json_u64(o, "revision", gjkd_client_revision(c));
         return print_json(o);
     }
     printf("link poses set for %zu robot%s\n", robots, robots == 1 ? "" : "s");
@@ -691,7 +720,7 @@ static int cmd_query(gjkd_client *c, const args *a)
         return report_failure(c, s);
     if (a->json) {
         cJSON *doc = state_json(st, true);
-        cJSON_AddNumberToObject(doc, "revision", (double)st->revision);
+        json_u64(doc, "revision", st->revision);
         gjkd_state_destroy(&st);
         return print_json(doc);
     }
@@ -874,8 +903,15 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         return EXIT_USAGE;
     }
     if (a->name) {
+        /* Every string of a parsed message is owned (gjkd_json.h), an absent name too. */
+        char *name = strdup(a->name);
+        if (name == NULL) {
+            gjkd_json_trajectory_free(&req);
+            fputs("gjkctl: out of memory\n", stderr);
+            return EXIT_USAGE;
+        }
         free(req->name);
-        req->name = strdup(a->name);
+        req->name = name;
     }
     char title[256];
     snprintf(title, sizeof title, "%s%s%s", req->robot, req->name[0] ? " / " : "", req->name);
@@ -893,7 +929,7 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
     }
     if (a->json) {
         cJSON *o2 = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o2, "revision", (double)t->revision);
+        json_u64(o2, "revision", t->revision);
         if (t->has_min_distance)
             json_num(o2, "min_distance", t->min_distance);
         else

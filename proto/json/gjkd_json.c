@@ -853,6 +853,42 @@ static bool parse_allowed_pairs(ctx *c, const cJSON *root, Gjkd__V1__Scene *scen
     return ok;
 }
 
+/* protobuf-c's *__init leaves every string field pointing at its static empty string
+ * (protobuf_c_empty_string), which *__free_unpacked knows not to free but a caller would not:
+ * gjkctl freed the absent "name" of a trajectory to put --name in its place and crashed. So a
+ * parsed message gets, in every string field still at that default (in m and every message
+ * below it; a oneof's active member only), a malloc'd "" of its own: every string of a
+ * returned message is owned (gjkd_json.h, "Memory"). */
+static bool own_strings(ctx *c, ProtobufCMessage *m)
+{
+    const ProtobufCMessageDescriptor *d = m->descriptor;
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *f = &d->fields[i];
+        char *field = (char *)m + f->offset;
+        if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+            *(const uint32_t *)((const char *)m + f->quantifier_offset) != f->id)
+            continue;
+        if (f->type != PROTOBUF_C_TYPE_STRING && f->type != PROTOBUF_C_TYPE_MESSAGE)
+            continue;
+        size_t n = 1;
+        void **items = (void **)field;
+        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+            n = *(const size_t *)((const char *)m + f->quantifier_offset);
+            items = *(void ***)field;
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+                if (items[k] != NULL && !own_strings(c, items[k]))
+                    return false;
+            } else if (items[k] == NULL || items[k] == (void *)protobuf_c_empty_string) {
+                if ((items[k] = dup_string(c, "")) == NULL)
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* Parses text into a cJSON tree; fails with line and column on a syntax error. */
 static cJSON *parse_text(ctx *c, const char *text, size_t length)
 {
@@ -966,7 +1002,7 @@ bool gjkd_json_parse_scene(const char *text, size_t length, Gjkd__V1__Scene **ou
         }
         path_pop(&c, mark);
     }
-    ok = ok && parse_allowed_pairs(&c, root, scene);
+    ok = ok && parse_allowed_pairs(&c, root, scene) && own_strings(&c, &scene->base);
     cJSON_Delete(root);
     if (!ok) {
         gjkd_json_scene_free(&scene);
@@ -1043,6 +1079,7 @@ bool gjkd_json_parse_poses(const char *text, size_t length, Gjkd__V1__SetLinkPos
         }
         path_pop(&c, mark);
     }
+    ok = ok && own_strings(&c, &req->base);
     cJSON_Delete(root);
     if (!ok) {
         gjkd_json_poses_free(&req);
@@ -1111,6 +1148,7 @@ bool gjkd_json_parse_trajectory(const char *text, size_t length,
         }
         path_pop(&c, mark);
     }
+    ok = ok && own_strings(&c, &req->base);
     cJSON_Delete(root);
     if (!ok) {
         gjkd_json_trajectory_free(&req);
@@ -1148,20 +1186,62 @@ void gjkd_json_trajectory_free(Gjkd__V1__TrajectoryQueryRequest **msg)
 
 /* ------------------------------------------------------------------ writing */
 
-/* A number node that reads back exactly: the shortest of %.15g, %.16g, %.17g that parses
- * to v (cJSON's own printer keeps 15 digits whenever they come within DBL_EPSILON, which
- * loses the last bit). NULL for a non-finite v or out of memory. */
-static cJSON *number_node(double v)
+bool gjkd_json_format_double(double v, char *buf)
 {
-    if (!isfinite(v))
-        return NULL;
-    char buf[32];
+    if (!isfinite(v)) {
+        memcpy(buf, "null", 5);
+        return false;
+    }
+    /* 17 significant digits always read back exactly (IEEE 754 binary64); fewer often do.
+     * The comparison is bitwise: -0.0 must not pass for 0.0. */
+    int n = 0;
     for (int digits = 15; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
+        n = snprintf(buf, GJKD_JSON_NUMBER_SIZE, "%.*g", digits, v);
+        double back = strtod(buf, NULL);
+        if (memcmp(&back, &v, sizeof v) == 0)
             break;
     }
+    if (strpbrk(buf, ".e") == NULL && n > 0 && n + 2 < GJKD_JSON_NUMBER_SIZE)
+        memcpy(buf + n, ".0", 3);
+    return true;
+}
+
+cJSON *gjkd_json_double(double v)
+{
+    char buf[GJKD_JSON_NUMBER_SIZE];
+    if (!gjkd_json_format_double(v, buf))
+        return cJSON_CreateNull();
     return cJSON_CreateRaw(buf);
+}
+
+cJSON *gjkd_json_int(int64_t v)
+{
+    char buf[GJKD_JSON_NUMBER_SIZE];
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return cJSON_CreateRaw(buf);
+}
+
+cJSON *gjkd_json_uint(uint64_t v)
+{
+    char buf[GJKD_JSON_NUMBER_SIZE];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    return cJSON_CreateRaw(buf);
+}
+
+/* A number of a document: refused (NULL) when not finite, see gjkd_json.h. */
+static cJSON *number_node(double v)
+{
+    return isfinite(v) ? gjkd_json_double(v) : NULL;
+}
+
+/* Adds x (NULL: out of memory or refused) under key; deletes it on failure. */
+static bool add_node(cJSON *obj, const char *key, cJSON *x)
+{
+    if (x == NULL || !cJSON_AddItemToObject(obj, key, x)) {
+        cJSON_Delete(x);
+        return false;
+    }
+    return true;
 }
 
 static cJSON *number_array_node(const double *v, int n)
@@ -1180,12 +1260,7 @@ static cJSON *number_array_node(const double *v, int n)
 
 static bool add_numbers(cJSON *obj, const char *key, const double *v, int n)
 {
-    cJSON *arr = number_array_node(v, n);
-    if (arr == NULL || !cJSON_AddItemToObject(obj, key, arr)) {
-        cJSON_Delete(arr);
-        return false;
-    }
-    return true;
+    return add_node(obj, key, number_array_node(v, n));
 }
 
 static cJSON *write_pose(const Gjkd__V1__Pose *pose)
@@ -1241,21 +1316,18 @@ static bool add_ints(cJSON *obj, const char *key, const int32_t *v, size_t n)
         return true;
     cJSON *arr = cJSON_AddArrayToObject(obj, key);
     for (size_t i = 0; arr != NULL && i < n; i++) {
-        cJSON *x = cJSON_CreateNumber(v[i]);
-        if (x == NULL || !cJSON_AddItemToArray(arr, x))
+        cJSON *x = gjkd_json_int(v[i]);
+        if (x == NULL || !cJSON_AddItemToArray(arr, x)) {
+            cJSON_Delete(x);
             return false;
+        }
     }
     return arr != NULL;
 }
 
 static bool add_number(cJSON *obj, const char *key, double v)
 {
-    cJSON *x = number_node(v);
-    if (x == NULL || !cJSON_AddItemToObject(obj, key, x)) {
-        cJSON_Delete(x);
-        return false;
-    }
-    return true;
+    return add_node(obj, key, number_node(v));
 }
 
 static cJSON *write_part(const Gjkd__V1__Part *part)
@@ -1419,7 +1491,7 @@ char *gjkd_json_write_scene(const Gjkd__V1__Scene *scene)
 {
     cJSON *root = cJSON_CreateObject();
     if (root == NULL || !cJSON_AddStringToObject(root, "format", "gjkd-scene/1") ||
-        !add_number(root, "revision", (double)scene->revision))
+        !add_node(root, "revision", gjkd_json_uint(scene->revision)))
         goto fail;
     cJSON *robots = cJSON_AddArrayToObject(root, "robots");
     for (size_t i = 0; robots != NULL && i < scene->n_robots; i++) {

@@ -30,14 +30,19 @@
  *   "$.robots[0].links[2].parts[1].points[17][2]: expected a finite number".
  * Semantic checks that need the scene (unknown names, link counts, limits) are the daemon's.
  *
- * Memory: every message returned is built with malloc (strings, arrays, submessages) exactly
- * as protobuf-c's unpack would build it, so it is freed by the matching gjkd_json_*_free, which
- * calls the generated *__free_unpacked. Thread-safe: no global state (cJSON hooks untouched). */
+ * Memory: every message returned is built with malloc (strings, arrays, submessages) as
+ * protobuf-c's unpack would build it, so it is freed by the matching gjkd_json_*_free, which
+ * calls the generated *__free_unpacked. Unlike unpack, every string field is malloc'd, also one
+ * the document leaves out (an empty string of its own, never protobuf-c's static
+ * protobuf_c_empty_string): the caller may free() any string of the message and put another
+ * malloc'd one in its place (gjkctl trajectory --name does). Thread-safe: no global state
+ * (cJSON hooks untouched). */
 #ifndef GJKD_JSON_H
 #define GJKD_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gjkd/v1/gjkd.pb-c.h"
 
@@ -74,6 +79,31 @@ char *gjkd_json_write_scene(const Gjkd__V1__Scene *scene);
  * ("gjkd-trajectory/1"; the request's options are not part of the document). */
 char *gjkd_json_write_poses(const Gjkd__V1__SetLinkPosesRequest *poses);
 char *gjkd_json_write_trajectory(const Gjkd__V1__TrajectoryQueryRequest *trajectory);
+
+/* Numbers. Every number gjkd writes as JSON (the writers above, gjkctl --json) is written by
+ * these, so that any reader gets back exactly the value written:
+ *   double      the shortest of %.15g, %.16g, %.17g that strtod reads back bit for bit, with
+ *               ".0" appended when that has neither a '.' nor an exponent: a double always
+ *               reads back as a double (5.0, and -0.0 keeps its sign; JSON readers such as
+ *               Python's take "5" for an integer and "-0" for 0);
+ *   integer     counts, ids, indices, revisions: the exact decimal digits, never a '.' or an
+ *               exponent, also beyond 2^53;
+ *   non-finite  JSON has no NaN or infinity: gjkd_json_double gives null (gjkctl --json writes
+ *               null, e.g. "min_distance": null when no pair is within max distance, which the
+ *               daemon sends as "absent" for the world's infinity); the document writers above
+ *               refuse a document holding one (they return NULL).
+ * The nodes are cJSON raw nodes (cJSON_CreateRaw): for printing, not for reading back. */
+#define GJKD_JSON_NUMBER_SIZE 32
+
+/* Writes v as above into buf (GJKD_JSON_NUMBER_SIZE bytes, NUL-terminated). Returns false, with
+ * "null" in buf, if v is not finite. */
+bool gjkd_json_format_double(double v, char *buf);
+
+struct cJSON;
+/* A cJSON node printing v as above (null for a non-finite v); NULL only if out of memory. */
+struct cJSON *gjkd_json_double(double v);
+struct cJSON *gjkd_json_int(int64_t v);
+struct cJSON *gjkd_json_uint(uint64_t v);
 
 /* Reads a whole file into a malloc'd NUL-terminated buffer (*length excludes the NUL); NULL
  * with err filled on I/O failure or if it exceeds GJKD_JSON_MAX_BYTES. */

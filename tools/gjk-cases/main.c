@@ -179,58 +179,82 @@ int main(int argc, char **argv)
     bool warm = false;
     long worst = 0, show = -1;
     gjk_eval_config cfg = gjk_eval_default_config();
+    /* --help first, wherever it is: usage on stdout, no work. */
     for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        long v;
-        if (strcmp(a, "--warm") == 0) {
-            warm = true;
-        } else if (strcmp(a, "--no-time") == 0) {
-            cfg.time = false;
-        } else if (strcmp(a, "--out") == 0 && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (strcmp(a, "--reps") == 0 && i + 1 < argc &&
-                   parse_long(argv[i + 1], 1, 100000000, &v) == 0) {
-            cfg.reps = (int32_t)v;
-            ++i;
-        } else if (strcmp(a, "--min-ns") == 0 && i + 1 < argc &&
-                   parse_long(argv[i + 1], 0, 1000000000, &v) == 0) {
-            cfg.min_time_ns = (double)v;
-            ++i;
-        } else if (strcmp(a, "--hill") == 0 && i + 1 < argc &&
-                   parse_long(argv[i + 1], 1, INT32_MAX, &v) == 0) {
-            cfg.options.hill_climb_min_vertices = (int32_t)v;
-            ++i;
-        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc &&
-                   parse_long(argv[i + 1], 1, INT32_MAX, &v) == 0) {
-            cfg.options.max_iterations = (int32_t)v;
-            ++i;
-        } else if (strcmp(a, "--epa-iters") == 0 && i + 1 < argc &&
-                   parse_long(argv[i + 1], 1, INT32_MAX, &v) == 0) {
-            cfg.options.epa_max_iterations = (int32_t)v;
-            ++i;
-        } else if (strcmp(a, "--case") == 0 && i + 1 < argc &&
-                   parse_long(argv[i + 1], 0, INT32_MAX, &v) == 0) {
-            show = v;
-            ++i;
-        } else if (strcmp(a, "--worst") == 0 && i + 1 < argc &&
-                   parse_long(argv[i + 1], 0, 1000000, &v) == 0) {
-            worst = v;
-            ++i;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
-        } else if (a[0] != '-' && !path) {
+        }
+    }
+    /* Options with an integer value: name, bounds, where it goes. */
+    long reps = -1, min_ns = -1, hill = -1, iters = -1, epa_iters = -1;
+    const struct {
+        const char *name;
+        long lo, hi;
+        long *out;
+    } ints[] = {{"--reps", 1, 100000000, &reps},
+                {"--min-ns", 0, 1000000000, &min_ns},
+                {"--hill", 1, INT32_MAX, &hill},
+                {"--iters", 1, INT32_MAX, &iters},
+                {"--epa-iters", 1, INT32_MAX, &epa_iters},
+                {"--case", 0, INT32_MAX, &show},
+                {"--worst", 0, 1000000, &worst}};
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--warm") == 0) {
+            warm = true;
+            continue;
+        }
+        if (strcmp(a, "--no-time") == 0) {
+            cfg.time = false;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (path) {
+                fprintf(stderr, "gjk-cases: one CASEFILE only, got '%s' too (see --help)\n", a);
+                return 2;
+            }
             path = a;
-        } else {
-            fprintf(stderr, "gjk-cases: bad argument '%s'\n", a);
-            usage(stderr);
+            continue;
+        }
+        int k = -1;
+        for (size_t j = 0; j < sizeof ints / sizeof ints[0]; ++j) {
+            if (strcmp(a, ints[j].name) == 0)
+                k = (int)j;
+        }
+        if (k < 0 && strcmp(a, "--out") != 0) {
+            fprintf(stderr, "gjk-cases: unknown option '%s' (see --help)\n", a);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "gjk-cases: %s needs a value (see --help)\n", a);
+            return 2;
+        }
+        const char *value = argv[++i];
+        if (k < 0) {
+            out_path = value;
+            continue;
+        }
+        if (parse_long(value, ints[k].lo, ints[k].hi, ints[k].out) != 0) {
+            fprintf(stderr, "gjk-cases: %s: expected an integer in [%ld, %ld], got '%s'\n", a,
+                    ints[k].lo, ints[k].hi, value);
             return 2;
         }
     }
     if (!path) {
-        usage(stderr);
+        fprintf(stderr, "gjk-cases: no CASEFILE (see --help)\n");
         return 2;
     }
+    if (reps >= 0)
+        cfg.reps = (int32_t)reps;
+    if (min_ns >= 0)
+        cfg.min_time_ns = (double)min_ns;
+    if (hill >= 0)
+        cfg.options.hill_climb_min_vertices = (int32_t)hill;
+    if (iters >= 0)
+        cfg.options.max_iterations = (int32_t)iters;
+    if (epa_iters >= 0)
+        cfg.options.epa_max_iterations = (int32_t)epa_iters;
     cfg.warm = true;
 
     char err[512];
