@@ -727,8 +727,10 @@ static int cmd_query(gjkd_client *c, const args *a)
     printf("revision %llu   pairs checked %u (broad-phase candidates %u)   colliding: %s\n",
            (unsigned long long)st->revision, st->pairs_checked, st->pairs_candidate,
            st->colliding ? "YES" : "no");
-    if (!st->has_min_distance) {
+    if (!st->has_min_distance && a->has_max_distance) {
         printf("no pair within max distance %.4f m\n", a->max_distance);
+    } else if (!st->has_min_distance) {
+        printf("no pair to check\n");
     } else {
         printf("min distance %.6f m\n", st->min_distance);
         print_pair_header();
