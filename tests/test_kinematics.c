@@ -30,11 +30,18 @@ typedef struct tjoint {
     double multiplier, offset;
 } tjoint;
 
+/* Generated joint names live in the robot (joints[i].name NULL: names[i]), so that a copy of
+ * the robot carries its names with it instead of pointers into the original. */
 typedef struct trobot {
     int link_count, joint_count;
     tjoint joints[MAX_LINKS];
     char names[MAX_LINKS][32];
 } trobot;
+
+static const char *t_name(const trobot *r, int i)
+{
+    return r->joints[i].name ? r->joints[i].name : r->names[i];
+}
 
 static bool t_moving(const tjoint *j)
 {
@@ -87,7 +94,7 @@ static gjk_kinematics_def t_def(const trobot *r, gjk_joint_def *defs)
         const tjoint *j = &r->joints[i];
         gjk_joint_def *d = &defs[i];
         memset(d, 0, sizeof *d);
-        d->name = j->name;
+        d->name = t_name(r, i);
         d->type = j->type;
         d->parent = j->parent;
         d->child = j->child;
@@ -96,7 +103,7 @@ static gjk_kinematics_def t_def(const trobot *r, gjk_joint_def *defs)
         d->axis = gjk_v3(j->axis[0], j->axis[1], j->axis[2]);
         d->lower = j->lower;
         d->upper = j->upper;
-        d->mimic = j->mimic >= 0 ? r->joints[j->mimic].name : NULL;
+        d->mimic = j->mimic >= 0 ? t_name(r, j->mimic) : NULL;
         d->multiplier = j->multiplier;
         d->offset = j->offset;
     }
@@ -487,7 +494,7 @@ static trobot random_tree(int max_links)
     }
     for (int i = 0; i < r.joint_count; ++i) {
         snprintf(r.names[i], sizeof r.names[i], "joint_%d_%04x", i, (unsigned)(rnd() * 65536));
-        r.joints[i].name = r.names[i];
+        r.joints[i].name = NULL;
     }
     return r;
 }
@@ -982,8 +989,7 @@ static trobot chain(int n)
     r.joint_count = n - 1;
     for (int i = 0; i < n - 1; ++i) {
         snprintf(r.names[i], sizeof r.names[i], "j%d", i);
-        r.joints[i] =
-            tj(r.names[i], GJK_JOINT_REVOLUTE, i, i + 1, 0, 0, 0.1, 0, 0, 0, 0, 0, 1, -1, 1);
+        r.joints[i] = tj(NULL, GJK_JOINT_REVOLUTE, i, i + 1, 0, 0, 0.1, 0, 0, 0, 0, 0, 1, -1, 1);
     }
     return r;
 }
@@ -1069,8 +1075,12 @@ static void test_refuse_names(void **state)
 {
     (void)state;
     trobot r = chain(5);
-    r.joints[2].name = NULL;
-    expect_refusal(&r, GJK_KIN_BAD_NAME, 2, -1);
+    {
+        gjk_joint_def defs[MAX_LINKS];
+        (void)t_def(&r, defs);
+        defs[2].name = NULL;
+        expect_refusal_def(defs, 5, 4, GJK_KIN_BAD_NAME, 2, -1);
+    }
     r.joints[2].name = "";
     expect_refusal(&r, GJK_KIN_BAD_NAME, 2, -1);
     char longest[GJK_KINEMATICS_NAME_MAX + 2];
