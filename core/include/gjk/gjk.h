@@ -8,5 +8,6 @@
 #include "hull.h"
 #include "query.h"
 #include "world.h"
+#include "kinematics.h"
 
 #endif /* GJK_GJK_H */
