@@ -257,13 +257,16 @@ static inline Gjkd__V1__Scene *t_scene(gjkd_arena *a, Gjkd__V1__Robot *const *ro
     gjkd__v1__scene__init(s);
     s->n_robots = n_robots;
     s->robots = gjkd_arena_alloc(a, (n_robots + 1) * sizeof *s->robots);
-    memcpy(s->robots, robots, n_robots * sizeof *s->robots);
+    if (n_robots > 0)
+        memcpy(s->robots, robots, n_robots * sizeof *s->robots);
     s->n_obstacles = n_obstacles;
     s->obstacles = gjkd_arena_alloc(a, (n_obstacles + 1) * sizeof *s->obstacles);
-    memcpy(s->obstacles, obstacles, n_obstacles * sizeof *s->obstacles);
+    if (n_obstacles > 0)
+        memcpy(s->obstacles, obstacles, n_obstacles * sizeof *s->obstacles);
     s->n_allowed_pairs = n_pairs;
     s->allowed_pairs = gjkd_arena_alloc(a, (n_pairs + 1) * sizeof *s->allowed_pairs);
-    memcpy(s->allowed_pairs, pairs, n_pairs * sizeof *s->allowed_pairs);
+    if (n_pairs > 0)
+        memcpy(s->allowed_pairs, pairs, n_pairs * sizeof *s->allowed_pairs);
     return s;
 }
 
