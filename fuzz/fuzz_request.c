@@ -77,6 +77,7 @@ static bool is_change(Gjkd__V1__Request__BodyCase body)
     case GJKD__V1__REQUEST__BODY_PUT_OBSTACLE:
     case GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE:
     case GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS:
+    case GJKD__V1__REQUEST__BODY_LOAD_SCENE:
         return true;
     default:
         return false;

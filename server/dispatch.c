@@ -58,6 +58,22 @@ static void record_list_free(record_list *list)
     memset(list, 0, sizeof *list);
 }
 
+/* Everything a snapshot holds: the robots, the obstacles and the allowed pairs. */
+typedef struct scene_records {
+    record_list robots;
+    record_list obstacles;
+    Gjkd__V1__SetAllowedPairsRequest *allowed; /* owned copy, NULL = none */
+} scene_records;
+
+static void scene_records_free(scene_records *records)
+{
+    record_list_free(&records->robots);
+    record_list_free(&records->obstacles);
+    if (records->allowed != NULL)
+        protobuf_c_message_free_unpacked(&records->allowed->base, NULL);
+    records->allowed = NULL;
+}
+
 /* An owned deep copy of a message (pack + unpack). */
 static ProtobufCMessage *copy_message(const ProtobufCMessage *msg)
 {
@@ -80,11 +96,9 @@ typedef struct command_counter {
 enum { CODE_SLOTS = 32 };
 
 struct gjkd_service {
-    pthread_rwlock_t lock; /* world, records, allowed */
+    pthread_rwlock_t lock; /* world, records */
     gjk_world *world;
-    record_list robots;
-    record_list obstacles;
-    Gjkd__V1__SetAllowedPairsRequest *allowed; /* owned copy, NULL = none */
+    scene_records records;
     gjkd_store *store;
     _Atomic uint64_t revision;
 
@@ -156,33 +170,40 @@ typedef struct request_ctx {
 
 /* ---------------------------------------------------------------- persistence */
 
-static bool body_exists(gjkd_service *svc, const Gjkd__V1__BodyRef *b)
+/* The robot record of that name (NULL if none). */
+static const Gjkd__V1__Robot *find_robot(const scene_records *records, const char *name)
 {
-    if (b == NULL)
-        return false;
-    if (b->obstacle[0] != '\0')
-        return record_find(&svc->obstacles, b->obstacle) >= 0;
-    ssize_t r = record_find(&svc->robots, b->robot);
-    if (r < 0)
-        return false;
-    if (b->link[0] == '\0')
-        return true;
-    const Gjkd__V1__Robot *robot = (const Gjkd__V1__Robot *)svc->robots.items[r].msg;
+    ssize_t r = record_find(&records->robots, name);
+    return r < 0 ? NULL : (const Gjkd__V1__Robot *)records->robots.items[r].msg;
+}
+
+static bool robot_has_link(const Gjkd__V1__Robot *robot, const char *link)
+{
     for (size_t i = 0; i < robot->n_links; ++i)
-        if (strcmp(robot->links[i]->name, b->link) == 0)
+        if (strcmp(robot->links[i]->name, link) == 0)
             return true;
     return false;
 }
 
+static bool body_exists(const scene_records *records, const Gjkd__V1__BodyRef *b)
+{
+    if (b == NULL)
+        return false;
+    if (b->obstacle[0] != '\0')
+        return record_find(&records->obstacles, b->obstacle) >= 0;
+    const Gjkd__V1__Robot *robot = find_robot(records, b->robot);
+    return robot != NULL && (b->link[0] == '\0' || robot_has_link(robot, b->link));
+}
+
 /* Allowed pairs still naming existing bodies: the world drops the others itself. */
-static size_t live_allowed(gjkd_service *svc, Gjkd__V1__AllowedPair **out)
+static size_t live_allowed(const scene_records *records, Gjkd__V1__AllowedPair **out)
 {
     size_t n = 0;
-    if (svc->allowed == NULL)
+    if (records->allowed == NULL)
         return 0;
-    for (size_t i = 0; i < svc->allowed->n_pairs; ++i) {
-        Gjkd__V1__AllowedPair *p = svc->allowed->pairs[i];
-        if (body_exists(svc, p->a) && body_exists(svc, p->b)) {
+    for (size_t i = 0; i < records->allowed->n_pairs; ++i) {
+        Gjkd__V1__AllowedPair *p = records->allowed->pairs[i];
+        if (body_exists(records, p->a) && body_exists(records, p->b)) {
             if (out != NULL)
                 out[n] = p;
             n++;
@@ -192,23 +213,23 @@ static size_t live_allowed(gjkd_service *svc, Gjkd__V1__AllowedPair **out)
 }
 
 /* Packs the scene as the records say, with the given revision. */
-static uint8_t *pack_scene(gjkd_service *svc, uint64_t revision, size_t *size)
+static uint8_t *pack_scene(const scene_records *records, uint64_t revision, size_t *size)
 {
     Gjkd__V1__Scene scene = GJKD__V1__SCENE__INIT;
     scene.revision = revision;
-    scene.n_robots = svc->robots.count;
-    scene.robots = malloc((svc->robots.count + 1) * sizeof *scene.robots);
-    scene.n_obstacles = svc->obstacles.count;
-    scene.obstacles = malloc((svc->obstacles.count + 1) * sizeof *scene.obstacles);
-    size_t n_allowed = live_allowed(svc, NULL);
+    scene.n_robots = records->robots.count;
+    scene.robots = malloc((records->robots.count + 1) * sizeof *scene.robots);
+    scene.n_obstacles = records->obstacles.count;
+    scene.obstacles = malloc((records->obstacles.count + 1) * sizeof *scene.obstacles);
+    size_t n_allowed = live_allowed(records, NULL);
     scene.allowed_pairs = malloc((n_allowed + 1) * sizeof *scene.allowed_pairs);
     uint8_t *buf = NULL;
     if (scene.robots != NULL && scene.obstacles != NULL && scene.allowed_pairs != NULL) {
-        for (size_t i = 0; i < svc->robots.count; ++i)
-            scene.robots[i] = (Gjkd__V1__Robot *)svc->robots.items[i].msg;
-        for (size_t i = 0; i < svc->obstacles.count; ++i)
-            scene.obstacles[i] = (Gjkd__V1__Obstacle *)svc->obstacles.items[i].msg;
-        scene.n_allowed_pairs = live_allowed(svc, scene.allowed_pairs);
+        for (size_t i = 0; i < records->robots.count; ++i)
+            scene.robots[i] = (Gjkd__V1__Robot *)records->robots.items[i].msg;
+        for (size_t i = 0; i < records->obstacles.count; ++i)
+            scene.obstacles[i] = (Gjkd__V1__Obstacle *)records->obstacles.items[i].msg;
+        scene.n_allowed_pairs = live_allowed(records, scene.allowed_pairs);
         *size = gjkd__v1__scene__get_packed_size(&scene);
         buf = malloc(*size > 0 ? *size : 1);
         if (buf != NULL)
@@ -220,13 +241,14 @@ static uint8_t *pack_scene(gjkd_service *svc, uint64_t revision, size_t *size)
     return buf;
 }
 
-/* Writes the records (as they are now, tentatively changed) with `revision`. */
-static bool persist(gjkd_service *svc, uint64_t revision, gjkd_error *error)
+/* Writes `records` with `revision` to the store (if there is one). */
+static bool persist_records(gjkd_service *svc, const scene_records *records, uint64_t revision,
+                            gjkd_error *error)
 {
     if (svc->store == NULL)
         return true;
     size_t size = 0;
-    uint8_t *buf = pack_scene(svc, revision, &size);
+    uint8_t *buf = pack_scene(records, revision, &size);
     if (buf == NULL)
         return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory packing the scene");
     char err[256];
@@ -237,6 +259,12 @@ static bool persist(gjkd_service *svc, uint64_t revision, gjkd_error *error)
         return gjkd_fail(error, GJKD_CODE(STORAGE_FAILED), "%s; the scene is unchanged", err);
     }
     return true;
+}
+
+/* Writes the service's records (as they are now, tentatively changed) with `revision`. */
+static bool persist(gjkd_service *svc, uint64_t revision, gjkd_error *error)
+{
+    return persist_records(svc, &svc->records, revision, error);
 }
 
 /* After a failed world change the disk holds the tentative scene: put the old one back. */
@@ -260,10 +288,10 @@ static bool check_ref_name(const char *name, const char *where, const char *fiel
     return gjkd_check_name(name, sub, limits, error);
 }
 
-/* Resolves a BodyRef against the world (caller holds the lock): its names are checked first
- * (unless limits is NULL: pairs stored earlier), then looked up. */
-static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const char *where,
-                         const gjkd_limits *limits, gjk_body_id *out, gjkd_error *error)
+/* The form of a BodyRef: robot (and link) or obstacle, and its names checked (unless limits is
+ * NULL: pairs stored earlier). */
+static bool check_body_ref(const Gjkd__V1__BodyRef *b, const char *where, const gjkd_limits *limits,
+                           gjkd_error *error)
 {
     if (b == NULL)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: missing", where);
@@ -283,8 +311,18 @@ static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const ch
         if (!named)
             return false;
     }
+    return true;
+}
+
+/* Resolves a BodyRef against the world (caller holds the lock): checked (check_body_ref),
+ * then looked up. */
+static bool resolve_body(gjkd_service *svc, const Gjkd__V1__BodyRef *b, const char *where,
+                         const gjkd_limits *limits, gjk_body_id *out, gjkd_error *error)
+{
+    if (!check_body_ref(b, where, limits, error))
+        return false;
     int32_t id;
-    if (is_obstacle) {
+    if (b->obstacle[0] != '\0') {
         if (gjk_world_find_obstacle(svc->world, b->obstacle, &id) != GJK_WORLD_OK)
             return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: no obstacle named '%s'", where,
                              b->obstacle);
@@ -343,23 +381,24 @@ static Gjkd__V1__ChangeResult *change_result(request_ctx *ctx)
 /* Prunes the stored allowed pairs to those still naming bodies (after a commit). */
 static void prune_allowed(gjkd_service *svc)
 {
-    if (svc->allowed == NULL)
+    Gjkd__V1__SetAllowedPairsRequest *allowed = svc->records.allowed;
+    if (allowed == NULL)
         return;
     size_t n = 0;
-    for (size_t i = 0; i < svc->allowed->n_pairs; ++i) {
-        Gjkd__V1__AllowedPair *p = svc->allowed->pairs[i];
-        if (body_exists(svc, p->a) && body_exists(svc, p->b))
-            svc->allowed->pairs[n++] = p;
+    for (size_t i = 0; i < allowed->n_pairs; ++i) {
+        Gjkd__V1__AllowedPair *p = allowed->pairs[i];
+        if (body_exists(&svc->records, p->a) && body_exists(&svc->records, p->b))
+            allowed->pairs[n++] = p;
         else
             protobuf_c_message_free_unpacked(&p->base, NULL);
     }
-    svc->allowed->n_pairs = n;
+    allowed->n_pairs = n;
 }
 
 /* Put a robot or obstacle: decode (outside the lock), then under the write lock: limit,
  * record, disk, world, commit. */
 static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *msg,
-                     bool persist_change, gjkd_error *error)
+                     gjkd_error *error)
 {
     gjkd_service *svc = ctx->svc;
     gjkd_body_build build;
@@ -376,7 +415,7 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
     }
     const char *name =
         is_robot ? ((Gjkd__V1__Robot *)copy)->name : ((Gjkd__V1__Obstacle *)copy)->name;
-    record_list *list = is_robot ? &svc->robots : &svc->obstacles;
+    record_list *list = is_robot ? &svc->records.robots : &svc->records.obstacles;
     bool ok = false, rollback = false;
 
     pthread_rwlock_wrlock(&svc->lock);
@@ -405,7 +444,7 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
         list->count++;
     }
     uint64_t next = atomic_load(&svc->revision) + 1;
-    if (persist_change && !persist(svc, next, error))
+    if (!persist(svc, next, error))
         goto undo;
     int32_t id = 0;
     gjk_status s = is_robot ? gjk_world_put_robot(svc->world, &build.robot, &id)
@@ -413,24 +452,20 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
     if (s != GJK_WORLD_OK) {
         gjkd_fail(error, gjkd_code_from_status(s), "%s '%s': %s", is_robot ? "robot" : "obstacle",
                   name, gjk_status_message(s));
-        rollback = persist_change; /* after the records are undone, below */
+        rollback = true; /* after the records are undone, below */
         goto undo;
     }
     commit_revision(ctx, next);
     if (old != NULL)
         protobuf_c_message_free_unpacked(old, NULL);
     prune_allowed(svc);
-    if (ctx->resp != NULL) {
-        Gjkd__V1__ChangeResult *c = change_result(ctx);
-        c->id = (uint32_t)id;
-        c->replaced = index >= 0;
-        c->hull_vertices = build.hull_vertices;
-    }
-    /* While a scene loads (no reply to make) the per-body lines are debug detail. */
-    GJKD_LOG(ctx->resp != NULL ? GJKD_LOG_INFO : GJKD_LOG_DEBUG,
-             is_robot ? "robot_put" : "obstacle_put", ctx->req->request_id,
-             "name=%s id=%d revision=%llu replaced=%d", name, id,
-             (unsigned long long)(ctx->resp != NULL ? next : 0), index >= 0);
+    Gjkd__V1__ChangeResult *c = change_result(ctx);
+    c->id = (uint32_t)id;
+    c->replaced = index >= 0;
+    c->hull_vertices = build.hull_vertices;
+    GJKD_LOG(GJKD_LOG_INFO, is_robot ? "robot_put" : "obstacle_put", ctx->req->request_id,
+             "name=%s id=%d revision=%llu replaced=%d", name, id, (unsigned long long)next,
+             index >= 0);
     ok = true;
     goto unlock;
 undo:
@@ -454,7 +489,7 @@ unlock:
 static bool remove_body(request_ctx *ctx, bool is_robot, const char *name, gjkd_error *error)
 {
     gjkd_service *svc = ctx->svc;
-    record_list *list = is_robot ? &svc->robots : &svc->obstacles;
+    record_list *list = is_robot ? &svc->records.robots : &svc->records.obstacles;
     const char *kind = is_robot ? "robot" : "obstacle";
     if (!gjkd_check_name(name, "name", &ctx->limits, error))
         return false;
@@ -523,15 +558,17 @@ static gjk_status apply_allowed(gjkd_service *svc, const gjk_body_id *from, size
     return GJK_WORLD_OK;
 }
 
+/* Resolves pairs[0..n) against the world into out[2 n]; `field` names them in messages. */
 static bool resolve_pairs(gjkd_service *svc, Gjkd__V1__AllowedPair *const *pairs, size_t n,
-                          const gjkd_limits *limits, gjk_body_id *out, gjkd_error *error)
+                          const char *field, const gjkd_limits *limits, gjk_body_id *out,
+                          gjkd_error *error)
 {
     char where[64];
     for (size_t i = 0; i < n; ++i) {
-        snprintf(where, sizeof where, "pairs[%zu].a", i);
+        snprintf(where, sizeof where, "%s[%zu].a", field, i);
         if (!resolve_body(svc, pairs[i]->a, where, limits, &out[2 * i], error))
             return false;
-        snprintf(where, sizeof where, "pairs[%zu].b", i);
+        snprintf(where, sizeof where, "%s[%zu].b", field, i);
         if (!resolve_body(svc, pairs[i]->b, where, limits, &out[2 * i + 1], error))
             return false;
     }
@@ -539,7 +576,7 @@ static bool resolve_pairs(gjkd_service *svc, Gjkd__V1__AllowedPair *const *pairs
 }
 
 static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsRequest *m,
-                              bool persist_change, gjkd_error *error)
+                              gjkd_error *error)
 {
     gjkd_service *svc = ctx->svc;
     Gjkd__V1__SetAllowedPairsRequest *copy =
@@ -550,36 +587,35 @@ static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsR
     gjk_body_id *to = malloc((2 * m->n_pairs + 1) * sizeof *to);
     gjk_body_id *from = NULL;
     pthread_rwlock_wrlock(&svc->lock);
-    size_t n_from = live_allowed(svc, NULL);
+    size_t n_from = live_allowed(&svc->records, NULL);
     from = malloc((2 * n_from + 1) * sizeof *from);
     Gjkd__V1__AllowedPair **old_pairs = malloc((n_from + 1) * sizeof *old_pairs);
     if (to == NULL || from == NULL || old_pairs == NULL) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
         goto unlock;
     }
-    live_allowed(svc, old_pairs);
+    live_allowed(&svc->records, old_pairs);
     if (!check_precondition(ctx, error) ||
-        !resolve_pairs(svc, m->pairs, m->n_pairs, &ctx->limits, to, error))
+        !resolve_pairs(svc, m->pairs, m->n_pairs, "pairs", &ctx->limits, to, error))
         goto unlock;
     gjkd_error internal;
-    if (!resolve_pairs(svc, old_pairs, n_from, NULL, from, &internal)) {
+    if (!resolve_pairs(svc, old_pairs, n_from, "pairs", NULL, from, &internal)) {
         gjkd_fail(error, GJKD_CODE(INTERNAL), "stored allowed pairs do not resolve: %s",
                   internal.message);
         goto unlock;
     }
-    Gjkd__V1__SetAllowedPairsRequest *old = svc->allowed;
-    svc->allowed = copy;
+    Gjkd__V1__SetAllowedPairsRequest *old = svc->records.allowed;
+    svc->records.allowed = copy;
     uint64_t next = atomic_load(&svc->revision) + 1;
-    if (persist_change && !persist(svc, next, error)) {
-        svc->allowed = old;
+    if (!persist(svc, next, error)) {
+        svc->records.allowed = old;
         goto unlock;
     }
     gjk_status s = apply_allowed(svc, from, n_from, to, m->n_pairs);
     if (s != GJK_WORLD_OK) {
         apply_allowed(svc, to, m->n_pairs, from, n_from); /* back to the old set */
-        svc->allowed = old;
-        if (persist_change)
-            persist_rollback(svc);
+        svc->records.allowed = old;
+        persist_rollback(svc);
         gjkd_fail(error, gjkd_code_from_status(s), "allowed pairs: %s", gjk_status_message(s));
         goto unlock;
     }
@@ -587,8 +623,7 @@ static bool set_allowed_pairs(request_ctx *ctx, const Gjkd__V1__SetAllowedPairsR
     if (old != NULL)
         protobuf_c_message_free_unpacked(&old->base, NULL);
     copy = NULL;
-    if (ctx->resp != NULL)
-        change_result(ctx);
+    change_result(ctx);
     ok = true;
 unlock:
     pthread_rwlock_unlock(&svc->lock);
@@ -638,6 +673,518 @@ static bool apply_robot_states(gjkd_service *svc, Gjkd__V1__RobotState *const *s
     return true;
 }
 
+/* ---------------------------------------------------------------- scene loads */
+
+/* A whole scene document as one change (LoadSceneRequest, and the scene loaded at start):
+ *
+ * 1. Outside the lock, from the document alone: every body is copied (the record to keep) and
+ *    decoded (limits, hulls), no name comes twice within its kind, and every body is put into
+ *    a scratch world, so that whatever the world itself refuses is refused here, naming the
+ *    element ("obstacles[3] \"shelf\": ...").
+ * 2. Under the write lock: the precondition, the limits on the scene that results (bodies,
+ *    parts), every allowed pair naming a body of that scene; then the records of that scene
+ *    are built beside the live ones (sharing the messages of the bodies that stay) and written
+ *    to the store. A failure up to here changes nothing, in memory or on disk.
+ * 3. Still under the lock, the world is brought to the new scene in place, so that bodies that
+ *    stay or are replaced keep their ids: the old allowed pairs are cleared, bodies the
+ *    document does not name are removed (without merge), the document's bodies are put (those
+ *    that shrink first, so that the part count never exceeds the larger of the old and the new
+ *    scene's), the new allowed pairs are set. These calls can refuse nothing that 1 and 2 did
+ *    not check; what is left is memory running out half-way, with the new scene already on
+ *    disk: the daemon then aborts, as it does when a reply cannot be allocated, and a restart
+ *    has the new scene. Last, the new records replace the old ones and the revision moves once.
+ *    The world drops its named-trajectory caches on every put and remove. */
+
+typedef struct load_body {
+    ProtobufCMessage *copy; /* the Robot / Obstacle record; owned until committed */
+    const char *name;       /* points into copy */
+    gjkd_body_build build;  /* decoded from copy */
+    int64_t parts;          /* parts of the body (over all links of a robot) */
+    int32_t live_id;        /* the live body of that name, 0 if none (read under the lock) */
+    int64_t live_parts;     /* its parts */
+} load_body;
+
+typedef struct name_ref {
+    const char *name;
+    size_t index;
+} name_ref;
+
+/* The robots or the obstacles of a document. */
+typedef struct load_kind {
+    const char *field; /* "robots" / "obstacles" */
+    bool is_robot;
+    load_body *bodies; /* in document order */
+    size_t count;
+    name_ref *by_name; /* bodies sorted by name (then index) */
+} load_kind;
+
+typedef struct scene_load {
+    load_kind robots, obstacles;
+    bool merge;
+    bool replace_allowed;                      /* the allowed list becomes the document's */
+    Gjkd__V1__SetAllowedPairsRequest *allowed; /* the document's pairs; owned until committed */
+    scene_records next;                        /* the records after the load (arrays owned,
+                                                  messages borrowed from bodies / live) */
+    bool committed;
+} scene_load;
+
+static int name_ref_cmp(const void *pa, const void *pb)
+{
+    const name_ref *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c != 0 ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* The index of the document body of that name, -1 if none. */
+static ssize_t load_find(const load_kind *k, const char *name)
+{
+    size_t lo = 0, hi = k->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(k->by_name[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < k->count && strcmp(k->by_name[lo].name, name) == 0 ? (ssize_t)k->by_name[lo].index
+                                                                   : -1;
+}
+
+/* Prefixes error's message with the document element: `obstacles[3] "shelf": `. */
+static bool fail_element(gjkd_error *error, const char *field, size_t index, const char *name)
+{
+    char inner[sizeof error->message];
+    snprintf(inner, sizeof inner, "%s", error->message);
+    return gjkd_fail(error, error->code, "%s[%zu] \"%.64s\": %s", field, index, name, inner);
+}
+
+/* Step 1 for one kind: copy, decode, check the names are unique. */
+static bool load_decode(const Gjkd__V1__Scene *scene, const gjkd_limits *limits, load_kind *k,
+                        gjkd_error *error)
+{
+    size_t n = k->is_robot ? scene->n_robots : scene->n_obstacles;
+    uint32_t limit = k->is_robot ? limits->max_robots : limits->max_obstacles;
+    if (n > limit)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "%s: the document has %zu, the limit is %u", k->field, n, limit);
+    k->bodies = calloc(n + 1, sizeof *k->bodies);
+    k->by_name = malloc((n + 1) * sizeof *k->by_name);
+    if (k->bodies == NULL || k->by_name == NULL)
+        return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+    for (size_t i = 0; i < n; ++i) {
+        load_body *b = &k->bodies[i];
+        b->copy = copy_message(k->is_robot ? &scene->robots[i]->base : &scene->obstacles[i]->base);
+        if (b->copy == NULL)
+            return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+        k->count = i + 1;
+        const Gjkd__V1__Robot *robot = (const Gjkd__V1__Robot *)b->copy;
+        const Gjkd__V1__Obstacle *obstacle = (const Gjkd__V1__Obstacle *)b->copy;
+        b->name = k->is_robot ? robot->name : obstacle->name;
+        bool decoded = k->is_robot ? gjkd_decode_robot(robot, limits, &b->build, error)
+                                   : gjkd_decode_obstacle(obstacle, limits, &b->build, error);
+        if (!decoded)
+            return fail_element(error, k->field, i, b->name);
+        if (k->is_robot) {
+            for (int32_t l = 0; l < b->build.robot.link_count; ++l)
+                b->parts += b->build.robot.links[l].part_count;
+        } else {
+            b->parts = b->build.obstacle.part_count;
+        }
+        k->by_name[i] = (name_ref){b->name, i};
+    }
+    qsort(k->by_name, n, sizeof *k->by_name, name_ref_cmp);
+    /* Of the bodies whose name an earlier one has, the first in document order. */
+    size_t twice = n, first = 0;
+    for (size_t j = 1; j < n; ++j) {
+        if (strcmp(k->by_name[j - 1].name, k->by_name[j].name) == 0 &&
+            k->by_name[j].index < twice) {
+            twice = k->by_name[j].index;
+            first = k->by_name[j - 1].index;
+        }
+    }
+    if (twice < n) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "duplicate name (also %s[%zu])", k->field,
+                  first);
+        return fail_element(error, k->field, twice, k->bodies[twice].name);
+    }
+    return true;
+}
+
+/* Step 1, last: the world's own checks, on a scratch world holding the document's bodies. */
+static bool load_dry_run(const scene_load *load, gjkd_error *error)
+{
+    gjk_world *scratch = NULL;
+    gjk_status s = gjk_world_create(NULL, &scratch);
+    if (s != GJK_WORLD_OK)
+        return gjkd_fail(error, gjkd_code_from_status(s),
+                         "cannot create a world to check the "
+                         "scene in: %s",
+                         gjk_status_message(s));
+    bool ok = true;
+    const load_kind *kinds[2] = {&load->robots, &load->obstacles};
+    for (int k = 0; ok && k < 2; ++k) {
+        for (size_t i = 0; ok && i < kinds[k]->count; ++i) {
+            const load_body *b = &kinds[k]->bodies[i];
+            s = kinds[k]->is_robot ? gjk_world_put_robot(scratch, &b->build.robot, NULL)
+                                   : gjk_world_put_obstacle(scratch, &b->build.obstacle, NULL);
+            if (s != GJK_WORLD_OK) {
+                gjkd_fail(error, gjkd_code_from_status(s), "%s", gjk_status_message(s));
+                ok = fail_element(error, kinds[k]->field, i, b->name);
+            }
+        }
+    }
+    gjk_world_destroy(&scratch);
+    return ok;
+}
+
+/* The live body of each document body's name (caller holds the lock). */
+static void load_match_live(gjkd_service *svc, scene_load *load)
+{
+    for (size_t i = 0; i < load->robots.count; ++i) {
+        load_body *b = &load->robots.bodies[i];
+        gjk_robot_info info;
+        if (gjk_world_find_robot(svc->world, b->name, &b->live_id) == GJK_WORLD_OK &&
+            gjk_world_robot_info(svc->world, b->live_id, &info) == GJK_WORLD_OK)
+            b->live_parts = info.part_count;
+        else
+            b->live_id = 0;
+    }
+    for (size_t i = 0; i < load->obstacles.count; ++i) {
+        load_body *b = &load->obstacles.bodies[i];
+        gjk_obstacle_info info;
+        if (gjk_world_find_obstacle(svc->world, b->name, &b->live_id) == GJK_WORLD_OK &&
+            gjk_world_obstacle_info(svc->world, b->live_id, &info) == GJK_WORLD_OK)
+            b->live_parts = info.part_count;
+        else
+            b->live_id = 0;
+    }
+}
+
+/* Limits on the scene that results (caller holds the lock). The document's own counts were
+ * checked by load_decode; a merge adds the live bodies it does not replace. The world's part
+ * capacity bounds the total (the world would refuse the put that crosses it). */
+static bool load_check_limits(gjkd_service *svc, const scene_load *load, const gjkd_limits *limits,
+                              gjkd_error *error)
+{
+    gjk_world_info info;
+    gjk_world_get_info(svc->world, &info);
+    int64_t parts = load->merge ? info.part_count : 0;
+    const load_kind *kinds[2] = {&load->robots, &load->obstacles};
+    for (int k = 0; k < 2; ++k) {
+        size_t added = 0;
+        for (size_t i = 0; i < kinds[k]->count; ++i) {
+            const load_body *b = &kinds[k]->bodies[i];
+            parts += b->parts - (load->merge ? b->live_parts : 0);
+            added += b->live_id == 0;
+        }
+        if (!load->merge || added == 0)
+            continue;
+        const record_list *live =
+            kinds[k]->is_robot ? &svc->records.robots : &svc->records.obstacles;
+        uint32_t limit = kinds[k]->is_robot ? limits->max_robots : limits->max_obstacles;
+        if (live->count + added > limit)
+            return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                             "%s: the scene has %zu and the document adds %zu, the limit is %u",
+                             kinds[k]->field, live->count, added, limit);
+    }
+    int32_t capacity = gjk_default_world_def().max_parts;
+    if (parts > capacity)
+        return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY),
+                         "the scene would have %lld parts, the world holds at most %d",
+                         (long long)parts, capacity);
+    return true;
+}
+
+/* A BodyRef (already checked) names a body of the scene after the load: one of the document,
+ * or with merge one of the live scene (caller holds the lock). */
+static bool load_body_exists(gjkd_service *svc, const scene_load *load, const Gjkd__V1__BodyRef *b,
+                             const char *where, gjkd_error *error)
+{
+    if (b->obstacle[0] != '\0') {
+        int32_t id;
+        if (load_find(&load->obstacles, b->obstacle) >= 0 ||
+            (load->merge && gjk_world_find_obstacle(svc->world, b->obstacle, &id) == GJK_WORLD_OK))
+            return true;
+        return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: no obstacle named '%s'", where,
+                         b->obstacle);
+    }
+    ssize_t i = load_find(&load->robots, b->robot);
+    const Gjkd__V1__Robot *robot = i >= 0 ? (const Gjkd__V1__Robot *)load->robots.bodies[i].copy
+                                   : load->merge ? find_robot(&svc->records, b->robot)
+                                                 : NULL;
+    if (robot == NULL)
+        return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: no robot named '%s'", where, b->robot);
+    if (b->link[0] != '\0' && !robot_has_link(robot, b->link))
+        return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: robot '%s' has no link '%s'", where,
+                         b->robot, b->link);
+    return true;
+}
+
+/* The document's allowed pairs, if they replace the list: each side checked as
+ * set_allowed_pairs checks it, against the scene after the load (caller holds the lock). */
+static bool load_check_pairs(gjkd_service *svc, const scene_load *load, const gjkd_limits *limits,
+                             gjkd_error *error)
+{
+    if (load->allowed == NULL)
+        return true;
+    char where[64];
+    for (size_t i = 0; i < load->allowed->n_pairs; ++i) {
+        const Gjkd__V1__AllowedPair *p = load->allowed->pairs[i];
+        snprintf(where, sizeof where, "allowed_pairs[%zu].a", i);
+        if (!check_body_ref(p->a, where, limits, error) ||
+            !load_body_exists(svc, load, p->a, where, error))
+            return false;
+        snprintf(where, sizeof where, "allowed_pairs[%zu].b", i);
+        if (!check_body_ref(p->b, where, limits, error) ||
+            !load_body_exists(svc, load, p->b, where, error))
+            return false;
+        if (strcmp(p->a->robot, p->b->robot) == 0 && strcmp(p->a->link, p->b->link) == 0 &&
+            strcmp(p->a->obstacle, p->b->obstacle) == 0)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "allowed_pairs[%zu]: a body paired with itself", i);
+    }
+    return true;
+}
+
+/* The records of the scene after the load, beside the live ones (caller holds the lock):
+ * without merge the document's bodies in its order; with merge the live records in their
+ * order, each replaced in place by the document's body of its name, then the document's other
+ * bodies in its order (as a put would place them). */
+static bool load_build_records(gjkd_service *svc, scene_load *load, gjkd_error *error)
+{
+    load_kind *kinds[2] = {&load->robots, &load->obstacles};
+    for (int k = 0; k < 2; ++k) {
+        const load_kind *doc = kinds[k];
+        const record_list *live = doc->is_robot ? &svc->records.robots : &svc->records.obstacles;
+        record_list *next = doc->is_robot ? &load->next.robots : &load->next.obstacles;
+        size_t capacity = (load->merge ? live->count : 0) + doc->count;
+        next->items = malloc((capacity + 1) * sizeof *next->items);
+        if (next->items == NULL)
+            return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+        next->capacity = capacity + 1;
+        bool *placed = calloc(doc->count + 1, sizeof *placed);
+        if (placed == NULL)
+            return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+        for (size_t j = 0; load->merge && j < live->count; ++j) {
+            ssize_t d = load_find(doc, live->items[j].name);
+            if (d >= 0) {
+                next->items[next->count++] = (record){doc->bodies[d].copy, doc->bodies[d].name};
+                placed[d] = true;
+            } else {
+                next->items[next->count++] = live->items[j];
+            }
+        }
+        for (size_t i = 0; i < doc->count; ++i)
+            if (!placed[i])
+                next->items[next->count++] = (record){doc->bodies[i].copy, doc->bodies[i].name};
+        free(placed);
+    }
+    load->next.allowed = load->replace_allowed ? load->allowed : svc->records.allowed;
+    return true;
+}
+
+/* A world call of step 3 failed: out of memory half-way (see the top of this section). */
+static void load_apply_failed(gjkd_service *svc, const char *what, gjk_status s)
+{
+    GJKD_LOG(GJKD_LOG_ERROR, "load_apply_failed", 0,
+             "%s: %s; the world is half-way to a scene that is %s: aborting", what,
+             gjk_status_message(s), svc->store != NULL ? "already on disk" : "not persisted");
+    abort();
+}
+
+/* Step 3 (caller holds the write lock): from[] are the live allowed pairs, to[] room for the
+ * document's. */
+static void load_apply(gjkd_service *svc, const scene_load *load, const gjk_body_id *from,
+                       size_t n_from, gjk_body_id *to)
+{
+    gjk_status s;
+    if (load->replace_allowed && (s = apply_allowed(svc, from, n_from, NULL, 0)) != GJK_WORLD_OK)
+        load_apply_failed(svc, "clearing the allowed pairs", s);
+    const load_kind *kinds[2] = {&load->robots, &load->obstacles};
+    for (int k = 0; !load->merge && k < 2; ++k) {
+        const record_list *live =
+            kinds[k]->is_robot ? &svc->records.robots : &svc->records.obstacles;
+        for (size_t j = 0; j < live->count; ++j) {
+            if (load_find(kinds[k], live->items[j].name) >= 0)
+                continue;
+            int32_t id = 0;
+            if (kinds[k]->is_robot) {
+                s = gjk_world_find_robot(svc->world, live->items[j].name, &id);
+                if (s == GJK_WORLD_OK)
+                    s = gjk_world_remove_robot(svc->world, id);
+            } else {
+                s = gjk_world_find_obstacle(svc->world, live->items[j].name, &id);
+                if (s == GJK_WORLD_OK)
+                    s = gjk_world_remove_obstacle(svc->world, id);
+            }
+            if (s != GJK_WORLD_OK)
+                load_apply_failed(svc, live->items[j].name, s);
+        }
+    }
+    /* Pass 0: replacements that shrink; pass 1: the others, additions in document order. */
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int k = 0; k < 2; ++k) {
+            for (size_t i = 0; i < kinds[k]->count; ++i) {
+                const load_body *b = &kinds[k]->bodies[i];
+                bool shrinks = b->live_id != 0 && b->parts <= b->live_parts;
+                if (shrinks != (pass == 0))
+                    continue;
+                s = kinds[k]->is_robot
+                        ? gjk_world_put_robot(svc->world, &b->build.robot, NULL)
+                        : gjk_world_put_obstacle(svc->world, &b->build.obstacle, NULL);
+                if (s != GJK_WORLD_OK)
+                    load_apply_failed(svc, b->name, s);
+            }
+        }
+    }
+    if (load->allowed != NULL) {
+        gjkd_error unresolved;
+        if (!resolve_pairs(svc, load->allowed->pairs, load->allowed->n_pairs, "allowed_pairs", NULL,
+                           to, &unresolved))
+            load_apply_failed(svc, unresolved.message, GJK_STATUS_NOT_FOUND);
+        if ((s = apply_allowed(svc, NULL, 0, to, load->allowed->n_pairs)) != GJK_WORLD_OK)
+            load_apply_failed(svc, "setting the allowed pairs", s);
+    }
+}
+
+/* The new records replace the live ones (caller holds the write lock). */
+static void load_commit(gjkd_service *svc, scene_load *load)
+{
+    load_kind *kinds[2] = {&load->robots, &load->obstacles};
+    for (int k = 0; k < 2; ++k) {
+        record_list *live = kinds[k]->is_robot ? &svc->records.robots : &svc->records.obstacles;
+        record_list *next = kinds[k]->is_robot ? &load->next.robots : &load->next.obstacles;
+        for (size_t j = 0; j < live->count; ++j) /* bodies removed or replaced */
+            if (!load->merge || load_find(kinds[k], live->items[j].name) >= 0)
+                protobuf_c_message_free_unpacked(live->items[j].msg, NULL);
+        free(live->items);
+        *live = *next;
+        memset(next, 0, sizeof *next);
+    }
+    if (load->replace_allowed) {
+        if (svc->records.allowed != NULL)
+            protobuf_c_message_free_unpacked(&svc->records.allowed->base, NULL);
+        svc->records.allowed = load->allowed;
+        load->allowed = NULL;
+    }
+    load->committed = true; /* the copies belong to the records now */
+}
+
+static void scene_load_release(scene_load *load)
+{
+    load_kind *kinds[2] = {&load->robots, &load->obstacles};
+    for (int k = 0; k < 2; ++k) {
+        for (size_t i = 0; i < kinds[k]->count; ++i) {
+            gjkd_body_build_release(&kinds[k]->bodies[i].build);
+            if (!load->committed)
+                protobuf_c_message_free_unpacked(kinds[k]->bodies[i].copy, NULL);
+        }
+        free(kinds[k]->bodies);
+        free(kinds[k]->by_name);
+    }
+    free(load->next.robots.items);
+    free(load->next.obstacles.items);
+    if (load->allowed != NULL)
+        protobuf_c_message_free_unpacked(&load->allowed->base, NULL);
+}
+
+/* Loads `scene` as one change (see the top of this section). document_revision: take the
+ * document's revision (a scene loaded at start; the current one if it has none) instead of
+ * the current one plus one. persist_it: write the new scene to the store (if there is one). */
+static bool load_scene(request_ctx *ctx, const Gjkd__V1__Scene *scene, bool merge,
+                       bool document_revision, bool persist_it, gjkd_error *error)
+{
+    gjkd_service *svc = ctx->svc;
+    scene_load load;
+    memset(&load, 0, sizeof load);
+    load.robots.field = "robots";
+    load.robots.is_robot = true;
+    load.obstacles.field = "obstacles";
+    load.merge = merge;
+    load.replace_allowed = !merge || scene->n_allowed_pairs > 0;
+    gjk_body_id *from = NULL, *to = NULL;
+    Gjkd__V1__AllowedPair **old_pairs = NULL;
+    bool ok = false, locked = false;
+    if (!load_decode(scene, &ctx->limits, &load.robots, error) ||
+        !load_decode(scene, &ctx->limits, &load.obstacles, error) || !load_dry_run(&load, error))
+        goto done;
+    if (scene->n_allowed_pairs > 0) {
+        Gjkd__V1__SetAllowedPairsRequest pairs = GJKD__V1__SET_ALLOWED_PAIRS_REQUEST__INIT;
+        pairs.n_pairs = scene->n_allowed_pairs;
+        pairs.pairs = scene->allowed_pairs;
+        load.allowed = (Gjkd__V1__SetAllowedPairsRequest *)copy_message(&pairs.base);
+        to = malloc(2 * scene->n_allowed_pairs * sizeof *to);
+        if (load.allowed == NULL || to == NULL) {
+            gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+            goto done;
+        }
+    }
+
+    pthread_rwlock_wrlock(&svc->lock);
+    locked = true;
+    if (!check_precondition(ctx, error))
+        goto done;
+    load_match_live(svc, &load);
+    if (!load_check_limits(svc, &load, &ctx->limits, error) ||
+        !load_check_pairs(svc, &load, &ctx->limits, error) ||
+        !load_build_records(svc, &load, error))
+        goto done;
+    size_t n_from = 0;
+    if (load.replace_allowed) {
+        n_from = live_allowed(&svc->records, NULL);
+        from = malloc((2 * n_from + 1) * sizeof *from);
+        old_pairs = malloc((n_from + 1) * sizeof *old_pairs);
+        if (from == NULL || old_pairs == NULL) {
+            gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
+            goto done;
+        }
+        live_allowed(&svc->records, old_pairs);
+        gjkd_error internal;
+        if (!resolve_pairs(svc, old_pairs, n_from, "pairs", NULL, from, &internal)) {
+            gjkd_fail(error, GJKD_CODE(INTERNAL), "stored allowed pairs do not resolve: %s",
+                      internal.message);
+            goto done;
+        }
+    }
+    uint64_t current = atomic_load(&svc->revision);
+    uint64_t next = !document_revision    ? current + 1
+                    : scene->revision > 0 ? scene->revision
+                                          : current;
+    if (persist_it && !persist_records(svc, &load.next, next, error))
+        goto done;
+
+    load_apply(svc, &load, from, n_from, to);
+    bool replaced = false;
+    uint32_t hull_vertices = 0;
+    load_kind *kinds[2] = {&load.robots, &load.obstacles};
+    for (int k = 0; k < 2; ++k) {
+        for (size_t i = 0; i < kinds[k]->count; ++i) {
+            replaced = replaced || kinds[k]->bodies[i].live_id != 0;
+            hull_vertices += kinds[k]->bodies[i].build.hull_vertices;
+        }
+    }
+    load_commit(svc, &load);
+    prune_allowed(svc);
+    commit_revision(ctx, next);
+    if (ctx->resp != NULL) {
+        Gjkd__V1__ChangeResult *c = change_result(ctx);
+        c->replaced = replaced;
+        c->hull_vertices = hull_vertices;
+        GJKD_LOG(GJKD_LOG_INFO, merge ? "scene_merged" : "scene_replaced", ctx->req->request_id,
+                 "robots=%zu obstacles=%zu allowed_pairs=%zu revision=%llu", load.robots.count,
+                 load.obstacles.count, scene->n_allowed_pairs, (unsigned long long)next);
+    }
+    ok = true;
+done:
+    if (locked)
+        pthread_rwlock_unlock(&svc->lock);
+    scene_load_release(&load);
+    free(from);
+    free(to);
+    free(old_pairs);
+    return ok;
+}
+
 /* ---------------------------------------------------------------- handlers */
 
 static bool handle_health(request_ctx *ctx, gjkd_error *error)
@@ -665,7 +1212,7 @@ static bool handle_put_robot(request_ctx *ctx, gjkd_error *error)
     const Gjkd__V1__PutRobotRequest *m = ctx->req->put_robot;
     if (m->robot == NULL)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot: missing");
-    return put_body(ctx, true, &m->robot->base, true, error);
+    return put_body(ctx, true, &m->robot->base, error);
 }
 
 static bool handle_put_obstacle(request_ctx *ctx, gjkd_error *error)
@@ -673,7 +1220,7 @@ static bool handle_put_obstacle(request_ctx *ctx, gjkd_error *error)
     const Gjkd__V1__PutObstacleRequest *m = ctx->req->put_obstacle;
     if (m->obstacle == NULL)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "obstacle: missing");
-    return put_body(ctx, false, &m->obstacle->base, true, error);
+    return put_body(ctx, false, &m->obstacle->base, error);
 }
 
 static bool handle_remove_robot(request_ctx *ctx, gjkd_error *error)
@@ -688,7 +1235,15 @@ static bool handle_remove_obstacle(request_ctx *ctx, gjkd_error *error)
 
 static bool handle_set_allowed_pairs(request_ctx *ctx, gjkd_error *error)
 {
-    return set_allowed_pairs(ctx, ctx->req->set_allowed_pairs, true, error);
+    return set_allowed_pairs(ctx, ctx->req->set_allowed_pairs, error);
+}
+
+static bool handle_load_scene(request_ctx *ctx, gjkd_error *error)
+{
+    const Gjkd__V1__LoadSceneRequest *m = ctx->req->load_scene;
+    if (m->scene == NULL)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "scene: missing");
+    return load_scene(ctx, m->scene, m->merge, false, true, error);
 }
 
 static bool handle_set_link_poses(request_ctx *ctx, gjkd_error *error)
@@ -883,10 +1438,10 @@ static bool handle_scene_summary(request_ctx *ctx, gjkd_error *error)
         o->pose = gjkd_encode_pose(a, info.pose);
         sum->obstacles[i] = o;
     }
-    sum->allowed_pairs = (uint32_t)live_allowed(svc, NULL);
+    sum->allowed_pairs = (uint32_t)live_allowed(&svc->records, NULL);
     if (ctx->req->scene_summary->include_scene) {
         size_t size = 0;
-        uint8_t *buf = pack_scene(svc, atomic_load(&svc->revision), &size);
+        uint8_t *buf = pack_scene(&svc->records, atomic_load(&svc->revision), &size);
         if (buf == NULL) {
             gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory packing the scene");
             goto unlock;
@@ -924,6 +1479,7 @@ static const command k_commands[] = {
     {GJKD__V1__REQUEST__BODY_PUT_OBSTACLE, "put_obstacle", handle_put_obstacle},
     {GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE, "remove_obstacle", handle_remove_obstacle},
     {GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS, "set_allowed_pairs", handle_set_allowed_pairs},
+    {GJKD__V1__REQUEST__BODY_LOAD_SCENE, "load_scene", handle_load_scene},
     {GJKD__V1__REQUEST__BODY_SET_LINK_POSES, "set_link_poses", handle_set_link_poses},
     {GJKD__V1__REQUEST__BODY_STATE_QUERY, "state_query", handle_state_query},
     {GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY, "trajectory_query", handle_trajectory_query},
@@ -1047,10 +1603,7 @@ void gjkd_service_destroy(gjkd_service **service)
         return;
     gjkd_service *svc = *service;
     gjk_world_destroy(&svc->world);
-    record_list_free(&svc->robots);
-    record_list_free(&svc->obstacles);
-    if (svc->allowed != NULL)
-        protobuf_c_message_free_unpacked(&svc->allowed->base, NULL);
+    scene_records_free(&svc->records);
     pthread_rwlock_destroy(&svc->lock);
     pthread_mutex_destroy(&svc->limits_lock);
     pthread_mutex_destroy(&svc->info_lock);
@@ -1071,49 +1624,8 @@ bool gjkd_service_load_scene(gjkd_service *svc, const uint8_t *data, size_t size
     ctx.limits = gjkd_service_limits(svc);
     Gjkd__V1__Request none = GJKD__V1__REQUEST__INIT;
     ctx.req = &none;
-    bool ok = true;
-    char where[64];
-    for (size_t i = 0; ok && i < scene->n_robots; ++i) {
-        ok = put_body(&ctx, true, &scene->robots[i]->base, false, error);
-        snprintf(where, sizeof where, "robots[%zu]", i);
-    }
-    for (size_t i = 0; ok && i < scene->n_obstacles; ++i) {
-        ok = put_body(&ctx, false, &scene->obstacles[i]->base, false, error);
-        snprintf(where, sizeof where, "obstacles[%zu]", i);
-    }
-    if (ok && scene->n_allowed_pairs > 0) {
-        Gjkd__V1__SetAllowedPairsRequest pairs = GJKD__V1__SET_ALLOWED_PAIRS_REQUEST__INIT;
-        pairs.n_pairs = scene->n_allowed_pairs;
-        pairs.pairs = scene->allowed_pairs;
-        ok = set_allowed_pairs(&ctx, &pairs, false, error);
-        snprintf(where, sizeof where, "allowed_pairs");
-    }
-    if (!ok) {
-        char inner[sizeof error->message];
-        snprintf(inner, sizeof inner, "%s", error->message);
-        gjkd_fail(error, error->code, "scene %s: %s", where, inner);
-    } else {
-        uint64_t revision = scene->revision > 0 ? scene->revision : atomic_load(&svc->revision);
-        atomic_store(&svc->revision, revision);
-        if (persist_it)
-            ok = persist(svc, revision, error);
-    }
+    bool ok = load_scene(&ctx, scene, false, true, persist_it, error);
     gjkd__v1__scene__free_unpacked(scene, NULL);
-    if (!ok) { /* back to an empty scene */
-        pthread_rwlock_wrlock(&svc->lock);
-        gjk_world *empty = NULL;
-        if (gjk_world_create(NULL, &empty) == GJK_WORLD_OK) {
-            gjk_world_destroy(&svc->world);
-            svc->world = empty;
-        }
-        record_list_free(&svc->robots);
-        record_list_free(&svc->obstacles);
-        if (svc->allowed != NULL)
-            protobuf_c_message_free_unpacked(&svc->allowed->base, NULL);
-        svc->allowed = NULL;
-        atomic_store(&svc->revision, 0);
-        pthread_rwlock_unlock(&svc->lock);
-    }
     return ok;
 }
 

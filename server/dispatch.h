@@ -31,8 +31,11 @@ typedef struct gjkd_service_def {
 gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error);
 void gjkd_service_destroy(gjkd_service **service);
 
-/* Replaces an empty scene with a serialized gjkd.v1.Scene (a snapshot or the demo) and takes
- * its revision. persist: also write it to the store. On failure the scene stays empty. */
+/* Replaces the scene with a serialized gjkd.v1.Scene (a snapshot, a --scene file or the demo)
+ * and takes its revision (the current one if it has none), by the LoadSceneRequest mechanism:
+ * all validated, then (persist: if there is a store) written, then applied. On failure the
+ * scene, its revision and the store are exactly as they were (empty at a fresh start), and the
+ * message names the element ("obstacles[3] \"shelf\": ..."). */
 bool gjkd_service_load_scene(gjkd_service *service, const uint8_t *data, size_t size, bool persist,
                              gjkd_error *error);
 

@@ -11,6 +11,10 @@
 #                first one, and packed faults refused with their own messages
 #   probes       health and stats answered while every worker is busy; beyond --max-queued
 #                a request is refused at once (RESOURCE_EXHAUSTED)
+#   load         a scene document as one change (gjkctl load [--merge], Python load_scene):
+#                refused whole (missing body in its allowed pairs, a bad body in the middle, a
+#                failing disk) with the scene, revision and snapshot as before; one revision
+#                step; kill -9 right after an acknowledged load restarts with it
 if(TARGET gjkd_json)
   gjk_add_test(test_json SOURCES e2e/test_json.c LIBS gjkd::json LABELS unit TIMEOUT 60
                ARGS ${PROJECT_SOURCE_DIR}/examples/demo)
@@ -23,7 +27,7 @@ if(TARGET gjkd AND TARGET gjkctl)
 
   find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
   if(GJK_SYSTEM_PYTHON)
-    foreach(group requests bad_input persistence concurrency shutdown wire probes)
+    foreach(group requests bad_input persistence concurrency shutdown wire probes load)
       add_test(NAME e2e_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e.py
                        --group ${group}
@@ -51,7 +55,7 @@ if(TARGET gjkd AND TARGET gjkctl)
     # Under TSan the daemon and the C clients report what libzmq and libsodium do
     # uninstrumented as races: tsan.supp and tsan-curve.supp suppress those, and only those.
     if(GJK_SANITIZE_THREAD)
-      foreach(group requests bad_input persistence concurrency shutdown wire probes config)
+      foreach(group requests bad_input persistence concurrency shutdown wire probes load config)
         set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
       endforeach()

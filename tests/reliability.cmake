@@ -3,7 +3,8 @@
 # reaps every process it started and prints its figures (ctest -V or --output-on-failure):
 #   reliability_load     label load:  32 clients x a fixed mix, twice; no reply lost or
 #                        mismatched; throughput, p50/p99, VmRSS (round 2 adds < 4 MiB)
-#   reliability_crash    label fault: 20 x kill -9 during acknowledged changes (seed 7)
+#   reliability_crash    label fault: 20 x kill -9 during acknowledged changes (puts, removes,
+#                        merged scene loads; seed 7)
 #   reliability_disk     label fault: full (tmpfs), read-only (bind mount), not a directory
 #   reliability_clients  label fault: vanishing, never-reading and mis-framing clients
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).

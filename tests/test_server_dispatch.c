@@ -319,6 +319,368 @@ static void test_allowed_pair_names_checked(void **state)
     gjkd_arena_free(&a);
 }
 
+/* ---------------------------------------------------------------- scene loads */
+
+/* arm (3 links at x = 0, 0.3, 0.6), table (faces at 1.5), box (half 0.1 at x = -3) and the
+ * allowed pair arm/l2-table: the closest pair is l1-table at 1.1 (0.8 without the pair). */
+static gjkd_service *load_base(gjkd_arena *a)
+{
+    gjkd_service *svc = make_scene(a, 0.0);
+    assert_code(t_call_code(svc, t_put_obstacle(a, t_obstacle(a, "box", 0.1, -3.0))),
+                GJKD_CODE(OK));
+    assert_code(t_call_code(svc, allowed(a, "l2", "table")), GJKD_CODE(OK));
+    assert_near(closest_distance(svc, a), 1.1, 1e-9);
+    return svc;
+}
+
+/* What a refused change must leave as it was: the scene as stored and summarised, the
+ * revision, the ids, and the world's answer (allowed pairs and link poses in force). */
+typedef struct scene_state {
+    char *fingerprint;
+    size_t size;
+    uint64_t revision;
+    uint32_t ids[16];
+    size_t n_ids;
+    double closest;
+} scene_state;
+
+static scene_state state_of(gjkd_service *svc, gjkd_arena *a)
+{
+    scene_state st;
+    memset(&st, 0, sizeof st);
+    st.fingerprint = t_scene_fingerprint(svc, &st.size);
+    st.revision = gjkd_service_revision(svc);
+    Gjkd__V1__Response *r = t_call(svc, t_simple(a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    for (size_t i = 0; i < r->scene_summary->n_robots && st.n_ids < 16; ++i)
+        st.ids[st.n_ids++] = r->scene_summary->robots[i]->id;
+    for (size_t i = 0; i < r->scene_summary->n_obstacles && st.n_ids < 16; ++i)
+        st.ids[st.n_ids++] = r->scene_summary->obstacles[i]->id;
+    gjkd__v1__response__free_unpacked(r, NULL);
+    st.closest = closest_distance(svc, a);
+    return st;
+}
+
+static void assert_same_state(const scene_state *before, const scene_state *after)
+{
+    assert_int_equal(after->revision, before->revision);
+    assert_int_equal(after->size, before->size);
+    assert_memory_equal(after->fingerprint, before->fingerprint, before->size);
+    assert_int_equal(after->n_ids, before->n_ids);
+    assert_memory_equal(after->ids, before->ids, before->n_ids * sizeof before->ids[0]);
+    assert_near(after->closest, before->closest, 1e-12);
+}
+
+/* Regression (issue 19/22): gjkctl load sent one put per body and then the allowed pairs, so a
+ * document whose allowed pairs named a missing body had already replaced every body (and kept
+ * the old allowed pairs in force); a bad body in the middle left the bodies before it put. A
+ * load is now one request, validated whole before anything changes: each refusal below has
+ * its own status and message naming the element, and leaves scene, ids, revision, allowed
+ * pairs and link poses exactly as they were. */
+static void test_load_scene_refused_unchanged(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = load_base(&a);
+    Gjkd__V1__Robot *arm4 = t_robot(&a, "arm", 4);
+    Gjkd__V1__Obstacle *table = t_obstacle(&a, "table", 0.5, 2.0);
+    Gjkd__V1__Obstacle *shelf = t_obstacle(&a, "shelf", 0.5, 5.0);
+    Gjkd__V1__Obstacle *bad = t_obstacle(&a, "bad", 0.1, 1.0);
+    bad->pose->position->z = NAN;
+    Gjkd__V1__AllowedPair *self = t_allowed_pair(&a, "", "", "table", NULL);
+    self->a->obstacle = "table";
+    Gjkd__V1__AllowedPair *ok_pair = t_allowed_pair(&a, "arm", "l3", "shelf", NULL);
+    Gjkd__V1__AllowedPair *ghost = t_allowed_pair(&a, "arm", "l0", "ghost", NULL);
+    Gjkd__V1__AllowedPair *to_box = t_allowed_pair(&a, "arm", "", "box", NULL);
+    Gjkd__V1__AllowedPair *no_link = t_allowed_pair(&a, "arm", "l9", "table", NULL);
+    Gjkd__V1__AllowedPair *bad_name = t_allowed_pair(&a, "arm", "l0", "tab\nle", NULL);
+    Gjkd__V1__Robot *robots[] = {arm4};
+    Gjkd__V1__Obstacle *with_shelf[] = {table, shelf};
+    Gjkd__V1__Obstacle *bad_middle[] = {shelf, bad, table};
+    Gjkd__V1__Obstacle *twice[] = {table, shelf, table};
+    Gjkd__V1__AllowedPair *ghost_pairs[] = {ok_pair, ghost};
+    struct {
+        Gjkd__V1__Scene *scene;
+        bool merge;
+        gjkd_code code;
+        const char *message;
+    } cases[] = {
+        {t_scene(&a, robots, 1, with_shelf, 2, ghost_pairs, 2), false, GJKD_CODE(NOT_FOUND),
+         "allowed_pairs[1].b: no obstacle named 'ghost'"},
+        {t_scene(&a, robots, 1, with_shelf, 2, ghost_pairs, 2), true, GJKD_CODE(NOT_FOUND),
+         "allowed_pairs[1].b: no obstacle named 'ghost'"},
+        /* Without merge the scene is the document's: box is not in it. */
+        {t_scene(&a, robots, 1, with_shelf, 2, &to_box, 1), false, GJKD_CODE(NOT_FOUND),
+         "allowed_pairs[0].b: no obstacle named 'box'"},
+        {t_scene(&a, robots, 1, with_shelf, 2, &no_link, 1), false, GJKD_CODE(NOT_FOUND),
+         "allowed_pairs[0].a: robot 'arm' has no link 'l9'"},
+        {t_scene(&a, robots, 1, with_shelf, 2, &bad_name, 1), false, GJKD_CODE(INVALID_ARGUMENT),
+         "allowed_pairs[0].b.obstacle: name contains a control character"},
+        {t_scene(&a, robots, 1, with_shelf, 2, &self, 1), false, GJKD_CODE(INVALID_ARGUMENT),
+         "allowed_pairs[0]: a body paired with itself"},
+        {t_scene(&a, robots, 1, bad_middle, 3, NULL, 0), false, GJKD_CODE(INVALID_INPUT),
+         "obstacles[1] \"bad\": obstacle.pose.position: not finite"},
+        {t_scene(&a, robots, 1, bad_middle, 3, NULL, 0), true, GJKD_CODE(INVALID_INPUT),
+         "obstacles[1] \"bad\": obstacle.pose.position: not finite"},
+        {t_scene(&a, robots, 1, twice, 3, NULL, 0), false, GJKD_CODE(INVALID_ARGUMENT),
+         "obstacles[2] \"table\": duplicate name (also obstacles[0])"},
+    };
+    scene_state before = state_of(svc, &a);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        Gjkd__V1__Response *r = t_call(svc, t_load_scene(&a, cases[i].scene, cases[i].merge));
+        assert_code(r->status->code, cases[i].code);
+        if (strncmp(r->status->message, cases[i].message, strlen(cases[i].message)) != 0) {
+            print_error("case %zu: message '%s', expected '%s...'\n", i, r->status->message,
+                        cases[i].message);
+            fail();
+        }
+        assert_int_equal(r->revision, before.revision);
+        assert_int_equal(r->body_case, GJKD__V1__RESPONSE__BODY__NOT_SET);
+        gjkd__v1__response__free_unpacked(r, NULL);
+        scene_state after = state_of(svc, &a);
+        assert_same_state(&before, &after);
+        free(after.fingerprint);
+    }
+
+    /* Limits: the document's own count, and what a merge would add to the live scene. */
+    gjkd_limits limits = gjkd_service_limits(svc), tight = limits;
+    tight.max_obstacles = 2;
+    gjkd_service_set_limits(svc, &tight);
+    Gjkd__V1__Response *r =
+        t_call(svc, t_load_scene(&a, t_scene(&a, NULL, 0, twice, 3, NULL, 0), false));
+    assert_code(r->status->code, GJKD_CODE(RESOURCE_EXHAUSTED));
+    assert_string_equal(r->status->message, "obstacles: the document has 3, the limit is 2");
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_load_scene(&a, t_scene(&a, NULL, 0, &shelf, 1, NULL, 0), true));
+    assert_code(r->status->code, GJKD_CODE(RESOURCE_EXHAUSTED));
+    assert_string_equal(r->status->message,
+                        "obstacles: the scene has 2 and the document adds 1, the limit is 2");
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_set_limits(svc, &limits);
+
+    /* The revision precondition, and a request without a scene. */
+    Gjkd__V1__Request *req =
+        t_load_scene(&a, t_scene(&a, robots, 1, with_shelf, 2, NULL, 0), false);
+    req->precondition_case = GJKD__V1__REQUEST__PRECONDITION_EXPECTED_REVISION;
+    req->expected_revision = before.revision + 1;
+    assert_code(t_call_code(svc, req), GJKD_CODE(FAILED_PRECONDITION));
+    assert_code(t_call_code(svc, t_load_scene(&a, NULL, false)), GJKD_CODE(INVALID_ARGUMENT));
+    scene_state after = state_of(svc, &a);
+    assert_same_state(&before, &after);
+    free(after.fingerprint);
+
+    /* The right revision: accepted. */
+    req->expected_revision = before.revision;
+    assert_code(t_call_code(svc, req), GJKD_CODE(OK));
+    assert_int_equal(gjkd_service_revision(svc), before.revision + 1);
+    free(before.fingerprint);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+/* Without merge the scene becomes exactly the document, in one revision step: bodies it does
+ * not name are removed, its allowed pairs replace the list, bodies of the same name keep their
+ * ids, new ones get new ids. */
+static void test_load_scene_replaces(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = load_base(&a);
+    scene_state before = state_of(svc, &a); /* ids: arm, table, box */
+    Gjkd__V1__Robot *robots[] = {t_robot(&a, "arm", 4)};
+    Gjkd__V1__Obstacle *rock = t_obstacle(&a, "rock", 0.1, -5.0);
+    rock->parts[0]->shape = t_hull_shape(&a, 60, 0.1);
+    Gjkd__V1__Obstacle *obstacles[] = {t_obstacle(&a, "shelf", 0.5, 5.0), rock,
+                                       t_obstacle(&a, "table", 0.5, 2.0)};
+    Gjkd__V1__AllowedPair *pairs[] = {t_allowed_pair(&a, "arm", "", "table", NULL)};
+    Gjkd__V1__Scene *doc = t_scene(&a, robots, 1, obstacles, 3, pairs, 1);
+    Gjkd__V1__Response *r = t_call(svc, t_load_scene(&a, doc, false));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, before.revision + 1);
+    assert_int_equal(r->body_case, GJKD__V1__RESPONSE__BODY_CHANGE);
+    assert_int_equal(r->change->id, 0);
+    assert_true(r->change->replaced);
+    assert_true(r->change->hull_vertices >= 4 && r->change->hull_vertices <= 60);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    const Gjkd__V1__SceneSummary *sum = r->scene_summary;
+    assert_int_equal(sum->n_robots, 1);
+    assert_int_equal(sum->robots[0]->id, before.ids[0]);
+    assert_int_equal(sum->robots[0]->n_links, 4);
+    assert_int_equal(sum->n_obstacles, 3); /* by id: table (kept), shelf, rock (new) */
+    assert_string_equal(sum->obstacles[0]->name, "table");
+    assert_int_equal(sum->obstacles[0]->id, before.ids[1]);
+    assert_string_equal(sum->obstacles[1]->name, "shelf");
+    assert_string_equal(sum->obstacles[2]->name, "rock");
+    assert_true(sum->obstacles[1]->id > before.ids[2] && sum->obstacles[2]->id > before.ids[2]);
+    assert_int_equal(sum->allowed_pairs, 1);
+    /* What is stored is the document itself, in its order. */
+    doc->revision = r->revision;
+    size_t n = gjkd__v1__scene__get_packed_size(doc);
+    assert_int_equal(gjkd__v1__scene__get_packed_size(sum->scene), n);
+    uint8_t *want = malloc(n), *got = malloc(n);
+    gjkd__v1__scene__pack(doc, want);
+    gjkd__v1__scene__pack(sum->scene, got);
+    assert_memory_equal(got, want, n);
+    free(want);
+    free(got);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    /* The world agrees: the arm was replaced (link poses reset to the origin), every link may
+     * touch the table, so the closest pair is a link and the shelf (faces at 4.5). */
+    assert_near(closest_distance(svc, &a), 4.4, 1e-9);
+
+    /* An empty document empties the scene. */
+    r = t_call(svc, t_load_scene(&a, t_scene(&a, NULL, 0, NULL, 0, NULL, 0), false));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_false(r->change->replaced);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    assert_int_equal(r->scene_summary->n_robots + r->scene_summary->n_obstacles, 0);
+    assert_int_equal(r->scene_summary->allowed_pairs, 0);
+    assert_int_equal(r->revision, before.revision + 2);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    free(before.fingerprint);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+/* With merge the document's bodies add or replace by name and the others stay as they were,
+ * link poses included; the allowed pairs are replaced only by a document that has some. */
+static void test_load_scene_merge(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = load_base(&a);
+    scene_state before = state_of(svc, &a); /* ids: arm, table, box */
+    /* table moved to x = 3 (faces at 2.5), ball far away. */
+    Gjkd__V1__Obstacle *obstacles[] = {t_obstacle(&a, "table", 0.5, 3.0),
+                                       t_obstacle(&a, "ball", 0.1, -4.0)};
+    Gjkd__V1__Response *r =
+        t_call(svc, t_load_scene(&a, t_scene(&a, NULL, 0, obstacles, 2, NULL, 0), true));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, before.revision + 1);
+    assert_true(r->change->replaced);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    const Gjkd__V1__SceneSummary *sum = r->scene_summary;
+    assert_int_equal(sum->n_robots, 1);
+    assert_int_equal(sum->robots[0]->id, before.ids[0]);
+    assert_int_equal(sum->n_obstacles, 3);
+    assert_int_equal(sum->obstacles[0]->id, before.ids[1]); /* table */
+    assert_int_equal(sum->obstacles[1]->id, before.ids[2]); /* box */
+    assert_string_equal(sum->obstacles[2]->name, "ball");
+    assert_int_equal(sum->allowed_pairs, 1);
+    /* Stored as a put would: replaced in place, new ones after. */
+    assert_int_equal(sum->scene->n_obstacles, 3);
+    assert_string_equal(sum->scene->obstacles[0]->name, "table");
+    assert_string_equal(sum->scene->obstacles[1]->name, "box");
+    assert_string_equal(sum->scene->obstacles[2]->name, "ball");
+    assert_near(sum->scene->obstacles[0]->pose->position->x, 3.0, 0.0);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    /* Link poses kept (l1 ends at 0.4: 2.1 to the table; reset to the origin it would be 2.4)
+     * and arm/l2-table still allowed (l2 ends at 0.7: 1.8). */
+    assert_near(closest_distance(svc, &a), 2.1, 1e-9);
+
+    /* A document with allowed pairs replaces the list. */
+    Gjkd__V1__AllowedPair *pairs[] = {t_allowed_pair(&a, "arm", "", "ball", NULL)};
+    r = t_call(svc, t_load_scene(&a, t_scene(&a, NULL, 0, NULL, 0, pairs, 1), true));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, before.revision + 2);
+    assert_false(r->change->replaced);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    assert_int_equal(r->scene_summary->allowed_pairs, 1);
+    assert_string_equal(r->scene_summary->scene->allowed_pairs[0]->b->obstacle, "ball");
+    gjkd__v1__response__free_unpacked(r, NULL);
+    assert_near(closest_distance(svc, &a), 1.8, 1e-9); /* l2-table checked again */
+    free(before.fingerprint);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+static uint8_t *pack_scene_doc(const Gjkd__V1__Scene *scene, size_t *size)
+{
+    *size = gjkd__v1__scene__get_packed_size(scene);
+    uint8_t *buf = malloc(*size + 1);
+    gjkd__v1__scene__pack(scene, buf);
+    return buf;
+}
+
+/* Regression: the scene loaded at start (gjkd_service_load_scene: a snapshot, --scene, --demo)
+ * was applied body by body and, on a failure, fell back to an EMPTY scene instead of the one
+ * it had; and a good one was merged into it. It now goes through the same one-change load. */
+static void test_load_scene_at_start(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = load_base(&a);
+    scene_state before = state_of(svc, &a);
+    Gjkd__V1__Obstacle *bad = t_obstacle(&a, "bad", 0.1, 1.0);
+    bad->pose->orientation = gjkd_arena_alloc(&a, sizeof *bad->pose->orientation);
+    gjkd__v1__quaternion__init(bad->pose->orientation); /* all zero: invalid */
+    Gjkd__V1__Robot *robots[] = {t_robot(&a, "arm", 2)};
+    Gjkd__V1__Obstacle *obstacles[] = {t_obstacle(&a, "shelf", 0.5, 5.0), bad};
+    Gjkd__V1__Scene *scene = t_scene(&a, robots, 1, obstacles, 2, NULL, 0);
+    scene->revision = 40;
+    size_t n;
+    uint8_t *buf = pack_scene_doc(scene, &n);
+    gjkd_error e;
+    assert_false(gjkd_service_load_scene(svc, buf, n, false, &e));
+    assert_code(e.code, GJKD_CODE(INVALID_INPUT));
+    assert_non_null(strstr(e.message, "obstacles[1] \"bad\""));
+    free(buf);
+    scene_state after = state_of(svc, &a);
+    assert_same_state(&before, &after);
+    free(after.fingerprint);
+
+    /* Without the bad obstacle: the scene is exactly the file's, at its revision. */
+    scene->n_obstacles = 1;
+    buf = pack_scene_doc(scene, &n);
+    assert_true(gjkd_service_load_scene(svc, buf, n, false, &e));
+    free(buf);
+    assert_int_equal(gjkd_service_revision(svc), 40);
+    Gjkd__V1__Response *r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_SCENE_SUMMARY));
+    assert_int_equal(r->scene_summary->n_robots, 1);
+    assert_int_equal(r->scene_summary->robots[0]->n_links, 2);
+    assert_int_equal(r->scene_summary->n_obstacles, 1);
+    assert_string_equal(r->scene_summary->obstacles[0]->name, "shelf");
+    assert_int_equal(r->scene_summary->allowed_pairs, 0);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    free(before.fingerprint);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
+/* A load that changes geometry drops the named trajectories: the next query of a name is cold
+ * and sees the new geometry. */
+static void test_load_scene_drops_trajectories(void **state)
+{
+    (void)state;
+    gjkd_arena a = {0};
+    gjkd_service *svc = make_scene(&a, 0.0);
+    Gjkd__V1__Response *r = t_call(svc, trajectory(&a, 11, "sweep"));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_STATS));
+    assert_int_equal(r->stats->trajectories_cached, 1);
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    Gjkd__V1__Obstacle *moved[] = {t_obstacle(&a, "table", 0.5, 3.0)}; /* faces at 2.5 */
+    assert_code(t_call_code(svc, t_load_scene(&a, t_scene(&a, NULL, 0, moved, 1, NULL, 0), true)),
+                GJKD_CODE(OK));
+    r = t_call(svc, t_simple(&a, GJKD__V1__REQUEST__BODY_STATS));
+    assert_int_equal(r->stats->trajectories_cached, 0);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, trajectory(&a, 11, "sweep"));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_false(r->trajectory->trajectory_cache_hit);
+    for (size_t w = 0; w < 11; ++w) /* l2 ends at x0 + 0.7 */
+        assert_near(r->trajectory->waypoints[w]->min_distance, 1.8 - 0.1 * (double)w, 1e-9);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_service_destroy(&svc);
+    gjkd_arena_free(&a);
+}
+
 static void test_stats_counters(void **state)
 {
     (void)state;
@@ -388,8 +750,8 @@ static void test_pose_stream(void **state)
     gjkd_arena_free(&a);
 }
 
-/* Several threads at once: queries, pose updates and scene changes interleave; every reply
- * is OK and carries its own request id (run under TSan too). */
+/* Several threads at once: queries, pose updates, scene changes and loads interleave; every
+ * reply is OK and carries its own request id (run under TSan too). */
 typedef struct worker_arg {
     gjkd_service *svc;
     int index;
@@ -402,7 +764,7 @@ static void *hammer(void *p)
     gjkd_arena a = {0};
     for (int i = 0; i < 60; ++i) {
         Gjkd__V1__Request *req;
-        switch ((i + w->index) % 4) {
+        switch ((i + w->index) % 5) {
         case 0:
             req = t_set_poses(&a, "arm", t_link_poses(&a, 3, 0.01 * i, 0.3));
             break;
@@ -415,6 +777,14 @@ static void *hammer(void *p)
         case 2:
             req = trajectory(&a, 5, w->index % 2 ? "shared" : "");
             break;
+        case 3: { /* a merged load of two obstacles, one of them another thread's too */
+            char name[32];
+            snprintf(name, sizeof name, "load-%d", w->index);
+            Gjkd__V1__Obstacle *o[] = {t_obstacle(&a, name, 0.05, -3.0 - 0.01 * i),
+                                       t_obstacle(&a, "load-shared", 0.05, -4.0)};
+            req = t_load_scene(&a, t_scene(&a, NULL, 0, o, 2, NULL, 0), true);
+            break;
+        }
         default:
             req = t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN, 2.0);
             break;
@@ -508,6 +878,11 @@ int main(void)
         cmocka_unit_test(test_trajectory_query),
         cmocka_unit_test(test_allowed_pairs),
         cmocka_unit_test(test_allowed_pair_names_checked),
+        cmocka_unit_test(test_load_scene_refused_unchanged),
+        cmocka_unit_test(test_load_scene_replaces),
+        cmocka_unit_test(test_load_scene_merge),
+        cmocka_unit_test(test_load_scene_at_start),
+        cmocka_unit_test(test_load_scene_drops_trajectories),
         cmocka_unit_test(test_stats_counters),
         cmocka_unit_test(test_pose_stream),
         cmocka_unit_test(test_concurrent_clients),

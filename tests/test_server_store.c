@@ -1,6 +1,7 @@
 /* test_server_store.c — snapshot round trip, every kind of corruption refused with a clear
- * message, a disk error refusing the change with the scene unchanged, and a reload through
- * the service giving back the same scene. */
+ * message, a disk error refusing the change (a put, a remove, a scene load) with the scene
+ * unchanged in memory and on disk, and a reload through the service giving back the same
+ * scene. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_server_util.h"
 
@@ -169,6 +170,94 @@ static void test_disk_error(void **state)
     gjkd_arena_free(&a);
 }
 
+static char *read_snapshot(size_t *size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/scene.snap", g_dir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+/* A scene load (LoadSceneRequest) that cannot be persisted is refused with STORAGE_FAILED and
+ * changes nothing: the scene in memory (bodies, allowed pairs, revision) and the snapshot on
+ * disk are exactly as before. Once the disk is back the same load goes through as one change
+ * and a service started from the store has it. */
+static void test_load_disk_error(void **state)
+{
+    (void)state;
+    char err[256];
+    gjkd_store *store = gjkd_store_open(g_dir, err, sizeof err);
+    gjkd_service *svc = t_service(store);
+    gjkd_arena a = {0};
+    assert_code(t_call_code(svc, t_put_robot(&a, t_robot(&a, "arm", 2))), GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "box", 0.2, 1.0))),
+                GJKD_CODE(OK));
+    size_t n0, n1, f0, f1;
+    char *before = t_scene_fingerprint(svc, &n0);
+    char *file_before = read_snapshot(&f0);
+
+    Gjkd__V1__Robot *robots[] = {t_robot(&a, "arm", 3)};
+    Gjkd__V1__Obstacle *obstacles[] = {t_obstacle(&a, "shelf", 0.3, 2.0)};
+    Gjkd__V1__AllowedPair *pairs[] = {t_allowed_pair(&a, "arm", "l2", "shelf", NULL)};
+    Gjkd__V1__Scene *doc = t_scene(&a, robots, 1, obstacles, 1, pairs, 1);
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/scene.snap.tmp", g_dir);
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    for (int merge = 0; merge < 2; ++merge) {
+        Gjkd__V1__Response *r = t_call(svc, t_load_scene(&a, doc, merge));
+        assert_code(r->status->code, GJKD_CODE(STORAGE_FAILED));
+        assert_non_null(strstr(r->status->message, "the scene is unchanged"));
+        assert_int_equal(r->revision, 2);
+        gjkd__v1__response__free_unpacked(r, NULL);
+    }
+    char *after = t_scene_fingerprint(svc, &n1);
+    assert_int_equal(n1, n0);
+    assert_memory_equal(after, before, n0);
+    char *file_after = read_snapshot(&f1);
+    assert_int_equal(f1, f0);
+    assert_memory_equal(file_after, file_before, f0);
+    free(after);
+    free(file_after);
+    rmdir(tmp);
+
+    /* The disk is back: one change, persisted. */
+    Gjkd__V1__Response *r = t_call(svc, t_load_scene(&a, doc, false));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    assert_int_equal(r->revision, 3);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    after = t_scene_fingerprint(svc, &n1);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+    store = gjkd_store_open(g_dir, err, sizeof err);
+    svc = t_service(store);
+    uint8_t *data;
+    size_t size;
+    assert_int_equal(gjkd_store_load(store, &data, &size, err, sizeof err), GJKD_STORE_LOADED);
+    gjkd_error e;
+    assert_true(gjkd_service_load_scene(svc, data, size, false, &e));
+    free(data);
+    assert_int_equal(gjkd_service_revision(svc), 3);
+    size_t n2;
+    char *reloaded = t_scene_fingerprint(svc, &n2);
+    assert_int_equal(n2, n1);
+    assert_memory_equal(reloaded, after, n1);
+    free(reloaded);
+    free(after);
+    free(before);
+    free(file_before);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+    gjkd_arena_free(&a);
+}
+
 /* Changes acknowledged by one service are all there in a new one loaded from the store. */
 static void test_reload(void **state)
 {
@@ -267,6 +356,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_corrupt_files, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_disk_error, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_load_disk_error, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_reload, make_dir, remove_dir),
         cmocka_unit_test(test_invalid_scene_refused),
     };

@@ -224,6 +224,64 @@ static inline Gjkd__V1__Request *t_simple(gjkd_arena *a, Gjkd__V1__Request__Body
     return r;
 }
 
+/* An allowed pair: a link (or every link, link "") of `robot` and the body b (an obstacle, or
+ * with b_link a link of robot b). */
+static inline Gjkd__V1__AllowedPair *t_allowed_pair(gjkd_arena *a, const char *robot,
+                                                    const char *link, const char *b,
+                                                    const char *b_link)
+{
+    Gjkd__V1__AllowedPair *p = gjkd_arena_alloc(a, sizeof *p);
+    gjkd__v1__allowed_pair__init(p);
+    p->a = gjkd_arena_alloc(a, sizeof *p->a);
+    gjkd__v1__body_ref__init(p->a);
+    p->a->robot = gjkd_arena_strdup(a, robot);
+    p->a->link = gjkd_arena_strdup(a, link);
+    p->b = gjkd_arena_alloc(a, sizeof *p->b);
+    gjkd__v1__body_ref__init(p->b);
+    if (b_link == NULL) {
+        p->b->obstacle = gjkd_arena_strdup(a, b);
+    } else {
+        p->b->robot = gjkd_arena_strdup(a, b);
+        p->b->link = gjkd_arena_strdup(a, b_link);
+    }
+    return p;
+}
+
+/* A scene document (the arrays are copied into the arena). */
+static inline Gjkd__V1__Scene *t_scene(gjkd_arena *a, Gjkd__V1__Robot *const *robots,
+                                       size_t n_robots, Gjkd__V1__Obstacle *const *obstacles,
+                                       size_t n_obstacles, Gjkd__V1__AllowedPair *const *pairs,
+                                       size_t n_pairs)
+{
+    Gjkd__V1__Scene *s = gjkd_arena_alloc(a, sizeof *s);
+    gjkd__v1__scene__init(s);
+    s->n_robots = n_robots;
+    s->robots = gjkd_arena_alloc(a, (n_robots + 1) * sizeof *s->robots);
+    if (n_robots > 0)
+        memcpy(s->robots, robots, n_robots * sizeof *s->robots);
+    s->n_obstacles = n_obstacles;
+    s->obstacles = gjkd_arena_alloc(a, (n_obstacles + 1) * sizeof *s->obstacles);
+    if (n_obstacles > 0)
+        memcpy(s->obstacles, obstacles, n_obstacles * sizeof *s->obstacles);
+    s->n_allowed_pairs = n_pairs;
+    s->allowed_pairs = gjkd_arena_alloc(a, (n_pairs + 1) * sizeof *s->allowed_pairs);
+    if (n_pairs > 0)
+        memcpy(s->allowed_pairs, pairs, n_pairs * sizeof *s->allowed_pairs);
+    return s;
+}
+
+static inline Gjkd__V1__Request *t_load_scene(gjkd_arena *a, Gjkd__V1__Scene *scene, bool merge)
+{
+    Gjkd__V1__Request *r = t_request(a, 6);
+    Gjkd__V1__LoadSceneRequest *m = gjkd_arena_alloc(a, sizeof *m);
+    gjkd__v1__load_scene_request__init(m);
+    m->scene = scene;
+    m->merge = merge;
+    r->body_case = GJKD__V1__REQUEST__BODY_LOAD_SCENE;
+    r->load_scene = m;
+    return r;
+}
+
 /* Packs `req`, runs it through the service, returns the unpacked Response (free with
  * gjkd__v1__response__free_unpacked). */
 static inline Gjkd__V1__Response *t_call(gjkd_service *svc, const Gjkd__V1__Request *req)

@@ -902,46 +902,28 @@ gjkd_status gjkd_set_allowed_pairs(gjkd_client *c, Gjkd__V1__AllowedPair *const 
     return change(c, &req, out);
 }
 
-/* Prefixes the failure message of a step of a multi-request call. */
-static gjkd_status prefix_error(gjkd_client *c, gjkd_status s, const char *what, const char *name)
+static gjkd_status load(gjkd_client *c, const Gjkd__V1__Scene *scene, bool merge, gjkd_change *out)
 {
-    char head[128], tail[sizeof c->error];
-    const char *colon = strstr(c->error, ": ");
-    size_t n = strlen(colon ? colon + 2 : c->error);
-    memcpy(tail, colon ? colon + 2 : c->error, n + 1);
-    int h = snprintf(head, sizeof head, "%s: %s \"%.60s\": ", gjkd_status_name((int)s), what, name);
-    size_t hn = h < 0 ? 0 : (size_t)h >= sizeof head ? sizeof head - 1 : (size_t)h;
-    if (hn + n >= sizeof c->error)
-        n = sizeof c->error - hn - 1;
-    memcpy(c->error, head, hn);
-    memcpy(c->error + hn, tail, n);
-    c->error[hn + n] = '\0';
-    return s;
+    if (scene == NULL)
+        return fail(c, GJKD_CLIENT_ERROR, "%s: scene is NULL",
+                    merge ? "gjkd_merge_scene" : "gjkd_load_scene");
+    Gjkd__V1__LoadSceneRequest body = GJKD__V1__LOAD_SCENE_REQUEST__INIT;
+    body.scene = (Gjkd__V1__Scene *)scene; /* only packed, never changed */
+    body.merge = merge;
+    Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
+    req.body_case = GJKD__V1__REQUEST__BODY_LOAD_SCENE;
+    req.load_scene = &body;
+    return change(c, &req, out);
 }
 
 gjkd_status gjkd_load_scene(gjkd_client *c, const Gjkd__V1__Scene *scene, gjkd_change *out)
 {
-    gjkd_change ch;
-    memset(&ch, 0, sizeof ch);
-    gjkd_status s = GJKD_OK;
-    for (size_t i = 0; s == GJKD_OK && i < scene->n_robots; i++) {
-        s = gjkd_put_robot(c, scene->robots[i], &ch);
-        if (s != GJKD_OK)
-            return prefix_error(c, s, "robot", str(scene->robots[i]->name));
-    }
-    for (size_t i = 0; s == GJKD_OK && i < scene->n_obstacles; i++) {
-        s = gjkd_put_obstacle(c, scene->obstacles[i], &ch);
-        if (s != GJKD_OK)
-            return prefix_error(c, s, "obstacle", str(scene->obstacles[i]->name));
-    }
-    if (scene->n_allowed_pairs > 0) {
-        s = gjkd_set_allowed_pairs(c, scene->allowed_pairs, scene->n_allowed_pairs, &ch);
-        if (s != GJKD_OK)
-            return prefix_error(c, s, "allowed pairs", "allowed_pairs");
-    }
-    if (out)
-        *out = ch;
-    return s;
+    return load(c, scene, false, out);
+}
+
+gjkd_status gjkd_merge_scene(gjkd_client *c, const Gjkd__V1__Scene *scene, gjkd_change *out)
+{
+    return load(c, scene, true, out);
 }
 
 /* ------------------------------------------------------------------ link poses */

@@ -10,8 +10,8 @@
  *   - a daemon that refuses the client in the handshake (CURVE key not on its allow-list, CURVE
  *     on one side only, a wrong server key) sends no reply; the socket monitor sees it and the
  *     call fails at once with GJKD_UNAUTHENTICATED and a message that says which, no retry.
- *   Retrying a scene change is safe for puts (they replace by name) and for set_allowed_pairs;
- *   a retried remove whose first attempt did arrive reports NOT_FOUND.
+ *   Retrying a scene change is safe for puts (they replace by name), set_allowed_pairs and
+ *   scene loads; a retried remove whose first attempt did arrive reports NOT_FOUND.
  *
  * Status: every call returns a gjkd_status. GJKD_OK (the wire's OK, 16) is success. Wire codes
  * (gjkd.proto StatusCode) keep their numbers; client-side failures are 100 and up. The message
@@ -236,10 +236,19 @@ gjkd_status gjkd_remove_obstacle(gjkd_client *client, const char *name, gjkd_cha
 /* Replaces the scene's whole list of allowed pairs. */
 gjkd_status gjkd_set_allowed_pairs(gjkd_client *client, Gjkd__V1__AllowedPair *const *pairs,
                                    size_t count, gjkd_change *out);
-/* Puts every robot and obstacle of `scene` (add or replace by name), then, if the scene has
- * allowed pairs, replaces the daemon's list with them. Not atomic: it stops at the first
- * failure, whose message names the body. *out (may be NULL) gets the last change. */
+/* Loads a whole scene document as one change (LoadSceneRequest): the daemon's scene becomes
+ * exactly `scene` (robots and obstacles it does not name are removed, its allowed pairs
+ * replace the list, none if it has none), or, on any failure, nothing changes (in memory or
+ * on disk) and the message names the element that failed (`obstacles[3] "shelf": ...`,
+ * `allowed_pairs[0].b: no obstacle named 'x'`). One revision step (scene->revision is
+ * ignored); gjkd_client_expect_revision applies; safe to retry. *out (may be NULL): the new
+ * revision, replaced = some body replaced one of the same name (its id is kept), hull_vertices
+ * over the document's bodies. */
 gjkd_status gjkd_load_scene(gjkd_client *client, const Gjkd__V1__Scene *scene, gjkd_change *out);
+/* The same, merged: the document's robots and obstacles add to the scene or replace those of
+ * the same name, the others stay (link poses too); its allowed pairs replace the list only if
+ * it has any. */
+gjkd_status gjkd_merge_scene(gjkd_client *client, const Gjkd__V1__Scene *scene, gjkd_change *out);
 
 /* ------------------------------------------------------------------ state and queries */
 

@@ -31,7 +31,8 @@ static const char usage_text[] =
     "  health                          serving state, version, uptime, revision\n"
     "  stats                           counters per command and per error code, limits\n"
     "  scene [--export OUT.json]       robots and obstacles (or the whole scene as JSON)\n"
-    "  load SCENE.json                 put its robots and obstacles, set its allowed pairs\n"
+    "  load SCENE.json [--merge]       make the scene exactly this document, in one change\n"
+    "                                  (--merge: add/replace its bodies by name, keep the others)\n"
     "  remove robot|obstacle NAME      remove a robot or an obstacle\n"
     "  poses POSES.json                set link poses (transient, not persisted)\n"
     "  query [--max-distance D] [--all] [--robot R] [--first-collision] [--no-depth]\n"
@@ -75,6 +76,7 @@ typedef struct args {
     bool per_part;
     bool first_collision;
     bool no_depth;
+    bool merge;
     const char *robot;
     const char *name;
     const char *plot;
@@ -178,6 +180,8 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->first_collision;
         else if (strcmp(key, "--no-depth") == 0)
             flag = &a->no_depth;
+        else if (strcmp(key, "--merge") == 0)
+            flag = &a->merge;
         if (flag) {
             if (value)
                 return usage_error("%s takes no value", key);
@@ -623,7 +627,7 @@ static int cmd_load(gjkd_client *c, const args *a)
         return EXIT_USAGE;
     }
     gjkd_change ch;
-    gjkd_status s = gjkd_load_scene(c, scene, &ch);
+    gjkd_status s = a->merge ? gjkd_merge_scene(c, scene, &ch) : gjkd_load_scene(c, scene, &ch);
     size_t robots = scene->n_robots, obstacles = scene->n_obstacles,
            allowed = scene->n_allowed_pairs;
     gjkd_json_scene_free(&scene);
@@ -635,10 +639,13 @@ static int cmd_load(gjkd_client *c, const args *a)
         json_u64(o, "robots", robots);
         json_u64(o, "obstacles", obstacles);
         json_u64(o, "allowed_pairs", allowed);
+        cJSON_AddBoolToObject(o, "merge", a->merge);
+        cJSON_AddBoolToObject(o, "replaced", ch.replaced);
         return print_json(o);
     }
-    printf("loaded %zu robots, %zu obstacles, %zu allowed pairs: revision %llu\n", robots,
-           obstacles, allowed, (unsigned long long)ch.revision);
+    printf("%s %zu robots, %zu obstacles, %zu allowed pairs: revision %llu\n",
+           a->merge ? "merged" : "loaded", robots, obstacles, allowed,
+           (unsigned long long)ch.revision);
     return 0;
 }
 

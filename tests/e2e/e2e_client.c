@@ -171,6 +171,19 @@ static void scene_changes(void **state)
     EXPECT(c, gjkd_remove_robot(c, "arm", &ch), GJKD_OK);
     EXPECT(c, gjkd_remove_robot(c, "arm", NULL), GJKD_NOT_FOUND);
     EXPECT(c, gjkd_load_scene(c, scene, &ch), GJKD_OK);
+    assert_int_equal(ch.revision, rev + 5); /* a load is one change */
+
+    /* A document whose allowed pairs name a missing body is refused whole, merged or not. */
+    char *saved = scene->allowed_pairs[0]->b->obstacle;
+    scene->allowed_pairs[0]->b->obstacle = "ghost";
+    EXPECT(c, gjkd_load_scene(c, scene, NULL), GJKD_NOT_FOUND);
+    assert_non_null(strstr(gjkd_client_error(c), "allowed_pairs[0].b: no obstacle named 'ghost'"));
+    EXPECT(c, gjkd_merge_scene(c, scene, NULL), GJKD_NOT_FOUND);
+    assert_int_equal(gjkd_client_revision(c), rev + 5);
+    scene->allowed_pairs[0]->b->obstacle = saved;
+    EXPECT(c, gjkd_merge_scene(c, scene, &ch), GJKD_OK);
+    assert_int_equal(ch.revision, rev + 6);
+    assert_true(ch.replaced);
 
     /* Allowed pairs: replace the list, then restore it. */
     EXPECT(c, gjkd_set_allowed_pairs(c, NULL, 0, &ch), GJKD_OK);

@@ -8,8 +8,10 @@ Groups (tests/reliability.cmake registers each as a ctest):
   load     32 closed-loop clients, a fixed mix of state queries, trajectory queries and scene
            changes, run twice: no reply lost or mismatched; throughput, p50/p99 latency, and the
            daemon's VmRSS before, after round 1 and after round 2 (round 2 must add < a bound)
-  crash    20 kill -9 at seeded random moments during a stream of acknowledged scene changes:
-           after each restart every acknowledged change is there and the snapshot is valid
+  crash    20 kill -9 at seeded random moments during a stream of acknowledged scene changes
+           (puts, removes, merged scene loads of three obstacles): after each restart every
+           acknowledged change is there, the one in flight whole or not at all, and the
+           snapshot is valid
   disk     a full state directory (tiny tmpfs), a read-only one (read-only bind mount) and a
            file where the directory should be: the change is refused with STORAGE_FAILED, the
            scene stays as it was, the daemon keeps serving, and it recovers once the disk does
@@ -406,8 +408,10 @@ def group_crash():
     state = tempfile.mkdtemp(prefix="gjkd-crash-")
     rng = random.Random(ARGS.seed)
     model = {}  # name -> Obstacle (the request's), every acknowledged change applied
-    in_flight = None  # (name, Obstacle or None for a removal, prior Obstacle or None)
-    acked_total, last_rev, killed_mid = 0, 0, 0
+    # The change in flight: [(name, Obstacle or None for a removal, prior Obstacle or None)],
+    # one entry per obstacle it changes (a merged load changes several at once).
+    in_flight = None
+    acked_total, last_rev, killed_mid, killed_mid_load = 0, 0, 0, 0
     try:
         d = Daemon(demo=True, state_dir=state)
         last_rev = scene_of(d.endpoint)[1]
@@ -424,15 +428,30 @@ def group_crash():
                             name = "c%d_%d" % (trial, i)
                             req = put_sphere(name, (5 + trng.random(), trng.random(), 0.0),
                                              round(0.05 + 0.1 * trng.random(), 6))
-                        elif x < 0.85:
+                        elif x < 0.8:
                             name = trng.choice(names)
                             req = put_sphere(name, (5 + trng.random(), trng.random(), 0.0),
                                              round(0.05 + 0.1 * trng.random(), 6))
+                        elif x < 0.9:
+                            # A merged scene load: two existing obstacles and a new one, one
+                            # change that a kill must leave whole or not at all.
+                            req = pb.Request()
+                            req.load_scene.merge = True
+                            for name in trng.sample(names, min(2, len(names))) + [
+                                    "c%d_%d" % (trial, i)]:
+                                o = req.load_scene.scene.obstacles.add()
+                                o.CopyFrom(put_sphere(name, (5 + trng.random(), trng.random(), 0),
+                                                      round(0.05 + 0.1 * trng.random(), 6))
+                                           .put_obstacle.obstacle)
                         else:
                             name = trng.choice(names)
                             req = remove_obstacle(name)
-                        new = req.put_obstacle.obstacle if req.HasField("put_obstacle") else None
-                        result["in_flight"] = (name, new, model.get(name))
+                        if req.HasField("load_scene"):
+                            changes = [(o.name, o) for o in req.load_scene.scene.obstacles]
+                        else:
+                            changes = [(name, req.put_obstacle.obstacle
+                                        if req.HasField("put_obstacle") else None)]
+                        result["in_flight"] = [(n, new, model.get(n)) for n, new in changes]
                         req.request_id = i + 1
                         s.send_multipart([b"", req.SerializeToString()])
                         while not s.poll(100, zmq.POLLIN):
@@ -446,10 +465,11 @@ def group_crash():
                                 r.status.message)
                             return
                         # Acknowledged: it must survive.
-                        if new is None:
-                            del model[name]
-                        else:
-                            model[name] = new
+                        for n, new in changes:
+                            if new is None:
+                                del model[n]
+                            else:
+                                model[n] = new
                         result["in_flight"] = None
                         result["acked"] += 1
                         result["last"] = r.revision
@@ -475,6 +495,7 @@ def group_crash():
             last_rev = result["last"]
             in_flight = result["in_flight"]
             killed_mid += in_flight is not None
+            killed_mid_load += in_flight is not None and len(in_flight) > 1
             # The snapshot is whole and holds at least every acknowledged change.
             snap = check_snapshot(os.path.join(state, "scene.snap"))
             check(snap.revision in (last_rev, last_rev + 1), "trial %d: snapshot revision %d, "
@@ -483,30 +504,33 @@ def group_crash():
             got, rev = obstacles_of(d.endpoint)
             check(rev == snap.revision, "trial %d: revision %d after restart, %d in the file"
                   % (trial, rev, snap.revision))
-            maybe = in_flight[0] if in_flight else None
+            maybe = {n for n, _, _ in in_flight} if in_flight else set()
             for name, o in model.items():
-                if name == maybe:
+                if name in maybe:
                     continue
                 check(name in got, "trial %d: acknowledged obstacle %s lost" % (trial, name))
                 check(same_obstacle(got[name], o), "trial %d: %s is not as acknowledged"
                       % (trial, name))
             for name in got:
-                check(name in model or name == maybe or not CRASH_NAME.fullmatch(name),
+                check(name in model or name in maybe or not CRASH_NAME.fullmatch(name),
                       "trial %d: removed obstacle %s came back" % (trial, name))
-            if maybe is not None:  # the change in flight: all of it or none of it
-                _, new, old = in_flight
-                now = got.get(maybe)
-                applied = (now is None) if new is None else (
-                    now is not None and same_obstacle(now, new))
-                unapplied = (now is None) if old is None else (
-                    now is not None and same_obstacle(now, old))
-                check(applied or unapplied, "trial %d: %s is half changed" % (trial, maybe))
+            if in_flight:  # the change in flight: all of it or none of it
+                applied, unapplied = True, True
+                for name, new, old in in_flight:
+                    now = got.get(name)
+                    applied = applied and ((now is None) if new is None else (
+                        now is not None and same_obstacle(now, new)))
+                    unapplied = unapplied and ((now is None) if old is None else (
+                        now is not None and same_obstacle(now, old)))
+                check(applied or unapplied, "trial %d: the change of %s is half applied"
+                      % (trial, sorted(maybe)))
                 if applied and not unapplied:
                     expected_rev = last_rev + 1
-                    if new is None:
-                        model.pop(maybe, None)
-                    else:
-                        model[maybe] = new
+                    for name, new, _ in in_flight:
+                        if new is None:
+                            model.pop(name, None)
+                        else:
+                            model[name] = new
                 else:
                     expected_rev = last_rev
             else:
@@ -515,9 +539,9 @@ def group_crash():
                   "acknowledged %d)" % (trial, rev, expected_rev, last_rev))
             last_rev = rev
         say("crash: %d kill -9 trials (seed %d), %d acknowledged changes, %d kills with a "
-            "change in flight; after every restart the snapshot was valid and every "
-            "acknowledged change present (%d obstacles)", ARGS.trials, ARGS.seed, acked_total,
-            killed_mid, len(model))
+            "change in flight (%d of them a scene load); after every restart the snapshot was "
+            "valid and every acknowledged change present (%d obstacles)", ARGS.trials, ARGS.seed,
+            acked_total, killed_mid, killed_mid_load, len(model))
         check(d.stop() == 0, "gjkd exit status after SIGTERM\n%s" % d.stderr()[-2000:])
     finally:
         shutil.rmtree(state, ignore_errors=True)

@@ -437,24 +437,24 @@ class Client:
         documents.allowed_pairs_to_pb(pairs, req.set_allowed_pairs.pairs)
         return self._change(req, expected_revision)
 
-    def load_scene(self, scene):
-        """Puts every robot and obstacle of a scene (a dict, a path to a JSON file, or a
-        gjkd_pb2.Scene), then its allowed pairs if it has any. Returns the last change."""
+    def load_scene(self, scene, merge=False, expected_revision=None):
+        """Loads a whole scene (a dict, a path to a JSON file, or a gjkd_pb2.Scene) as one
+        change. Without merge the scene becomes exactly the document: robots and obstacles it
+        does not name are removed, its allowed pairs replace the list. With merge its bodies
+        add or replace those of the same name, the others stay, and its allowed pairs replace
+        the list only if it has any. On any failure nothing changes and GjkdError's message
+        names the element (`obstacles[3] "shelf": ...`). One revision step; the document's
+        revision is ignored. Returns the change (replaced: some body replaced one of the same
+        name; hull_vertices over the document's bodies)."""
         if isinstance(scene, str):
             with open(scene) as f:
                 scene = json.load(f)
         if isinstance(scene, dict):
             scene = documents.scene_to_pb(scene)
-        change = {"revision": self.revision}
-        for r in scene.robots:
-            change = self.put_robot(r)
-        for o in scene.obstacles:
-            change = self.put_obstacle(o)
-        if len(scene.allowed_pairs):
-            req = pb.Request()
-            req.set_allowed_pairs.pairs.extend(scene.allowed_pairs)
-            change = self._change(req, None)
-        return change
+        req = pb.Request()
+        req.load_scene.scene.CopyFrom(scene)
+        req.load_scene.merge = bool(merge)
+        return self._change(req, expected_revision)
 
     # ---------------------------------------------------------------- state and queries
 
