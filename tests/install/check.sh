@@ -283,9 +283,13 @@ step_daemon() {
   done <"$unit"
   printf '%s\n' "${env[@]}" | grep -q '^GJKD_STATE_DIR=' || fail "$unit sets no GJKD_STATE_DIR"
   local log=$work/daemon.log pid
-  env -i "${env[@]}" "$prefix/$bindir/gjkd" 2>"$log" &
+  : >"$log"
+  env -i "${env[@]}" "$prefix/$bindir/gjkd" </dev/null >>"$log" 2>&1 &
   pid=$!
-  trap 'kill -KILL $pid 2>/dev/null || true' EXIT
+  # However this script ends (a failed check, ctest's timeout), the daemon goes with it.
+  daemon_pid=$pid
+  trap 'kill -KILL "$daemon_pid" 2>/dev/null || true' EXIT
+  trap 'exit 1' INT TERM
   local _
   for _ in $(seq 100); do
     endpoint=$(sed -n 's/.* listening .*endpoint=\(tcp:[^ ]*\).*/\1/p' "$log")
@@ -307,7 +311,7 @@ step_daemon() {
   kill -0 "$pid" 2>/dev/null && fail "gjkd still running 30 s after SIGTERM"
   local rc=0
   wait "$pid" || rc=$?
-  trap - EXIT
+  trap - EXIT INT TERM
   [ "$rc" -eq 0 ] || { cat "$log" >&2; fail "gjkd exited with status $rc after SIGTERM"; }
   note "gjkd with the unit's environment served health on $endpoint with state in" \
     "$state/gjkd and exited 0 on SIGTERM"
