@@ -31,6 +31,14 @@
 
 #include "gjkd/v1/gjkd.pb-c.h"
 
+/* The functions of this header are the exported API of the shared libgjkd-client (it is
+ * compiled with hidden visibility), beside the generated gjkd__v1__* message functions. */
+#if defined(_WIN32)
+#define GJKD_CLIENT_API
+#else
+#define GJKD_CLIENT_API __attribute__((visibility("default")))
+#endif
+
 /* ------------------------------------------------------------------ status */
 
 /* X(NAME, value). Values below 100 are the wire's StatusCode (gjkd.proto) unchanged. */
@@ -67,7 +75,7 @@ typedef enum gjkd_status {
 } gjkd_status;
 
 /* "OK", "NOT_FOUND", "TIMEOUT", ...; "UNKNOWN" outside the table. */
-const char *gjkd_status_name(int status);
+GJKD_CLIENT_API const char *gjkd_status_name(int status);
 
 /* ------------------------------------------------------------------ values */
 
@@ -104,35 +112,36 @@ typedef struct gjkd_client_options {
     const char *curve_secret_key;
 } gjkd_client_options;
 
-gjkd_client_options gjkd_client_default_options(void);
+GJKD_CLIENT_API gjkd_client_options gjkd_client_default_options(void);
 
 /* Reads a CURVE key file (gjkctl keygen: NAME.pub, NAME.key; Z85 text, 40 characters; blank
  * and '#' lines skipped) into z85 (41 bytes with the NUL). secret: the file must not be
  * accessible by group or others (0600). False with a message in err. */
-bool gjkd_client_read_key_file(const char *path, bool secret, char z85[41], char *err,
-                               size_t err_size);
+GJKD_CLIENT_API bool gjkd_client_read_key_file(const char *path, bool secret, char z85[41],
+                                               char *err, size_t err_size);
 
 /* Creates a client and connects (ZeroMQ connects lazily: a daemon that is not there yet shows
  * up as GJKD_TIMEOUT on the first call). options may be NULL (defaults). *out NULL on failure.
  * Returns GJKD_OK, GJKD_CLIENT_ERROR (bad options) or GJKD_TRANSPORT. */
-gjkd_status gjkd_client_create(const gjkd_client_options *options, gjkd_client **out);
+GJKD_CLIENT_API gjkd_status gjkd_client_create(const gjkd_client_options *options,
+                                               gjkd_client **out);
 /* Closes the socket (linger 0) and frees the client; sets *client to NULL. */
-void gjkd_client_destroy(gjkd_client **client);
+GJKD_CLIENT_API void gjkd_client_destroy(gjkd_client **client);
 
 /* One line describing the last failed call ("NOT_FOUND: robot \"x\" ..."); "" after success. */
-const char *gjkd_client_error(const gjkd_client *client);
+GJKD_CLIENT_API const char *gjkd_client_error(const gjkd_client *client);
 /* The scene revision reported by the last reply (0 before any). */
-uint64_t gjkd_client_revision(const gjkd_client *client);
+GJKD_CLIENT_API uint64_t gjkd_client_revision(const gjkd_client *client);
 /* Makes the next call (only) carry expected_revision: the daemon refuses it with
  * GJKD_FAILED_PRECONDITION unless the scene is at that revision. */
-void gjkd_client_expect_revision(gjkd_client *client, uint64_t revision);
+GJKD_CLIENT_API void gjkd_client_expect_revision(gjkd_client *client, uint64_t revision);
 
 /* The raw call: sends *request (request_id and the expected revision are set by the client)
  * and returns the reply in *response (free with gjkd__v1__response__free_unpacked(r, NULL)),
  * whatever its status. Returns the reply's status code, or a client-side code with *response
  * NULL. For requests the typed calls below do not cover. */
-gjkd_status gjkd_client_call(gjkd_client *client, Gjkd__V1__Request *request,
-                             Gjkd__V1__Response **response);
+GJKD_CLIENT_API gjkd_status gjkd_client_call(gjkd_client *client, Gjkd__V1__Request *request,
+                                             Gjkd__V1__Response **response);
 
 /* ------------------------------------------------------------------ health, stats, scene */
 
@@ -144,8 +153,8 @@ typedef struct gjkd_health {
     bool persistent;   /* a state directory is in use */
 } gjkd_health;
 
-gjkd_status gjkd_health_get(gjkd_client *client, gjkd_health **out);
-void gjkd_health_destroy(gjkd_health **health);
+GJKD_CLIENT_API gjkd_status gjkd_health_get(gjkd_client *client, gjkd_health **out);
+GJKD_CLIENT_API void gjkd_health_destroy(gjkd_health **health);
 
 typedef struct gjkd_command_stats {
     const char *name; /* "state_query", ... */
@@ -186,8 +195,8 @@ typedef struct gjkd_stats {
     uint64_t auth_refused; /* handshakes refused by CURVE authentication */
 } gjkd_stats;
 
-gjkd_status gjkd_stats_get(gjkd_client *client, gjkd_stats **out);
-void gjkd_stats_destroy(gjkd_stats **stats);
+GJKD_CLIENT_API gjkd_status gjkd_stats_get(gjkd_client *client, gjkd_stats **out);
+GJKD_CLIENT_API void gjkd_stats_destroy(gjkd_stats **stats);
 
 typedef struct gjkd_robot_summary {
     const char *name;
@@ -214,8 +223,8 @@ typedef struct gjkd_scene_summary {
     uint32_t allowed_pairs;
 } gjkd_scene_summary;
 
-gjkd_status gjkd_scene_summary_get(gjkd_client *client, gjkd_scene_summary **out);
-void gjkd_scene_summary_destroy(gjkd_scene_summary **summary);
+GJKD_CLIENT_API gjkd_status gjkd_scene_summary_get(gjkd_client *client, gjkd_scene_summary **out);
+GJKD_CLIENT_API void gjkd_scene_summary_destroy(gjkd_scene_summary **summary);
 
 /* ------------------------------------------------------------------ scene changes */
 
@@ -228,14 +237,18 @@ typedef struct gjkd_change {
 
 /* Scene descriptions are the wire messages themselves (build them by hand or with gjkd_json).
  * `out` may be NULL. */
-gjkd_status gjkd_put_robot(gjkd_client *client, const Gjkd__V1__Robot *robot, gjkd_change *out);
-gjkd_status gjkd_remove_robot(gjkd_client *client, const char *name, gjkd_change *out);
-gjkd_status gjkd_put_obstacle(gjkd_client *client, const Gjkd__V1__Obstacle *obstacle,
-                              gjkd_change *out);
-gjkd_status gjkd_remove_obstacle(gjkd_client *client, const char *name, gjkd_change *out);
+GJKD_CLIENT_API gjkd_status gjkd_put_robot(gjkd_client *client, const Gjkd__V1__Robot *robot,
+                                           gjkd_change *out);
+GJKD_CLIENT_API gjkd_status gjkd_remove_robot(gjkd_client *client, const char *name,
+                                              gjkd_change *out);
+GJKD_CLIENT_API gjkd_status gjkd_put_obstacle(gjkd_client *client,
+                                              const Gjkd__V1__Obstacle *obstacle, gjkd_change *out);
+GJKD_CLIENT_API gjkd_status gjkd_remove_obstacle(gjkd_client *client, const char *name,
+                                                 gjkd_change *out);
 /* Replaces the scene's whole list of allowed pairs. */
-gjkd_status gjkd_set_allowed_pairs(gjkd_client *client, Gjkd__V1__AllowedPair *const *pairs,
-                                   size_t count, gjkd_change *out);
+GJKD_CLIENT_API gjkd_status gjkd_set_allowed_pairs(gjkd_client *client,
+                                                   Gjkd__V1__AllowedPair *const *pairs,
+                                                   size_t count, gjkd_change *out);
 /* Loads a whole scene document as one change (LoadSceneRequest): the daemon's scene becomes
  * exactly `scene` (robots and obstacles it does not name are removed, its allowed pairs
  * replace the list, none if it has none), or, on any failure, nothing changes (in memory or
@@ -244,21 +257,23 @@ gjkd_status gjkd_set_allowed_pairs(gjkd_client *client, Gjkd__V1__AllowedPair *c
  * ignored); gjkd_client_expect_revision applies; safe to retry. *out (may be NULL): the new
  * revision, replaced = some body replaced one of the same name (its id is kept), hull_vertices
  * over the document's bodies. */
-gjkd_status gjkd_load_scene(gjkd_client *client, const Gjkd__V1__Scene *scene, gjkd_change *out);
+GJKD_CLIENT_API gjkd_status gjkd_load_scene(gjkd_client *client, const Gjkd__V1__Scene *scene,
+                                            gjkd_change *out);
 /* The same, merged: the document's robots and obstacles add to the scene or replace those of
  * the same name, the others stay (link poses too); its allowed pairs replace the list only if
  * it has any. */
-gjkd_status gjkd_merge_scene(gjkd_client *client, const Gjkd__V1__Scene *scene, gjkd_change *out);
+GJKD_CLIENT_API gjkd_status gjkd_merge_scene(gjkd_client *client, const Gjkd__V1__Scene *scene,
+                                             gjkd_change *out);
 
 /* ------------------------------------------------------------------ state and queries */
 
 /* Link poses of one robot (one per link, in its link order, world frame). Transient state:
  * not persisted, the scene revision does not move. */
-gjkd_status gjkd_set_link_poses(gjkd_client *client, const char *robot, const gjkd_pose *poses,
-                                size_t count);
+GJKD_CLIENT_API gjkd_status gjkd_set_link_poses(gjkd_client *client, const char *robot,
+                                                const gjkd_pose *poses, size_t count);
 /* Several robots at once, atomically (e.g. from gjkd_json_parse_poses). */
-gjkd_status gjkd_set_link_poses_request(gjkd_client *client,
-                                        const Gjkd__V1__SetLinkPosesRequest *request);
+GJKD_CLIENT_API gjkd_status
+gjkd_set_link_poses_request(gjkd_client *client, const Gjkd__V1__SetLinkPosesRequest *request);
 
 typedef enum gjkd_query_mode {
     GJKD_QUERY_CLOSEST = 1,         /* the closest part pair only */
@@ -322,9 +337,9 @@ typedef struct gjkd_state {
     uint64_t revision; /* scene revision the query saw */
 } gjkd_state;
 
-gjkd_status gjkd_query_state(gjkd_client *client, const gjkd_query_options *options,
-                             gjkd_state **out);
-void gjkd_state_destroy(gjkd_state **state);
+GJKD_CLIENT_API gjkd_status gjkd_query_state(gjkd_client *client, const gjkd_query_options *options,
+                                             gjkd_state **out);
+GJKD_CLIENT_API void gjkd_state_destroy(gjkd_state **state);
 
 typedef struct gjkd_trajectory {
     const gjkd_state *waypoints; /* one per waypoint, in order */
@@ -340,14 +355,17 @@ typedef struct gjkd_trajectory {
 
 /* waypoint_count waypoints of link_count poses each, waypoint-major: poses[w * link_count + l].
  * name: warm-start cache name (NULL or "" = none). options may be NULL (defaults). */
-gjkd_status gjkd_query_trajectory(gjkd_client *client, const gjkd_query_options *options,
-                                  const char *robot, const char *name, const gjkd_pose *poses,
-                                  size_t waypoint_count, size_t link_count, gjkd_trajectory **out);
+GJKD_CLIENT_API gjkd_status gjkd_query_trajectory(gjkd_client *client,
+                                                  const gjkd_query_options *options,
+                                                  const char *robot, const char *name,
+                                                  const gjkd_pose *poses, size_t waypoint_count,
+                                                  size_t link_count, gjkd_trajectory **out);
 /* The same from a request message (e.g. gjkd_json_parse_trajectory); its options are replaced
  * by `options` when options is not NULL. */
-gjkd_status gjkd_query_trajectory_request(gjkd_client *client, const gjkd_query_options *options,
-                                          Gjkd__V1__TrajectoryQueryRequest *request,
-                                          gjkd_trajectory **out);
-void gjkd_trajectory_destroy(gjkd_trajectory **trajectory);
+GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_request(gjkd_client *client,
+                                                          const gjkd_query_options *options,
+                                                          Gjkd__V1__TrajectoryQueryRequest *request,
+                                                          gjkd_trajectory **out);
+GJKD_CLIENT_API void gjkd_trajectory_destroy(gjkd_trajectory **trajectory);
 
 #endif /* GJKD_CLIENT_H */
