@@ -346,16 +346,20 @@ static void replay_query(replay *r, const gjk_transform *poses, const record *pr
 
 static volatile double sink;
 
-/* Runs a list's calls with their cache sources; out holds every call's output cache. */
-static double run_bare(const call_list *L, gjk_cache *out, bool cutoff)
+enum { BARE_SIGNED, BARE_CUTOFF, BARE_ZEROED, BARES };
+
+/* Runs a list's calls with their cache sources (BARE_ZEROED: every cache zeroed); out holds
+ * every call's output cache. */
+static double run_bare(const call_list *L, gjk_cache *out, int how)
 {
+    bool cutoff = how == BARE_CUTOFF;
     gjk_options opt;
     memset(&opt, 0, sizeof opt);
     double acc = 0.0, t0 = now();
     for (int32_t k = 0; k < L->n; ++k) {
         const call *c = &L->calls[k];
         gjk_cache cache;
-        if (c->src >= 0)
+        if (c->src >= 0 && how != BARE_ZEROED)
             cache = out[c->src];
         else
             memset(&cache, 0, sizeof cache);
@@ -468,14 +472,19 @@ static const char *kind_names[KINDS] = {"cold", "warm", "opt-warm"};
 
 int main(int argc, char **argv)
 {
-    int repeats = 21;
+    int repeats = 51, profile = -1;
     bool json = false;
     uint64_t seed = 1;
     static const char usage[] =
-        "usage: bench_dense [--repeats N] [--seed S] [--json]\n"
-        "  --repeats N  interleaved runs of every figure, median and fastest taken (default 21)\n"
-        "  --seed S     seed of the scene (default 1; the figures in bench/RESULTS.md use 1)\n"
-        "  --json       one JSON object instead of the table\n";
+        "usage: bench_dense [--repeats N] [--seed S] [--json] [--profile KIND]\n"
+        "  --repeats N     interleaved runs of every figure, median and fastest taken (default "
+        "51)\n"
+        "  --seed S        seed of the scene (default 1; bench/RESULTS.md uses 1)\n"
+        "  --json          one JSON object instead of the table\n"
+        "  --profile KIND  only N world queries of one kind, 1 thread, for perf record: cold\n"
+        "                  (unnamed), warm (one name re-queried with the same waypoints) or\n"
+        "                  opt-warm (one name, alternately the perturbed and the nominal\n"
+        "                  waypoints: each query an optimizer step from the previous one)\n";
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage, stdout);
@@ -488,7 +497,8 @@ int main(int argc, char **argv)
             json = true;
             continue;
         }
-        if (strcmp(a, "--repeats") != 0 && strcmp(a, "--seed") != 0) {
+        if (strcmp(a, "--repeats") != 0 && strcmp(a, "--seed") != 0 &&
+            strcmp(a, "--profile") != 0) {
             fprintf(stderr, "bench_dense: unknown option '%s' (see bench_dense --help)\n", a);
             return 2;
         }
@@ -497,6 +507,16 @@ int main(int argc, char **argv)
             return 2;
         }
         const char *v = argv[++i];
+        if (strcmp(a, "--profile") == 0) {
+            for (int k = 0; k < KINDS; ++k)
+                if (strcmp(v, kind_names[k]) == 0)
+                    profile = k;
+            if (profile < 0) {
+                fprintf(stderr, "bench_dense: --profile is cold, warm or opt-warm, not '%s'\n", v);
+                return 2;
+            }
+            continue;
+        }
         char *end = NULL;
         unsigned long long n = strtoull(v, &end, 10);
         if (end == v || *end != '\0') {
@@ -539,8 +559,8 @@ int main(int argc, char **argv)
     replay_query(&rp, nominal, NULL, &rec[0], &lists[COLD]);
     replay_query(&rp, nominal, &rec[0], &rec[1], &lists[WARM]);
     replay_query(&rp, moved, &rec[1], NULL, &lists[OPT]);
-    gjk_cache *bare_out[2];
-    for (int b = 0; b < 2; ++b) {
+    gjk_cache *bare_out[BARES];
+    for (int b = 0; b < BARES; ++b) {
         bare_out[b] = calloc((size_t)rp.out_n, sizeof(gjk_cache));
         if (!bare_out[b])
             die("bare", GJK_STATUS_OUT_OF_MEMORY);
@@ -593,168 +613,190 @@ int main(int argc, char **argv)
     counts part = totals(res);
     wr.opt.per_part = false;
 
-    /* timing, interleaved */
-    double *tw[2][KINDS], *tb[2][KINDS]; /* world [threads-1][kind], bare [cutoff?][kind] */
-    for (int a = 0; a < 2; ++a)
-        for (int k = 0; k < KINDS; ++k) {
-            tw[a][k] = calloc((size_t)repeats, sizeof(double));
-            tb[a][k] = calloc((size_t)repeats, sizeof(double));
+    if (profile >= 0) {
+        double *t = calloc((size_t)repeats, sizeof *t);
+        for (int r = 0; r < repeats; ++r) {
+            const gjk_transform *p = profile == OPT && r % 2 == 0 ? moved : nominal;
+            t[r] = run_world(&wr, p, profile == COLD ? NULL : NAME, 1, NULL);
         }
-    counts kc[KINDS];
-    int mismatches = 0;
-    for (int r = -1; r < repeats; ++r) { /* r = -1: warm-up and the checks, not timed */
-        for (int th = 1; th <= 2; ++th) {
-            gjk_world_result **keep = r < 0 ? &res : NULL;
-            double t = run_world(&wr, nominal, NULL, th, keep);
-            if (r < 0) {
-                mismatches += check_counts("cold", th, res, &lists[COLD]);
-                kc[COLD] = totals(res);
-            } else {
-                tw[th - 1][COLD][r] = t;
-            }
-            forget(cell);
-            run_world(&wr, nominal, NAME, th, NULL); /* the first query of the name */
-            for (int k = WARM; k <= OPT; ++k) {
-                t = run_world(&wr, kind_poses[k], NAME, th, keep);
+        printf("bench_dense: %d %s queries, 1 thread: median %.3f ms, fastest %.3f ms\n", repeats,
+               kind_names[profile], 1e3 * median(t, repeats), 1e3 * fastest(t, repeats));
+        free(t);
+        forget(cell);
+        gjk_world_result_destroy(&res);
+    } else {
+        /* timing, interleaved */
+        double *tw[2][KINDS], *tb[BARES][KINDS]; /* world [threads-1][kind], bare [how][kind] */
+        for (int k = 0; k < KINDS; ++k) {
+            for (int a = 0; a < 2; ++a)
+                tw[a][k] = calloc((size_t)repeats, sizeof(double));
+            for (int b = 0; b < BARES; ++b)
+                tb[b][k] = calloc((size_t)repeats, sizeof(double));
+        }
+        counts kc[KINDS];
+        int mismatches = 0;
+        for (int r = -1; r < repeats; ++r) { /* r = -1: warm-up and the checks, not timed */
+            for (int th = 1; th <= 2; ++th) {
+                gjk_world_result **keep = r < 0 ? &res : NULL;
+                double t = run_world(&wr, nominal, NULL, th, keep);
                 if (r < 0) {
-                    mismatches += check_counts(kind_names[k], th, res, &lists[k]);
-                    kc[k] = totals(res);
+                    mismatches += check_counts("cold", th, res, &lists[COLD]);
+                    kc[COLD] = totals(res);
                 } else {
-                    tw[th - 1][k][r] = t;
+                    tw[th - 1][COLD][r] = t;
+                }
+                forget(cell);
+                run_world(&wr, nominal, NAME, th, NULL); /* the first query of the name */
+                for (int k = WARM; k <= OPT; ++k) {
+                    t = run_world(&wr, kind_poses[k], NAME, th, keep);
+                    if (r < 0) {
+                        mismatches += check_counts(kind_names[k], th, res, &lists[k]);
+                        kc[k] = totals(res);
+                    } else {
+                        tw[th - 1][k][r] = t;
+                    }
                 }
             }
+            for (int b = 0; b < BARES; ++b)
+                for (int k = 0; k < KINDS; ++k) {
+                    double t = run_bare(&lists[k], bare_out[b], b);
+                    if (r >= 0)
+                        tb[b][k][r] = t;
+                }
         }
-        for (int b = 0; b < 2; ++b)
-            for (int k = 0; k < KINDS; ++k) {
-                double t = run_bare(&lists[k], bare_out[b], b == 1);
-                if (r >= 0)
-                    tb[b][k][r] = t;
+        forget(cell);
+        gjk_world_result_destroy(&res);
+        if (mismatches > 0) {
+            fprintf(stderr,
+                    "bench_dense: the replay's pair lists differ from the world's counters at %d "
+                    "waypoint(s): the overhead ratio would compare different work\n",
+                    mismatches);
+            return 1;
+        }
+
+        double wmed[2][KINDS], wmin[2][KINDS], bmed[BARES][KINDS], bmin[BARES][KINDS];
+        for (int k = 0; k < KINDS; ++k) {
+            for (int a = 0; a < 2; ++a) {
+                wmed[a][k] = median(tw[a][k], repeats);
+                wmin[a][k] = fastest(tw[a][k], repeats);
             }
-    }
-    forget(cell);
-    gjk_world_result_destroy(&res);
-    if (mismatches > 0) {
-        fprintf(stderr,
-                "bench_dense: the replay's pair lists differ from the world's counters at %d "
-                "waypoint(s): the overhead ratio would compare different work\n",
-                mismatches);
-        return 1;
-    }
+            for (int b = 0; b < BARES; ++b) {
+                bmed[b][k] = median(tb[b][k], repeats);
+                bmin[b][k] = fastest(tb[b][k], repeats);
+            }
+        }
+        long listed[KINDS];
+        for (int k = 0; k < KINDS; ++k)
+            listed[k] = sum_list(lists[k].narrow);
 
-    double wmed[2][KINDS], wmin[2][KINDS], bmed[2][KINDS], bmin[2][KINDS];
-    for (int a = 0; a < 2; ++a)
-        for (int k = 0; k < KINDS; ++k) {
-            wmed[a][k] = median(tw[a][k], repeats);
-            wmin[a][k] = fastest(tw[a][k], repeats);
-            bmed[a][k] = median(tb[a][k], repeats);
-            bmin[a][k] = fastest(tb[a][k], repeats);
+        if (json) {
+            printf("{\"seed\": %llu, \"repeats\": %d, \"waypoints\": %d, \"link_parts\": %d, "
+                   "\"obstacles\": %d, \"obstacle_parts\": %d, \"max_distance\": %g,\n",
+                   (unsigned long long)seed, repeats, WAYPOINTS, (int)cell->link_part_count,
+                   (int)cell->obstacle_count, (int)cell->obstacle_part_count, MAX_DISTANCE);
+            printf(" \"obstacles_within_reach\": %d, \"obstacles_touched\": %d, "
+                   "\"self_pairs_within_reach\": %d, \"colliding_waypoints\": %ld,\n",
+                   near_obstacles, touched_obstacles, near_self, body.collisions);
+            printf(" \"pairs_reported_body\": %ld, \"pairs_reported_part\": %ld, "
+                   "\"overlapping_body_pairs\": %ld,\n",
+                   body.reported, part.reported, body.overlapping);
+            for (int k = 0; k < KINDS; ++k) {
+                printf(" \"%s\": {\"pairs_possible\": %ld, \"pairs_candidate\": %ld, "
+                       "\"pairs_narrow\": %ld, \"pairs_bounded\": %ld, \"warm_starts\": %ld, "
+                       "\"gjk_iterations\": %ld,\n",
+                       kind_names[k], kc[k].possible, kc[k].candidate, kc[k].narrow, kc[k].bounded,
+                       kc[k].warm_starts, kc[k].iterations);
+                printf("   \"world_ms\": {\"t1_median\": %.4f, \"t1_fastest\": %.4f, "
+                       "\"t2_median\": %.4f, \"t2_fastest\": %.4f},\n",
+                       1e3 * wmed[0][k], 1e3 * wmin[0][k], 1e3 * wmed[1][k], 1e3 * wmin[1][k]);
+                printf("   \"bare_ms\": {\"cutoff_median\": %.4f, \"cutoff_fastest\": %.4f, "
+                       "\"signed_median\": %.4f, \"signed_fastest\": %.4f, "
+                       "\"signed_zeroed_median\": %.4f, \"signed_zeroed_fastest\": %.4f},\n",
+                       1e3 * bmed[1][k], 1e3 * bmin[1][k], 1e3 * bmed[0][k], 1e3 * bmin[0][k],
+                       1e3 * bmed[2][k], 1e3 * bmin[2][k]);
+                printf("   \"overhead_vs_cutoff\": %.3f, \"overhead_vs_signed\": %.3f, "
+                       "\"speedup_2_threads\": %.3f}%s\n",
+                       wmed[0][k] / bmed[1][k], wmed[0][k] / bmed[0][k], wmed[0][k] / wmed[1][k],
+                       k + 1 < KINDS ? "," : "");
+            }
+            printf("}\n");
+        } else {
+            printf("bench_dense: dense cell (seed %llu): 7-link arm, %d parts; %d obstacles, %d "
+                   "parts; %d waypoints; ALL_WITHIN %.2f m, depth on, self pairs; %d repeats\n",
+                   (unsigned long long)seed, (int)cell->link_part_count, (int)cell->obstacle_count,
+                   (int)cell->obstacle_part_count, WAYPOINTS, MAX_DISTANCE, repeats);
+            printf("scene: %d obstacles within %.2f m of the arm somewhere (%d touched or "
+                   "penetrated), %d self link pairs within reach, %ld of %d waypoints collide\n",
+                   near_obstacles, MAX_DISTANCE, touched_obstacles, near_self, body.collisions,
+                   WAYPOINTS);
+            printf("reported per query: %ld body pairs (%.1f per waypoint, %ld overlapping), %ld "
+                   "part pairs with per_part (%.1f per waypoint)\n",
+                   body.reported, (double)body.reported / WAYPOINTS, body.overlapping,
+                   part.reported, (double)part.reported / WAYPOINTS);
+            printf("%-46s %12s %12s %12s\n", "", "cold", "warm", "opt-warm");
+            printf("%-46s %12ld %12ld %12ld\n", "part pairs possible", kc[0].possible,
+                   kc[1].possible, kc[2].possible);
+            printf("%-46s %12ld %12ld %12ld\n", "part pairs candidate (boxes within reach)",
+                   kc[0].candidate, kc[1].candidate, kc[2].candidate);
+            printf("%-46s %12ld %12ld %12ld\n", "part pairs computed (pairs_narrow)", kc[0].narrow,
+                   kc[1].narrow, kc[2].narrow);
+            printf("%-46s %12ld %12ld %12ld\n", "  replay's list (must equal)", listed[0],
+                   listed[1], listed[2]);
+            printf("%-46s %12ld %12ld %12ld\n", "part pairs skipped on bounds (pairs_bounded)",
+                   kc[0].bounded, kc[1].bounded, kc[2].bounded);
+            printf("%-46s %12ld %12ld %12ld\n", "warm-started GJK runs", kc[0].warm_starts,
+                   kc[1].warm_starts, kc[2].warm_starts);
+            printf("%-46s %12.2f %12.2f %12.2f\n", "GJK iterations per computed pair",
+                   (double)kc[0].iterations / (double)kc[0].narrow,
+                   (double)kc[1].iterations / (double)(kc[1].narrow ? kc[1].narrow : 1),
+                   (double)kc[2].iterations / (double)(kc[2].narrow ? kc[2].narrow : 1));
+            const char *rows[4] = {"world, 1 thread [ms] median", "world, 1 thread [ms] fastest",
+                                   "world, 2 threads [ms] median", "world, 2 threads [ms] fastest"};
+            for (int a = 0; a < 2; ++a) {
+                printf("%-46s %12.3f %12.3f %12.3f\n", rows[2 * a], 1e3 * wmed[a][0],
+                       1e3 * wmed[a][1], 1e3 * wmed[a][2]);
+                printf("%-46s %12.3f %12.3f %12.3f\n", rows[2 * a + 1], 1e3 * wmin[a][0],
+                       1e3 * wmin[a][1], 1e3 * wmin[a][2]);
+            }
+            printf("%-46s %12s %12.3f %12.3f\n", "warm / cold, 1 thread (medians)", "",
+                   wmed[0][1] / wmed[0][0], wmed[0][2] / wmed[0][0]);
+            printf("%-46s %12.2f %12.2f %12.2f\n", "speed-up 2 threads (medians) [x]",
+                   wmed[0][0] / wmed[1][0], wmed[0][1] / wmed[1][1], wmed[0][2] / wmed[1][2]);
+            printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_distance_cutoff [ms] median",
+                   1e3 * bmed[1][0], 1e3 * bmed[1][1], 1e3 * bmed[1][2]);
+            printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_distance_cutoff [ms] fastest",
+                   1e3 * bmin[1][0], 1e3 * bmin[1][1], 1e3 * bmin[1][2]);
+            printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_signed_distance [ms] median",
+                   1e3 * bmed[0][0], 1e3 * bmed[0][1], 1e3 * bmed[0][2]);
+            printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_signed_distance [ms] fastest",
+                   1e3 * bmin[0][0], 1e3 * bmin[0][1], 1e3 * bmin[0][2]);
+            printf("%-46s %12.3f %12.3f %12.3f\n", "bare signed, every cache zeroed [ms] median",
+                   1e3 * bmed[2][0], 1e3 * bmed[2][1], 1e3 * bmed[2][2]);
+            printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs cutoff (medians) [x]",
+                   wmed[0][0] / bmed[1][0], wmed[0][1] / bmed[1][1], wmed[0][2] / bmed[1][2]);
+            printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs cutoff (fastest) [x]",
+                   wmin[0][0] / bmin[1][0], wmin[0][1] / bmin[1][1], wmin[0][2] / bmin[1][2]);
+            printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs signed (medians) [x]",
+                   wmed[0][0] / bmed[0][0], wmed[0][1] / bmed[0][1], wmed[0][2] / bmed[0][2]);
+            printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs signed (fastest) [x]",
+                   wmin[0][0] / bmin[0][0], wmin[0][1] / bmin[0][1], wmin[0][2] / bmin[0][2]);
+            printf("%-46s %12.0f %12.0f %12.0f\n", "bare cutoff ns per computed pair (median)",
+                   1e9 * bmed[1][0] / (double)listed[0],
+                   1e9 * bmed[1][1] / (double)(listed[1] ? listed[1] : 1),
+                   1e9 * bmed[1][2] / (double)(listed[2] ? listed[2] : 1));
         }
-    long listed[KINDS];
-    for (int k = 0; k < KINDS; ++k)
-        listed[k] = sum_list(lists[k].narrow);
 
-    if (json) {
-        printf("{\"seed\": %llu, \"repeats\": %d, \"waypoints\": %d, \"link_parts\": %d, "
-               "\"obstacles\": %d, \"obstacle_parts\": %d, \"max_distance\": %g,\n",
-               (unsigned long long)seed, repeats, WAYPOINTS, (int)cell->link_part_count,
-               (int)cell->obstacle_count, (int)cell->obstacle_part_count, MAX_DISTANCE);
-        printf(" \"obstacles_within_reach\": %d, \"obstacles_touched\": %d, "
-               "\"self_pairs_within_reach\": %d, \"colliding_waypoints\": %ld,\n",
-               near_obstacles, touched_obstacles, near_self, body.collisions);
-        printf(" \"pairs_reported_body\": %ld, \"pairs_reported_part\": %ld, "
-               "\"overlapping_body_pairs\": %ld,\n",
-               body.reported, part.reported, body.overlapping);
-        for (int k = 0; k < KINDS; ++k) {
-            printf(" \"%s\": {\"pairs_possible\": %ld, \"pairs_candidate\": %ld, "
-                   "\"pairs_narrow\": %ld, \"pairs_bounded\": %ld, \"warm_starts\": %ld, "
-                   "\"gjk_iterations\": %ld,\n",
-                   kind_names[k], kc[k].possible, kc[k].candidate, kc[k].narrow, kc[k].bounded,
-                   kc[k].warm_starts, kc[k].iterations);
-            printf("   \"world_ms\": {\"t1_median\": %.4f, \"t1_fastest\": %.4f, "
-                   "\"t2_median\": %.4f, \"t2_fastest\": %.4f},\n",
-                   1e3 * wmed[0][k], 1e3 * wmin[0][k], 1e3 * wmed[1][k], 1e3 * wmin[1][k]);
-            printf("   \"bare_ms\": {\"cutoff_median\": %.4f, \"cutoff_fastest\": %.4f, "
-                   "\"signed_median\": %.4f, \"signed_fastest\": %.4f},\n",
-                   1e3 * bmed[1][k], 1e3 * bmin[1][k], 1e3 * bmed[0][k], 1e3 * bmin[0][k]);
-            printf("   \"overhead_vs_cutoff\": %.3f, \"overhead_vs_signed\": %.3f, "
-                   "\"speedup_2_threads\": %.3f}%s\n",
-                   wmed[0][k] / bmed[1][k], wmed[0][k] / bmed[0][k], wmed[0][k] / wmed[1][k],
-                   k + 1 < KINDS ? "," : "");
-        }
-        printf("}\n");
-    } else {
-        printf("bench_dense: dense cell (seed %llu): 7-link arm, %d parts; %d obstacles, %d "
-               "parts; %d waypoints; ALL_WITHIN %.2f m, depth on, self pairs; %d repeats\n",
-               (unsigned long long)seed, (int)cell->link_part_count, (int)cell->obstacle_count,
-               (int)cell->obstacle_part_count, WAYPOINTS, MAX_DISTANCE, repeats);
-        printf("scene: %d obstacles within %.2f m of the arm somewhere (%d touched or "
-               "penetrated), %d self link pairs within reach, %ld of %d waypoints collide\n",
-               near_obstacles, MAX_DISTANCE, touched_obstacles, near_self, body.collisions,
-               WAYPOINTS);
-        printf("reported per query: %ld body pairs (%.1f per waypoint, %ld overlapping), %ld "
-               "part pairs with per_part (%.1f per waypoint)\n",
-               body.reported, (double)body.reported / WAYPOINTS, body.overlapping, part.reported,
-               (double)part.reported / WAYPOINTS);
-        printf("%-46s %12s %12s %12s\n", "", "cold", "warm", "opt-warm");
-        printf("%-46s %12ld %12ld %12ld\n", "part pairs possible", kc[0].possible, kc[1].possible,
-               kc[2].possible);
-        printf("%-46s %12ld %12ld %12ld\n", "part pairs candidate (boxes within reach)",
-               kc[0].candidate, kc[1].candidate, kc[2].candidate);
-        printf("%-46s %12ld %12ld %12ld\n", "part pairs computed (pairs_narrow)", kc[0].narrow,
-               kc[1].narrow, kc[2].narrow);
-        printf("%-46s %12ld %12ld %12ld\n", "  replay's list (must equal)", listed[0], listed[1],
-               listed[2]);
-        printf("%-46s %12ld %12ld %12ld\n", "part pairs skipped on bounds (pairs_bounded)",
-               kc[0].bounded, kc[1].bounded, kc[2].bounded);
-        printf("%-46s %12ld %12ld %12ld\n", "warm-started GJK runs", kc[0].warm_starts,
-               kc[1].warm_starts, kc[2].warm_starts);
-        printf("%-46s %12.2f %12.2f %12.2f\n", "GJK iterations per computed pair",
-               (double)kc[0].iterations / (double)kc[0].narrow,
-               (double)kc[1].iterations / (double)(kc[1].narrow ? kc[1].narrow : 1),
-               (double)kc[2].iterations / (double)(kc[2].narrow ? kc[2].narrow : 1));
-        const char *rows[4] = {"world, 1 thread [ms] median", "world, 1 thread [ms] fastest",
-                               "world, 2 threads [ms] median", "world, 2 threads [ms] fastest"};
-        for (int a = 0; a < 2; ++a) {
-            printf("%-46s %12.3f %12.3f %12.3f\n", rows[2 * a], 1e3 * wmed[a][0], 1e3 * wmed[a][1],
-                   1e3 * wmed[a][2]);
-            printf("%-46s %12.3f %12.3f %12.3f\n", rows[2 * a + 1], 1e3 * wmin[a][0],
-                   1e3 * wmin[a][1], 1e3 * wmin[a][2]);
-        }
-        printf("%-46s %12s %12.3f %12.3f\n", "warm / cold, 1 thread (medians)", "",
-               wmed[0][1] / wmed[0][0], wmed[0][2] / wmed[0][0]);
-        printf("%-46s %12.2f %12.2f %12.2f\n", "speed-up 2 threads (medians) [x]",
-               wmed[0][0] / wmed[1][0], wmed[0][1] / wmed[1][1], wmed[0][2] / wmed[1][2]);
-        printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_distance_cutoff [ms] median",
-               1e3 * bmed[1][0], 1e3 * bmed[1][1], 1e3 * bmed[1][2]);
-        printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_distance_cutoff [ms] fastest",
-               1e3 * bmin[1][0], 1e3 * bmin[1][1], 1e3 * bmin[1][2]);
-        printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_signed_distance [ms] median",
-               1e3 * bmed[0][0], 1e3 * bmed[0][1], 1e3 * bmed[0][2]);
-        printf("%-46s %12.3f %12.3f %12.3f\n", "bare gjk_signed_distance [ms] fastest",
-               1e3 * bmin[0][0], 1e3 * bmin[0][1], 1e3 * bmin[0][2]);
-        printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs cutoff (medians) [x]",
-               wmed[0][0] / bmed[1][0], wmed[0][1] / bmed[1][1], wmed[0][2] / bmed[1][2]);
-        printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs cutoff (fastest) [x]",
-               wmin[0][0] / bmin[1][0], wmin[0][1] / bmin[1][1], wmin[0][2] / bmin[1][2]);
-        printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs signed (medians) [x]",
-               wmed[0][0] / bmed[0][0], wmed[0][1] / bmed[0][1], wmed[0][2] / bmed[0][2]);
-        printf("%-46s %12.2f %12.2f %12.2f\n", "world overhead vs signed (fastest) [x]",
-               wmin[0][0] / bmin[0][0], wmin[0][1] / bmin[0][1], wmin[0][2] / bmin[0][2]);
-        printf("%-46s %12.0f %12.0f %12.0f\n", "bare cutoff ns per computed pair (median)",
-               1e9 * bmed[1][0] / (double)listed[0],
-               1e9 * bmed[1][1] / (double)(listed[1] ? listed[1] : 1),
-               1e9 * bmed[1][2] / (double)(listed[2] ? listed[2] : 1));
+        for (int a = 0; a < 2; ++a)
+            for (int k = 0; k < KINDS; ++k)
+                free(tw[a][k]);
+        for (int b = 0; b < BARES; ++b)
+            for (int k = 0; k < KINDS; ++k)
+                free(tb[b][k]);
     }
-
-    for (int a = 0; a < 2; ++a)
-        for (int k = 0; k < KINDS; ++k) {
-            free(tw[a][k]);
-            free(tb[a][k]);
-        }
     for (int k = 0; k < KINDS; ++k)
         free(lists[k].calls);
-    free(bare_out[0]);
-    free(bare_out[1]);
+    for (int b = 0; b < BARES; ++b)
+        free(bare_out[b]);
     free(rec[0].s);
     free(rec[1].s);
     replay_free(&rp);
