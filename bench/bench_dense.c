@@ -13,13 +13,16 @@
  * pair lists come from a replay of the world's rules (per-waypoint padded boxes within reach,
  * skipping on certified lower bounds minus motion bounds; core/src/world_query.c): the replay
  * runs the same narrow-phase call as the world, and its counts must equal the world's
- * pairs_narrow and pairs_bounded at every waypoint (the program fails otherwise). Two bare
- * baselines: gjk_distance_cutoff with the world's cutoff (the identical work), and
- * gjk_signed_distance (no cutoff: what a caller without the world would run).
+ * pairs_narrow and pairs_bounded at every waypoint (the program fails otherwise). Bare
+ * baselines: gjk_distance_cutoff with the world's cutoff (the identical work),
+ * gjk_signed_distance (no cutoff: what a caller without the world would run), and
+ * gjk_signed_distance with every cache zeroed (what the carried warm starts are worth).
  * Timing: world (threads 1 and 2) and bare runs interleaved in every repeat; medians and
  * fastest runs (wall clock; the host is shared, compare ratios within one run).
  *
- * Usage: bench_dense [--repeats N] [--seed S] [--json] [--help]
+ * --profile KIND runs only world queries of one kind (1 thread) for `perf record`.
+ *
+ * Usage: bench_dense [--repeats N] [--seed S] [--json] [--profile KIND] [--help]
  * Build: cmake -DGJK_BUILD_BENCH=ON ... && cmake --build build --target bench_dense */
 #define _POSIX_C_SOURCE 200809L
 
