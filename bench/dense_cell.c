@@ -254,7 +254,11 @@ static gjk_vec3 tcp_at(const dense_cell *c, const double *q)
 
 /* ------------------------------------------------------------------ obstacles */
 
-#define MAX_OBSTACLE_PARTS 8
+#define MAX_OBSTACLE_PARTS 8 /* per obstacle */
+/* Capacities of the cell's arrays (the scene has 100 obstacles, 137 parts, 107 hulls). */
+#define MAX_OBSTACLES 128
+#define MAX_SCENE_OBSTACLE_PARTS 256
+#define MAX_POLYTOPES 256
 
 typedef struct obstacle_builder {
     gjk_part_def parts[MAX_OBSTACLE_PARTS];
@@ -291,6 +295,9 @@ static gjk_status put_obstacle(dense_cell *c, const char *name, obstacle_builder
     def.parts = b->parts;
     def.part_count = b->n;
     def.pose = pose;
+    if (c->obstacle_count == MAX_OBSTACLES ||
+        c->obstacle_part_count + b->n > MAX_SCENE_OBSTACLE_PARTS)
+        return GJK_STATUS_OUT_OF_MEMORY;
     int32_t id;
     gjk_status s = gjk_world_put_obstacle(c->world, &def, &id);
     if (s != GJK_WORLD_OK)
@@ -363,11 +370,8 @@ static gjk_status scatter(dense_cell *c, rng *r, const surface *s, int count, in
         for (int attempt = 0; attempt < 200 && !ok; ++attempt) {
             if (k < near) {
                 gjk_vec3 f = focus_points[(int)(rnd(r) * focus_count) % focus_count];
-                double focus[2] = {f.x, f.y};
-                if (k == 0 && exact)
-                    focus[0] = focus_points[0].x, focus[1] = focus_points[0].y;
-                x = fmin(s->x1 - size, fmax(s->x0 + size, focus[0] + range(r, -radius, radius)));
-                y = fmin(s->y1 - size, fmax(s->y0 + size, focus[1] + range(r, -radius, radius)));
+                x = fmin(s->x1 - size, fmax(s->x0 + size, f.x + range(r, -radius, radius)));
+                y = fmin(s->y1 - size, fmax(s->y0 + size, f.y + range(r, -radius, radius)));
             } else {
                 x = range(r, s->x0 + size, s->x1 - size);
                 y = range(r, s->y0 + size, s->y1 - size);
@@ -383,6 +387,8 @@ static gjk_status scatter(dense_cell *c, rng *r, const surface *s, int count, in
                 ok = dx * dx + dy * dy > m * m;
             }
         }
+        if (*taken_count == MAX_ITEMS) /* the last attempt is kept when none fits */
+            return GJK_STATUS_OUT_OF_MEMORY;
         taken[(*taken_count)++] = (placed){x, y, size};
         gjk_status st = add_item(c, r, *item, x, y, s->z, size, *item % 8 == 3);
         if (st != GJK_WORLD_OK)
@@ -559,9 +565,9 @@ gjk_status dense_cell_create(uint64_t seed, int32_t waypoints, dense_cell **out)
     rng r = seeded(seed);
     c->waypoints = waypoints;
     c->q = malloc((size_t)waypoints * DENSE_LINKS * sizeof *c->q);
-    c->obstacle_ids = malloc(128 * sizeof *c->obstacle_ids);
-    c->obstacle_parts = calloc(256, sizeof *c->obstacle_parts);
-    c->poly_capacity = 256;
+    c->obstacle_ids = malloc(MAX_OBSTACLES * sizeof *c->obstacle_ids);
+    c->obstacle_parts = calloc(MAX_SCENE_OBSTACLE_PARTS, sizeof *c->obstacle_parts);
+    c->poly_capacity = MAX_POLYTOPES;
     c->polys = calloc((size_t)c->poly_capacity, sizeof *c->polys);
     gjk_status s = GJK_STATUS_OUT_OF_MEMORY;
     if (c->q && c->obstacle_ids && c->obstacle_parts && c->polys)
