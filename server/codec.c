@@ -119,12 +119,21 @@ bool gjkd_check_name(const char *name, const char *where, const gjkd_limits *lim
     return true;
 }
 
+/* The core's accepted range (GJK_MAX_LENGTH, gjk/base.h): sizes in [0, max], coordinates in
+ * [-max, max]; NaN and Inf fail. */
 static bool check_length(double v, const char *where, const char *field, gjkd_error *error)
 {
-    if (!isfinite(v) || v < 0.0)
-        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.%s: %g is not a finite length >= 0",
-                         where, field, v);
+    if (!(v >= 0.0 && v <= GJK_MAX_LENGTH))
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                         "%s.%s: %g is not a length in [0, %g] m", where, field, v,
+                         GJK_MAX_LENGTH);
     return true;
+}
+
+static bool coordinates_in_range(gjk_vec3 p)
+{
+    return fabs(p.x) <= GJK_MAX_LENGTH && fabs(p.y) <= GJK_MAX_LENGTH &&
+           fabs(p.z) <= GJK_MAX_LENGTH;
 }
 
 /* A quaternion (w, x, y, z) as the wire gives it: finite with unit norm within tolerance, then
@@ -147,8 +156,9 @@ bool gjkd_decode_pose(const Gjkd__V1__Pose *pose, const char *where, gjk_transfo
         return true;
     if (pose->position != NULL) {
         gjk_vec3 p = gjk_v3(pose->position->x, pose->position->y, pose->position->z);
-        if (!gjk_vec3_is_finite(p))
-            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.position: not finite", where);
+        if (!coordinates_in_range(p))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s.position: not finite or beyond %g m", where, GJK_MAX_LENGTH);
         out->p = p;
     }
     if (pose->orientation != NULL) {
@@ -197,9 +207,10 @@ static bool decode_points(const double *xyz, size_t n_xyz, const char *where,
     gjk_vec3 *pts = gjkd_arena_alloc(arena, n * sizeof *pts);
     for (size_t i = 0; i < n; ++i) {
         pts[i] = gjk_v3(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
-        if (!gjk_vec3_is_finite(pts[i]))
-            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.xyz: point %zu is not finite",
-                             where, i);
+        if (!coordinates_in_range(pts[i]))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s.xyz: point %zu is not finite or beyond %g m", where, i,
+                             GJK_MAX_LENGTH);
     }
     *out = pts;
     *count = (int32_t)n;
@@ -511,9 +522,10 @@ static bool decode_pose_values(const double *values, int32_t link_count, const c
     for (int32_t i = 0; i < link_count; ++i) {
         const double *v = values + 7 * (size_t)i;
         gjk_vec3 p = gjk_v3(v[0], v[1], v[2]);
-        if (!gjk_vec3_is_finite(p))
-            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s%s: pose %d: position not finite",
-                             where, field, i);
+        if (!coordinates_in_range(p))
+            return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                             "%s%s: pose %d: position not finite or beyond %g m", where, field, i,
+                             GJK_MAX_LENGTH);
         double norm;
         bool unit = check_quat(v[3], v[4], v[5], v[6], &out[i].q, &norm);
         if (!unit && !isfinite(norm))

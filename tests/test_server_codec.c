@@ -114,6 +114,21 @@ static void test_bad_robots(void **state)
     long_name[sizeof long_name - 1] = '\0';
     r = t_robot(a, long_name, 1);
     expect_refused(f, t_put_robot(a, r), GJKD_CODE(RESOURCE_EXHAUSTED)); /* name too long */
+    /* Lengths beyond GJK_MAX_LENGTH (1e12 m; issue 22, finding 3): a box of half-size 1e154
+     * was accepted and a robot inside it reported clear; a scene load holding one answered
+     * INTERNAL, the world refusing what the codec had let through. */
+    r = t_robot(a, "arm2", 2);
+    r->links[1]->parts[0]->shape->box->half_extents->x = 1e154;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT));
+    expect_refused(f, t_load_scene(a, t_scene(a, &r, 1, NULL, 0, NULL, 0), true),
+                   GJKD_CODE(INVALID_INPUT));
+    r = t_robot(a, "arm2", 2);
+    r->links[0]->parts[0]->shape->margin = 2e12;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT));
+    r = t_robot(a, "arm2", 2);
+    r->links[0]->parts[0]->pose = t_pose(a, 0, 0, 0);
+    r->links[0]->parts[0]->pose->position->z = -1e100;
+    expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_INPUT));
     /* A replace of "arm" that fails must keep the old arm. */
     r = t_robot(a, "arm", 3);
     r->links[2]->parts[0]->shape->box->half_extents->z = INFINITY;
@@ -133,6 +148,9 @@ static void test_bad_hulls(void **state)
     o->parts[0]->shape = t_hull_shape(a, 20, 0.1);
     o->parts[0]->shape->hull->xyz[7] = INFINITY;
     expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_INPUT)); /* Inf point */
+    o->parts[0]->shape = t_hull_shape(a, 20, 0.1);
+    o->parts[0]->shape->hull->xyz[4] = 3e12;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_INPUT)); /* point beyond 1e12 m */
     o->parts[0]->shape = t_hull_shape(a, 10001, 0.1);
     expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(RESOURCE_EXHAUSTED)); /* too many points */
     o->parts[0]->shape = t_hull_shape(a, 0, 0.1);
@@ -171,6 +189,9 @@ static void test_bad_poses(void **state)
                    GJKD_CODE(INVALID_ARGUMENT)); /* wrong number of link poses */
     Gjkd__V1__LinkPoses *lp = t_link_poses(a, 3, 0, 0.3);
     lp->poses[1]->position->x = NAN;
+    expect_refused(f, t_set_poses(a, "arm", lp), GJKD_CODE(INVALID_INPUT));
+    lp = t_link_poses(a, 3, 0, 0.3);
+    lp->poses[1]->position->y = 1e13;
     expect_refused(f, t_set_poses(a, "arm", lp), GJKD_CODE(INVALID_INPUT));
     lp = t_link_poses(a, 3, 0, 0.3);
     lp->poses[2]->orientation->x = INFINITY;
