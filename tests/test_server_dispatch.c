@@ -418,9 +418,9 @@ static void test_load_scene_refused_unchanged(void **state)
         {t_scene(&a, robots, 1, with_shelf, 2, &self, 1), false, GJKD_CODE(INVALID_ARGUMENT),
          "allowed_pairs[0]: a body paired with itself"},
         {t_scene(&a, robots, 1, bad_middle, 3, NULL, 0), false, GJKD_CODE(INVALID_INPUT),
-         "obstacles[1] \"bad\": obstacle.pose.position: not finite"},
+         "obstacles[1] \"bad\": obstacle.pose.position: not finite or beyond 1e+12 m"},
         {t_scene(&a, robots, 1, bad_middle, 3, NULL, 0), true, GJKD_CODE(INVALID_INPUT),
-         "obstacles[1] \"bad\": obstacle.pose.position: not finite"},
+         "obstacles[1] \"bad\": obstacle.pose.position: not finite or beyond 1e+12 m"},
         {t_scene(&a, robots, 1, twice, 3, NULL, 0), false, GJKD_CODE(INVALID_ARGUMENT),
          "obstacles[2] \"table\": duplicate name (also obstacles[0])"},
     };

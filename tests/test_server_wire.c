@@ -163,11 +163,11 @@ static void test_packed_refused(void **state)
     lp->n_xyz_wxyz = 21;
     lp->xyz_wxyz[7 + 1] = NAN;
     expect_decode_fails(lp, 3, GJKD_CODE(INVALID_INPUT),
-                        "waypoints[4].link_poses.xyz_wxyz: pose 1: position not finite");
+                        "waypoints[4].link_poses.xyz_wxyz: pose 1: position not finite or beyond 1e+12 m");
     lp = packed_poses(&a, 3, 0, 0.3);
     lp->xyz_wxyz[14 + 2] = -INFINITY;
     expect_decode_fails(lp, 3, GJKD_CODE(INVALID_INPUT),
-                        "waypoints[4].link_poses.xyz_wxyz: pose 2: position not finite");
+                        "waypoints[4].link_poses.xyz_wxyz: pose 2: position not finite or beyond 1e+12 m");
     lp = packed_poses(&a, 3, 0, 0.3);
     lp->xyz_wxyz[14 + 5] = INFINITY;
     expect_decode_fails(lp, 3, GJKD_CODE(INVALID_INPUT),
@@ -229,7 +229,7 @@ static void test_packed_requests(void **state)
     req = trajectory(&a, 9, false, false, 0);
     req->trajectory_query->waypoints[3]->link_poses->poses[0]->position->z = NAN;
     expect_message(svc, req, GJKD_CODE(INVALID_INPUT),
-                   "waypoints[3].link_poses[0].position: not finite");
+                   "waypoints[3].link_poses[0].position: not finite or beyond 1e+12 m");
 
     /* set_link_poses: packed and nested set the same state. */
     assert_code(t_call_code(svc, t_set_poses(&a, "arm", packed_poses(&a, 3, 0.2, 0.3))),
@@ -255,7 +255,7 @@ static void test_packed_requests(void **state)
     Gjkd__V1__LinkPoses *bad = packed_poses(&a, 3, 0.2, 0.3);
     bad->xyz_wxyz[0] = INFINITY;
     expect_message(svc, t_set_poses(&a, "arm", bad), GJKD_CODE(INVALID_INPUT),
-                   "robots[0].link_poses.xyz_wxyz: pose 0: position not finite");
+                   "robots[0].link_poses.xyz_wxyz: pose 0: position not finite or beyond 1e+12 m");
     gjkd_service_destroy(&svc);
     gjkd_arena_free(&a);
 }
@@ -596,7 +596,7 @@ static void test_flat_waypoints_refused(void **state)
     Gjkd__V1__Request *req = flatten(&a, trajectory(&a, 9, true, false, 0));
     req->trajectory_query->waypoint_xyz_wxyz[7 * 3 * 4 + 7 + 1] = NAN; /* waypoint 4, pose 1 */
     expect_message(svc, req, GJKD_CODE(INVALID_INPUT),
-                   "waypoint_xyz_wxyz: waypoint 4: pose 1: position not finite");
+                   "waypoint_xyz_wxyz: waypoint 4: pose 1: position not finite or beyond 1e+12 m");
     req = flatten(&a, trajectory(&a, 9, true, false, 0));
     req->trajectory_query->waypoint_xyz_wxyz[7 * 3 * 8 + 14 + 3] = 1.5; /* waypoint 8, pose 2 */
     expect_message(svc, req, GJKD_CODE(INVALID_INPUT),
