@@ -52,6 +52,11 @@ bool gjkd_utf8_valid(const char *s)
     return true;
 }
 
+bool gjkd_utf8_is_control(const unsigned char *s)
+{
+    return s[0] < 0x20 || s[0] == 0x7F || (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F);
+}
+
 /* Copies src to dst (capacity cap > 0) as one line of valid UTF-8: control characters
  * become \n, \r, \t or \u00XX and bytes outside a well-formed sequence \xXX, so text
  * quoted from the document cannot break the message. Truncates at a whole character. */

@@ -10,6 +10,9 @@
 size_t gjkd_utf8_sequence(const unsigned char *s);
 /* True when the NUL-terminated s is valid UTF-8. */
 bool gjkd_utf8_valid(const char *s);
+/* True when the well-formed sequence at s (of gjkd_utf8_sequence's length) is a control
+ * character: C0 (U+0000-U+001F), DEL or C1 (U+0080-U+009F). */
+bool gjkd_utf8_is_control(const unsigned char *s);
 /* Copies src to dst (capacity cap > 0) as one line of valid UTF-8: control characters become
  * \n, \r, \t or \u00XX, bytes outside a well-formed sequence \xXX. Truncates at a whole
  * character. */

@@ -1624,7 +1624,8 @@ bool gjkd_service_load_scene(gjkd_service *svc, const uint8_t *data, size_t size
     ctx.limits = gjkd_service_limits(svc);
     Gjkd__V1__Request none = GJKD__V1__REQUEST__INIT;
     ctx.req = &none;
-    bool ok = load_scene(&ctx, scene, false, true, persist_it, error);
+    bool ok = gjkd_check_wire_strings(&gjkd__v1__scene__descriptor, data, size, error) &&
+              load_scene(&ctx, scene, false, true, persist_it, error);
     gjkd__v1__scene__free_unpacked(scene, NULL);
     return ok;
 }
@@ -1792,7 +1793,9 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
             which = (ssize_t)i;
     uint64_t t0 = now_ns();
     bool ok;
-    if (which < 0 && req->base.n_unknown_fields > 0)
+    if (!gjkd_check_wire_strings(&gjkd__v1__request__descriptor, data, size, &error))
+        ok = false;
+    else if (which < 0 && req->base.n_unknown_fields > 0)
         ok = gjkd_fail(&error, GJKD_CODE(UNIMPLEMENTED),
                        "request body unknown to this daemon (gjkd.v1 %d.%d.%d)", GJK_VERSION_MAJOR,
                        GJK_VERSION_MINOR, GJK_VERSION_PATCH);
@@ -1844,6 +1847,10 @@ bool gjkd_service_pose_update(gjkd_service *svc, const uint8_t *data, size_t siz
     Gjkd__V1__PoseUpdate *u = gjkd__v1__pose_update__unpack(NULL, size, data);
     if (u == NULL)
         return gjkd_fail(error, GJKD_CODE(MALFORMED), "not a valid gjkd.v1.PoseUpdate");
+    if (!gjkd_check_wire_strings(&gjkd__v1__pose_update__descriptor, data, size, error)) {
+        gjkd__v1__pose_update__free_unpacked(u, NULL);
+        return false;
+    }
     gjkd_arena arena = {0};
     pthread_rwlock_wrlock(&svc->lock);
     bool ok = apply_robot_states(svc, u->robots, u->n_robots, &arena, error);
