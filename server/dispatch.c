@@ -255,7 +255,7 @@ static bool persist_records(gjkd_service *svc, const scene_records *records, uin
     bool ok = gjkd_store_save(svc->store, buf, size, err, sizeof err);
     free(buf);
     if (!ok) {
-        GJKD_LOG(GJKD_LOG_ERROR, "store_failed", 0, "%s", err);
+        GJKD_LOG(GJKD_LOG_ERROR, "store_failed", 0, "message=%s", GJKD_Q(err));
         return gjkd_fail(error, GJKD_CODE(STORAGE_FAILED), "%s; the scene is unchanged", err);
     }
     return true;
@@ -464,7 +464,7 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
     c->replaced = index >= 0;
     c->hull_vertices = build.hull_vertices;
     GJKD_LOG(GJKD_LOG_INFO, is_robot ? "robot_put" : "obstacle_put", ctx->req->request_id,
-             "name=%s id=%d revision=%llu replaced=%d", name, id, (unsigned long long)next,
+             "name=%s id=%d revision=%llu replaced=%d", GJKD_Q(name), id, (unsigned long long)next,
              index >= 0);
     ok = true;
     goto unlock;
@@ -535,7 +535,7 @@ static bool remove_body(request_ctx *ctx, bool is_robot, const char *name, gjkd_
     prune_allowed(svc);
     change_result(ctx);
     GJKD_LOG(GJKD_LOG_INFO, is_robot ? "robot_removed" : "obstacle_removed", ctx->req->request_id,
-             "name=%s revision=%llu", name, (unsigned long long)next);
+             "name=%s revision=%llu", GJKD_Q(name), (unsigned long long)next);
 unlock:
     pthread_rwlock_unlock(&svc->lock);
     return ok;
@@ -987,8 +987,10 @@ static bool load_build_records(gjkd_service *svc, scene_load *load, gjkd_error *
 static void load_apply_failed(gjkd_service *svc, const char *what, gjk_status s)
 {
     GJKD_LOG(GJKD_LOG_ERROR, "load_apply_failed", 0,
-             "%s: %s; the world is half-way to a scene that is %s: aborting", what,
-             gjk_status_message(s), svc->store != NULL ? "already on disk" : "not persisted");
+             "at=%s status=%s scene=%s message=\"the world is half-way to the new scene: "
+             "aborting\"",
+             GJKD_Q(what), GJKD_Q(gjk_status_message(s)),
+             svc->store != NULL ? "already_on_disk" : "not_persisted");
     abort();
 }
 
@@ -1659,8 +1661,8 @@ void gjkd_service_reply_error(gjkd_service *svc, uint64_t request_id, gjkd_code 
     resp.request_id = request_id;
     resp.revision = atomic_load(&svc->revision);
     resp.status = &status;
-    GJKD_LOG(GJKD_LOG_INFO, "request_refused", request_id, "code=%s %s", gjkd_code_name(code),
-             message);
+    GJKD_LOG(GJKD_LOG_INFO, "request_refused", request_id, "code=%s message=%s",
+             gjkd_code_name(code), GJKD_Q(message));
     pack_response(&resp, reply, reply_size);
 }
 
@@ -1827,8 +1829,8 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
         GJKD_LOG(GJKD_LOG_DEBUG, "request_done", req->request_id, "command=%s us=%.1f", name,
                  1e-3 * (double)elapsed);
     else
-        GJKD_LOG(GJKD_LOG_INFO, "request_failed", req->request_id, "command=%s code=%s %s", name,
-                 gjkd_code_name(status.code), error.message);
+        GJKD_LOG(GJKD_LOG_INFO, "request_failed", req->request_id, "command=%s code=%s message=%s",
+                 name, gjkd_code_name(status.code), GJKD_Q(error.message));
     pack_response(&resp, reply, reply_size);
     if (ctx.owned != NULL)
         protobuf_c_message_free_unpacked(ctx.owned, NULL);

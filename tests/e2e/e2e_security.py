@@ -376,7 +376,7 @@ def group_config():
         with open(bad, "w") as f:
             f.write('{"format": "gjkd-scene/1", "robots": [ {"name": 3} ]}')
         start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene", bad],
-                    "--scene: %s" % bad, 1)
+                    'option=--scene message="%s' % bad, 1)
         start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene",
                      os.path.join(tmp, "missing.json")], "missing.json", 1)
         with open(bad, "w") as f:
