@@ -77,6 +77,8 @@ static const opt k_options[] = {
     {"max-pairs", OPT_UINT32, LIM(max_pairs_returned), "1024", 1, 1000000,
      "pairs returned per state or waypoint"},
     {"max-name-length", OPT_UINT32, LIM(max_name_length), "255", 1, 255, "bytes of a name"},
+    {"max-allowed-pairs", OPT_UINT32, LIM(max_allowed_pairs), "10000", 0, 100000,
+     "allowed pairs of the scene (each scene change walks them under the scene lock)"},
     {"max-queued", OPT_UINT32, LIM(max_queued), "1024", 0, 100000,
      "requests of one client waiting while every worker is busy (health and stats never "
      "wait)"},

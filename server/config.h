@@ -31,6 +31,7 @@ typedef struct gjkd_limits {
     uint32_t max_pairs_returned; /* per state / waypoint */
     uint32_t max_name_length;    /* bytes */
     uint32_t max_queued;         /* requests of one client waiting while every worker is busy */
+    uint32_t max_allowed_pairs;  /* allowed pairs of the scene (one SetAllowedPairs / document) */
 } gjkd_limits;
 
 typedef struct gjkd_config {

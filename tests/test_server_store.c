@@ -258,6 +258,130 @@ static void test_load_disk_error(void **state)
     gjkd_arena_free(&a);
 }
 
+/* A SetAllowedPairs request of `n` pairs, each (robot `robot` every link or link, `b`). */
+static Gjkd__V1__Request *set_pairs(gjkd_arena *a, Gjkd__V1__AllowedPair **pairs, size_t n)
+{
+    Gjkd__V1__SetAllowedPairsRequest *m = gjkd_arena_alloc(a, sizeof *m);
+    gjkd__v1__set_allowed_pairs_request__init(m);
+    m->n_pairs = n;
+    m->pairs = pairs;
+    Gjkd__V1__Request *req = t_request(a, 21);
+    req->body_case = GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS;
+    req->set_allowed_pairs = m;
+    return req;
+}
+
+static double closest(gjkd_service *svc)
+{
+    gjkd_arena a = {0};
+    Gjkd__V1__Response *r =
+        t_call(svc, t_state_query(&a, GJKD__V1__QUERY_MODE__QUERY_MODE_CLOSEST, INFINITY));
+    assert_code(r->status->code, GJKD_CODE(OK));
+    double d = r->state->min_distance;
+    gjkd__v1__response__free_unpacked(r, NULL);
+    gjkd_arena_free(&a);
+    return d;
+}
+
+/* Issue 22, finding 5: a refused SetAllowedPairs wiped the live allowed pairs. The world was
+ * changed pair by pair (old ones cleared, new ones set) and refused a body paired with itself
+ * half-way with INVALID_INPUT and a NaN/Inf message; the rollback stopped at the same pair, so
+ * the old pairs never came back into the world while the records (export, snapshot) still
+ * listed them, and a restart restored them silently. The whole list is now checked first (one
+ * check shared with LoadScene): the refusal is INVALID_ARGUMENT naming the pair, and the world,
+ * the records and the disk all keep the old pairs. Finding 12: the count is bounded
+ * (max-allowed-pairs, RESOURCE_EXHAUSTED), for SetAllowedPairs and for a scene document. */
+static void test_refused_pairs_keep_live(void **state)
+{
+    (void)state;
+    char err[256];
+    gjkd_store *store = gjkd_store_open(g_dir, err, sizeof err);
+    gjkd_service *svc = t_service(store);
+    gjkd_arena a = {0};
+    assert_code(t_call_code(svc, t_put_robot(&a, t_robot(&a, "arm", 2))), GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "box", 0.2, 1.0))),
+                GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "shelf", 0.2, 3.0))),
+                GJKD_CODE(OK));
+    double d_all = closest(svc);
+    Gjkd__V1__AllowedPair *old[] = {t_allowed_pair(&a, "arm", "", "box", NULL)};
+    assert_code(t_call_code(svc, set_pairs(&a, old, 1)), GJKD_CODE(OK));
+    double d_allowed = closest(svc); /* the shelf, further than the box */
+    assert_true(d_allowed > d_all + 0.5);
+    size_t n0, n1, f0, f1;
+    char *before = t_scene_fingerprint(svc, &n0);
+    char *file_before = read_snapshot(&f0);
+
+    Gjkd__V1__AllowedPair *bad[] = {t_allowed_pair(&a, "arm", "", "shelf", NULL),
+                                    t_allowed_pair(&a, "arm", "l0", "arm", "l1"),
+                                    t_allowed_pair(&a, "arm", "l1", "arm", "l1")};
+    Gjkd__V1__Response *r = t_call(svc, set_pairs(&a, bad, 3));
+    assert_code(r->status->code, GJKD_CODE(INVALID_ARGUMENT));
+    if (strstr(r->status->message, "pairs[2]: a body paired with itself") == NULL ||
+        strstr(r->status->message, "\"l1\"") == NULL) {
+        print_error("message: %s\n", r->status->message);
+        fail();
+    }
+    assert_int_equal(r->revision, 4);
+    gjkd__v1__response__free_unpacked(r, NULL);
+    /* The same pairs in a scene document: the same check, the same answer. */
+    Gjkd__V1__Robot *robots[] = {t_robot(&a, "arm", 2)};
+    r = t_call(svc, t_load_scene(&a, t_scene(&a, robots, 1, NULL, 0, bad, 3), true));
+    assert_code(r->status->code, GJKD_CODE(INVALID_ARGUMENT));
+    assert_non_null(strstr(r->status->message, "allowed_pairs[2]: a body paired with itself"));
+    gjkd__v1__response__free_unpacked(r, NULL);
+
+    /* Over max-allowed-pairs: refused before anything is looked at. */
+    gjkd_limits limits = gjkd_service_limits(svc), tight = limits;
+    assert_true(limits.max_allowed_pairs >= 1000); /* the default keeps normal scenes working */
+    tight.max_allowed_pairs = 2;
+    gjkd_service_set_limits(svc, &tight);
+    Gjkd__V1__AllowedPair *many[] = {t_allowed_pair(&a, "arm", "l0", "box", NULL),
+                                     t_allowed_pair(&a, "arm", "l1", "box", NULL),
+                                     t_allowed_pair(&a, "arm", "l0", "shelf", NULL)};
+    r = t_call(svc, set_pairs(&a, many, 3));
+    assert_code(r->status->code, GJKD_CODE(RESOURCE_EXHAUSTED));
+    assert_non_null(strstr(r->status->message, "3 allowed pairs, the limit is 2"));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    r = t_call(svc, t_load_scene(&a, t_scene(&a, robots, 1, NULL, 0, many, 3), true));
+    assert_code(r->status->code, GJKD_CODE(RESOURCE_EXHAUSTED));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    assert_code(t_call_code(svc, set_pairs(&a, many, 2)), GJKD_CODE(OK)); /* at the limit */
+    assert_code(t_call_code(svc, set_pairs(&a, old, 1)), GJKD_CODE(OK));
+    gjkd_service_set_limits(svc, &limits);
+
+    /* Memory (the world), records and disk agree: the old pair is live everywhere. */
+    assert_true(closest(svc) == d_allowed);
+    char *after = t_scene_fingerprint(svc, &n1);
+    char *file_after = read_snapshot(&f1);
+    /* Two accepted changes later the scene is the same but for its revision. */
+    assert_int_equal(gjkd_service_revision(svc), 6);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+    store = gjkd_store_open(g_dir, err, sizeof err);
+    svc = t_service(store);
+    uint8_t *data;
+    size_t size;
+    assert_int_equal(gjkd_store_load(store, &data, &size, err, sizeof err), GJKD_STORE_LOADED);
+    gjkd_error e;
+    assert_true(gjkd_service_load_scene(svc, data, size, false, &e));
+    free(data);
+    assert_true(closest(svc) == d_allowed);
+    size_t n2;
+    char *reloaded = t_scene_fingerprint(svc, &n2);
+    assert_int_equal(n2, n1);
+    assert_memory_equal(reloaded, after, n1);
+    assert_int_equal(f1, f0); /* same size: same pairs, same bodies */
+    free(reloaded);
+    free(before);
+    free(after);
+    free(file_before);
+    free(file_after);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+    gjkd_arena_free(&a);
+}
+
 /* Changes acknowledged by one service are all there in a new one loaded from the store. */
 static void test_reload(void **state)
 {
@@ -357,6 +481,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_corrupt_files, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_disk_error, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_load_disk_error, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_refused_pairs_keep_live, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_reload, make_dir, remove_dir),
         cmocka_unit_test(test_invalid_scene_refused),
     };
