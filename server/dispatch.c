@@ -283,12 +283,18 @@ static bool persist_records(gjkd_service *svc, const scene_records *records, uin
     if (buf == NULL)
         return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory packing the scene");
     char err[256];
-    bool ok = gjkd_store_save(svc->store, buf, size, err, sizeof err);
+    gjkd_store_save_result saved = gjkd_store_save(svc->store, buf, size, err, sizeof err);
     free(buf);
-    if (!ok) {
+    if (saved == GJKD_STORE_FAILED) {
         GJKD_LOG(GJKD_LOG_ERROR, "store_failed", 0, "message=%s", GJKD_Q(err));
         return gjkd_fail(error, GJKD_CODE(STORAGE_FAILED), "%s; the scene is unchanged", err);
     }
+    /* The snapshot is in place (a restart loads it): the change goes on, memory follows the
+     * disk, and the reply says it was applied. Only its durability failed: logged, counted. */
+    if (saved == GJKD_STORE_SAVED_NOT_DURABLE)
+        GJKD_LOG(GJKD_LOG_ERROR, "store_not_durable", 0,
+                 "revision=%llu not_durable_total=%llu message=%s", (unsigned long long)revision,
+                 (unsigned long long)gjkd_store_not_durable(svc->store), GJKD_Q(err));
     return true;
 }
 
