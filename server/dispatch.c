@@ -87,6 +87,18 @@ static ProtobufCMessage *copy_message(const ProtobufCMessage *msg)
     return copy;
 }
 
+/* The capacities of the service's worlds (the live one and the scratch ones changes are
+ * tried on): the largest the limits can allow (config.h), so the limits alone, checked
+ * before anything is written, decide what fits. */
+static gjk_world_def service_world_def(void)
+{
+    gjk_world_def d = gjk_default_world_def();
+    d.max_robots = GJKD_CAP_ROBOTS;
+    d.max_obstacles = GJKD_CAP_OBSTACLES;
+    d.max_parts = GJKD_CAP_PARTS;
+    return d;
+}
+
 /* ---------------------------------------------------------------- the service */
 
 typedef struct command_counter {
@@ -434,8 +446,65 @@ static void prune_allowed(gjkd_service *svc)
     free(ix.obstacles);
 }
 
-/* Put a robot or obstacle: decode (outside the lock), then under the write lock: limit,
- * record, disk, world, commit. */
+/* The parts of a decoded body (over every link of a robot). */
+static int64_t build_parts(bool is_robot, const gjkd_body_build *build)
+{
+    if (!is_robot)
+        return build->obstacle.part_count;
+    int64_t parts = 0;
+    for (int32_t l = 0; l < build->robot.link_count; ++l)
+        parts += build->robot.links[l].part_count;
+    return parts;
+}
+
+/* The world's own checks of a decoded body, on a scratch world: what it refuses is refused
+ * before anything is written (a refusal after the snapshot was written needed a rewrite, and
+ * a crash in between left a snapshot no start would load). */
+static bool try_body(bool is_robot, const gjkd_body_build *build, const char *name,
+                     gjkd_error *error)
+{
+    gjk_world *scratch = NULL;
+    gjk_world_def world_def = service_world_def();
+    gjk_status s = gjk_world_create(&world_def, &scratch);
+    if (s == GJK_WORLD_OK)
+        s = is_robot ? gjk_world_put_robot(scratch, &build->robot, NULL)
+                     : gjk_world_put_obstacle(scratch, &build->obstacle, NULL);
+    gjk_world_destroy(&scratch);
+    if (s != GJK_WORLD_OK)
+        return gjkd_fail(error, gjkd_code_from_status(s), "%s '%s': %s",
+                         is_robot ? "robot" : "obstacle", name, gjk_status_message(s));
+    return true;
+}
+
+/* The scene's parts after `name` gets `parts` (caller holds the lock): within max_parts. */
+static bool check_parts(gjkd_service *svc, bool is_robot, const char *name, int64_t parts,
+                        const gjkd_limits *limits, gjkd_error *error)
+{
+    gjk_world_info info;
+    gjk_world_get_info(svc->world, &info);
+    int64_t total = info.part_count + parts;
+    int32_t id;
+    if (is_robot) {
+        gjk_robot_info r;
+        if (gjk_world_find_robot(svc->world, name, &id) == GJK_WORLD_OK &&
+            gjk_world_robot_info(svc->world, id, &r) == GJK_WORLD_OK)
+            total -= r.part_count;
+    } else {
+        gjk_obstacle_info o;
+        if (gjk_world_find_obstacle(svc->world, name, &id) == GJK_WORLD_OK &&
+            gjk_world_obstacle_info(svc->world, id, &o) == GJK_WORLD_OK)
+            total -= o.part_count;
+    }
+    if (total > limits->max_parts)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "the scene would have %lld parts, the limit is %u (max-parts)",
+                         (long long)total, limits->max_parts);
+    return true;
+}
+
+/* Put a robot or obstacle: decode and the world's own checks (outside the lock), then under
+ * the write lock: limits (counts, parts), record, disk, world, commit. Once the disk has the
+ * change, the world can refuse it only for memory. */
 static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *msg,
                      gjkd_error *error)
 {
@@ -447,6 +516,12 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
             : gjkd_decode_obstacle((const Gjkd__V1__Obstacle *)msg, &ctx->limits, &build, error);
     if (!decoded)
         return false;
+    const char *msg_name =
+        is_robot ? ((const Gjkd__V1__Robot *)msg)->name : ((const Gjkd__V1__Obstacle *)msg)->name;
+    if (!try_body(is_robot, &build, msg_name, error)) {
+        gjkd_body_build_release(&build);
+        return false;
+    }
     ProtobufCMessage *copy = copy_message(msg);
     if (copy == NULL) {
         gjkd_body_build_release(&build);
@@ -468,6 +543,8 @@ static bool put_body(request_ctx *ctx, bool is_robot, const ProtobufCMessage *ms
                   list->count, is_robot ? "robots" : "obstacles", limit);
         goto unlock;
     }
+    if (!check_parts(svc, is_robot, name, build_parts(is_robot, &build), &ctx->limits, error))
+        goto unlock;
     if (index < 0 && !record_reserve(list)) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory");
         goto unlock;
@@ -763,12 +840,7 @@ static bool load_decode(const Gjkd__V1__Scene *scene, const gjkd_limits *limits,
                                    : gjkd_decode_obstacle(obstacle, limits, &b->build, error);
         if (!decoded)
             return fail_element(error, k->field, i, b->name);
-        if (k->is_robot) {
-            for (int32_t l = 0; l < b->build.robot.link_count; ++l)
-                b->parts += b->build.robot.links[l].part_count;
-        } else {
-            b->parts = b->build.obstacle.part_count;
-        }
+        b->parts = build_parts(k->is_robot, &b->build);
         k->by_name[i] = (name_ref){b->name, i};
     }
     qsort(k->by_name, n, sizeof *k->by_name, name_ref_cmp);
@@ -793,7 +865,8 @@ static bool load_decode(const Gjkd__V1__Scene *scene, const gjkd_limits *limits,
 static bool load_dry_run(const scene_load *load, gjkd_error *error)
 {
     gjk_world *scratch = NULL;
-    gjk_status s = gjk_world_create(NULL, &scratch);
+    gjk_world_def world_def = service_world_def();
+    gjk_status s = gjk_world_create(&world_def, &scratch);
     if (s != GJK_WORLD_OK)
         return gjkd_fail(error, gjkd_code_from_status(s),
                          "cannot create a world to check the "
@@ -840,8 +913,8 @@ static void load_match_live(gjkd_service *svc, scene_load *load)
 }
 
 /* Limits on the scene that results (caller holds the lock). The document's own counts were
- * checked by load_decode; a merge adds the live bodies it does not replace. The world's part
- * capacity bounds the total (the world would refuse the put that crosses it). */
+ * checked by load_decode; a merge adds the live bodies it does not replace; max_parts bounds
+ * the total. */
 static bool load_check_limits(gjkd_service *svc, const scene_load *load, const gjkd_limits *limits,
                               gjkd_error *error)
 {
@@ -866,11 +939,10 @@ static bool load_check_limits(gjkd_service *svc, const scene_load *load, const g
                              "%s: the scene has %zu and the document adds %zu, the limit is %u",
                              kinds[k]->field, live->count, added, limit);
     }
-    int32_t capacity = gjk_default_world_def().max_parts;
-    if (parts > capacity)
-        return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY),
-                         "the scene would have %lld parts, the world holds at most %d",
-                         (long long)parts, capacity);
+    if (parts > limits->max_parts)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "the scene would have %lld parts, the limit is %u (max-parts)",
+                         (long long)parts, limits->max_parts);
     return true;
 }
 
@@ -1661,9 +1733,10 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
         return NULL;
     }
     svc->counters = calloc(COMMAND_COUNT, sizeof *svc->counters);
-    /* The world keeps its own (higher) capacities: our limits are checked before it is
-     * called and may be raised by SIGHUP. */
-    gjk_status s = gjk_world_create(NULL, &svc->world);
+    /* The world's capacities are the largest our limits can take (SIGHUP may raise them):
+     * the limits are checked before it is called. */
+    gjk_world_def world_def = service_world_def();
+    gjk_status s = gjk_world_create(&world_def, &svc->world);
     if (svc->counters == NULL || s != GJK_WORLD_OK) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
                   gjk_status_message(s));

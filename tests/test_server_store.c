@@ -19,6 +19,7 @@ static char g_dir[256];
  * next fsync of a directory (FAIL_DIR) or of a file (FAIL_FILE) fails with EIO. */
 enum { FAIL_NONE, FAIL_DIR, FAIL_FILE };
 static int g_fail_fsync = FAIL_NONE;
+static int g_file_fsyncs; /* fsyncs of files: one per snapshot written */
 int __real_fsync(int fd);
 int __wrap_fsync(int fd);
 int __wrap_fsync(int fd)
@@ -30,6 +31,8 @@ int __wrap_fsync(int fd)
         errno = EIO;
         return -1;
     }
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        g_file_fsyncs++;
     return __real_fsync(fd);
 }
 
@@ -735,6 +738,77 @@ static void test_unsafe_state_dir(void **state)
     remove_file("up");
 }
 
+/* Issue 22, finding 1: the daemon's limits (10,000 obstacles x 256 parts) exceeded the world's
+ * own cap of 1,000,000 parts, and a put crossing the cap was written to disk first, then
+ * refused by the world (OUT_OF_MEMORY) and rolled back by a rewrite: a kill -9 in between left
+ * a snapshot no start would load. The scene's parts are now a limit of their own (max-parts,
+ * at most the capacity the service's world is created with), checked with every other limit
+ * and the world's own checks before anything is written: a refused change writes nothing, and
+ * says RESOURCE_EXHAUSTED. */
+static void test_capacity_refused_before_write(void **state)
+{
+    (void)state;
+    char err[256];
+    gjkd_store *store = gjkd_store_open(g_dir, err, sizeof err);
+    gjkd_service *svc = t_service(store);
+    gjkd_limits limits = gjkd_service_limits(svc);
+    assert_int_equal(limits.max_parts, GJKD_CAP_PARTS);
+    limits.max_parts = 5;
+    gjkd_service_set_limits(svc, &limits);
+    gjkd_arena a = {0};
+    assert_code(t_call_code(svc, t_put_robot(&a, t_robot(&a, "arm", 2))), GJKD_CODE(OK));
+    for (int i = 0; i < 3; ++i) {
+        char name[8];
+        snprintf(name, sizeof name, "o%d", i);
+        assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, name, 0.1, 1.0 + i))),
+                    GJKD_CODE(OK));
+    }
+    size_t n0, n1, f0, f1;
+    char *before = t_scene_fingerprint(svc, &n0);
+    char *file_before = read_snapshot(&f0);
+
+    g_file_fsyncs = 0;
+    Gjkd__V1__Response *r = t_call(svc, t_put_obstacle(&a, t_obstacle(&a, "o3", 0.1, 5.0)));
+    assert_code(r->status->code, GJKD_CODE(RESOURCE_EXHAUSTED));
+    assert_non_null(strstr(r->status->message, "6 parts, the limit is 5 (max-parts)"));
+    gjkd__v1__response__free_unpacked(r, NULL);
+    Gjkd__V1__Obstacle *two = t_obstacle(&a, "o0", 0.1, 1.0); /* a replacement that grows */
+    two->n_parts = 2;
+    two->parts = gjkd_arena_alloc(&a, 2 * sizeof *two->parts);
+    two->parts[0] = t_part(&a, t_box_shape(&a, 0.1));
+    two->parts[1] = t_part(&a, t_box_shape(&a, 0.2));
+    assert_code(t_call_code(svc, t_put_obstacle(&a, two)), GJKD_CODE(RESOURCE_EXHAUSTED));
+    Gjkd__V1__Obstacle *extra[] = {t_obstacle(&a, "o4", 0.1, 6.0)};
+    assert_code(t_call_code(svc, t_load_scene(&a, t_scene(&a, NULL, 0, extra, 1, NULL, 0), true)),
+                GJKD_CODE(RESOURCE_EXHAUSTED));
+    assert_int_equal(g_file_fsyncs, 0); /* nothing was written for the refused changes */
+    char *after = t_scene_fingerprint(svc, &n1);
+    char *file_after = read_snapshot(&f1);
+    assert_int_equal(n1, n0);
+    assert_memory_equal(after, before, n0);
+    assert_int_equal(f1, f0);
+    assert_memory_equal(file_after, file_before, f0);
+
+    /* A replacement of the same size fits, and is written once. */
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "o0", 0.3, 1.0))),
+                GJKD_CODE(OK));
+    assert_int_equal(g_file_fsyncs, 1);
+
+    /* The limits cannot be set beyond what the service's world holds. */
+    gjkd_config c;
+    gjkd_config_defaults(&c);
+    assert_false(gjkd_config_set(&c, "max-parts", "1000001", err, sizeof err));
+    assert_false(gjkd_config_set(&c, "max-obstacles", "100001", err, sizeof err));
+    assert_true(gjkd_config_set(&c, "max-parts", "1000000", err, sizeof err));
+    free(before);
+    free(after);
+    free(file_before);
+    free(file_after);
+    gjkd_service_destroy(&svc);
+    gjkd_store_close(&store);
+    gjkd_arena_free(&a);
+}
+
 int main(void)
 {
     gjkd_log_set_level(GJKD_LOG_ERROR);
@@ -749,6 +823,7 @@ int main(void)
         cmocka_unit_test(test_invalid_scene_refused),
         cmocka_unit_test_setup_teardown(test_fsync_failure_after_rename, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_unsafe_state_dir, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_capacity_refused_before_write, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
