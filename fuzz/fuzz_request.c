@@ -61,6 +61,8 @@ static gjkd_limits fuzz_limits(void)
     l.max_waypoints = 64;
     l.max_pairs_returned = 64;
     l.max_name_length = 64;
+    l.max_allowed_pairs = 64;
+    l.max_parts = 1024;
     return l;
 }
 

@@ -70,6 +70,8 @@ static uint64_t revision_after_load(const Gjkd__V1__Scene *scene)
     def.limits.max_waypoints = 64;
     def.limits.max_pairs_returned = 64;
     def.limits.max_name_length = 64;
+    def.limits.max_allowed_pairs = 64;
+    def.limits.max_parts = 1024;
     def.query_threads = 1;
     def.worker_threads = 1;
     gjkd_error error;

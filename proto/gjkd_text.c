@@ -52,37 +52,81 @@ bool gjkd_utf8_valid(const char *s)
     return true;
 }
 
-/* Copies src to dst (capacity cap > 0) as one line of valid UTF-8: control characters
- * become \n, \r, \t or \u00XX and bytes outside a well-formed sequence \xXX, so text
+bool gjkd_utf8_is_control(const unsigned char *s)
+{
+    return s[0] < 0x20 || s[0] == 0x7F || (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F);
+}
+
+/* The escape of the character at p (*step bytes), or NULL when it is copied as it is. Escaped:
+ * bytes outside a well-formed sequence (\xXX), C0 and C1 controls and DEL (\n, \r, \t or
+ * \u00XX), U+2028 and U+2029 (line and paragraph separators: \u2028, \u2029), and with
+ * `quoting` the quote and the backslash (\", \\). */
+static const char *escape_one(const unsigned char *p, bool quoting, char esc[8], size_t *step)
+{
+    size_t n = gjkd_utf8_sequence(p);
+    *step = n > 0 ? n : 1;
+    if (n == 0) {
+        snprintf(esc, 8, "\\x%02X", (unsigned)*p);
+        return esc;
+    }
+    if (*p == '\n')
+        return "\\n";
+    if (*p == '\r')
+        return "\\r";
+    if (*p == '\t')
+        return "\\t";
+    if (quoting && *p == '"')
+        return "\\\"";
+    if (quoting && *p == '\\')
+        return "\\\\";
+    if (gjkd_utf8_is_control(p)) {
+        snprintf(esc, 8, "\\u%04X", n == 1 ? (unsigned)p[0] : (unsigned)p[1]);
+        return esc;
+    }
+    if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
+        snprintf(esc, 8, "\\u%04X", 0x2000u + (p[2] & 0x3Fu));
+        return esc;
+    }
+    return NULL;
+}
+
+/* Appends the escaped src to dst[*len..cap - reserve), truncating at a whole character. */
+static void append_escaped(char *dst, size_t cap, size_t reserve, size_t *len, const char *src,
+                           bool quoting)
+{
+    const unsigned char *p = (const unsigned char *)src;
+    while (*p != '\0') {
+        char esc[8];
+        size_t step;
+        const char *piece = escape_one(p, quoting, esc, &step);
+        size_t m = piece != NULL ? strlen(piece) : step;
+        if (*len + m + reserve >= cap)
+            break;
+        memcpy(dst + *len, piece != NULL ? piece : (const char *)p, m);
+        *len += m;
+        p += step;
+    }
+    dst[*len] = '\0';
+}
+
+/* Copies src to dst (capacity cap > 0) as one line of valid UTF-8 (see escape_one), so text
  * quoted from the document cannot break the message. Truncates at a whole character. */
 void gjkd_copy_escaped(char *dst, size_t cap, const char *src)
 {
     size_t len = 0;
-    const unsigned char *p = (const unsigned char *)src;
-    while (*p != '\0') {
-        char esc[8];
-        const char *piece = esc;
-        size_t n = gjkd_utf8_sequence(p), step = n;
-        if (n == 0) {
-            snprintf(esc, sizeof esc, "\\x%02X", (unsigned)*p);
-            step = 1;
-        } else if (*p == '\n') {
-            piece = "\\n";
-        } else if (*p == '\r') {
-            piece = "\\r";
-        } else if (*p == '\t') {
-            piece = "\\t";
-        } else if (*p < 0x20 || *p == 0x7F) {
-            snprintf(esc, sizeof esc, "\\u%04X", (unsigned)*p);
-        } else {
-            piece = NULL;
-        }
-        size_t m = piece != NULL ? strlen(piece) : n;
-        if (len + m >= cap)
-            break;
-        memcpy(dst + len, piece != NULL ? piece : (const char *)p, m);
-        len += m;
-        p += step;
+    append_escaped(dst, cap, 0, &len, src, false);
+}
+
+const char *gjkd_quote(char *dst, size_t cap, const char *src)
+{
+    size_t len = 0;
+    if (cap < 3) {
+        dst[0] = '\0';
+        return dst;
     }
+    dst[len++] = '"';
+    append_escaped(dst, cap, 1, &len, src != NULL ? src : "", true);
+    dst[len++] = '"';
     dst[len] = '\0';
+    return dst;
 }

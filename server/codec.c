@@ -107,16 +107,107 @@ bool gjkd_check_name(const char *name, const char *where, const gjkd_limits *lim
                          limits->max_name_length);
     const unsigned char *p = (const unsigned char *)name;
     while (*p != '\0') {
-        if (*p < 0x20 || *p == 0x7F)
-            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
-                             "%s: name contains a control character", where);
         size_t k = gjkd_utf8_sequence(p);
         if (k == 0)
             return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: name is not valid UTF-8",
                              where);
+        if (gjkd_utf8_is_control(p))
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s: name contains a control character", where);
         p += k;
     }
     return true;
+}
+
+/* ---------------------------------------------------------------- wire strings */
+
+enum { WIRE_MAX_DEPTH = 32, WIRE_MAX_COUNTED_FIELDS = 64 };
+
+static bool wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if ((b & 0x80) == 0) {
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Appends ".name" or ".name[i]" to path (cut at its capacity). */
+static void wire_path_push(char *path, size_t cap, const ProtobufCFieldDescriptor *f, long index)
+{
+    size_t n = strlen(path);
+    if (index >= 0)
+        snprintf(path + n, cap - n, "%s%s[%ld]", n > 0 ? "." : "", f->name, index);
+    else
+        snprintf(path + n, cap - n, "%s%s", n > 0 ? "." : "", f->name);
+}
+
+/* One message's bytes: every string field (at any depth) is checked; anything the walk does not
+ * understand is left to the unpacker, which has already accepted these bytes. */
+static bool wire_check(const ProtobufCMessageDescriptor *d, const uint8_t *p, const uint8_t *end,
+                       int depth, char *path, size_t cap, gjkd_error *error)
+{
+    if (depth > WIRE_MAX_DEPTH)
+        return true;
+    uint32_t seen[WIRE_MAX_COUNTED_FIELDS] = {0}; /* occurrences of each repeated field */
+    size_t base = strlen(path);
+    while (p < end) {
+        uint64_t key, len;
+        if (!wire_varint(&p, end, &key))
+            return true;
+        uint32_t number = (uint32_t)(key >> 3);
+        switch (key & 7) {
+        case 0:
+            if (!wire_varint(&p, end, &len))
+                return true;
+            continue;
+        case 1:
+            p += (size_t)(end - p) < 8 ? (size_t)(end - p) : 8;
+            continue;
+        case 5:
+            p += (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
+            continue;
+        case 2:
+            break;
+        default:
+            return true;
+        }
+        if (!wire_varint(&p, end, &len) || len > (uint64_t)(end - p))
+            return true;
+        const uint8_t *value = p;
+        p += len;
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(d, number);
+        if (f == NULL || (f->type != PROTOBUF_C_TYPE_STRING && f->type != PROTOBUF_C_TYPE_MESSAGE))
+            continue;
+        long index = -1;
+        size_t slot = (size_t)(f - d->fields);
+        if (f->label == PROTOBUF_C_LABEL_REPEATED && slot < WIRE_MAX_COUNTED_FIELDS)
+            index = (long)seen[slot]++;
+        path[base] = '\0';
+        wire_path_push(path, cap, f, index);
+        if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+            if (!wire_check(f->descriptor, value, value + len, depth + 1, path, cap, error))
+                return false;
+            continue;
+        }
+        if (memchr(value, '\0', (size_t)len) != NULL)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s: the string holds a NUL byte (text is compared in full)", path);
+    }
+    path[base] = '\0';
+    return true;
+}
+
+bool gjkd_check_wire_strings(const ProtobufCMessageDescriptor *descriptor, const uint8_t *data,
+                             size_t size, gjkd_error *error)
+{
+    char path[192] = "";
+    return wire_check(descriptor, data, data + size, 0, path, sizeof path, error);
 }
 
 /* The core's accepted range (GJK_MAX_LENGTH, gjk/base.h): sizes in [0, max], coordinates in

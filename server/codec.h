@@ -54,9 +54,18 @@ void gjkd_arena_free(gjkd_arena *arena);
 bool gjkd_decode_pose(const Gjkd__V1__Pose *pose, const char *where, gjk_transform *out,
                       gjkd_error *error);
 
-/* Checks a name: non-empty, at most max_name_length bytes. */
+/* Checks a name: non-empty, at most max_name_length bytes, valid UTF-8 without control
+ * characters (C0, DEL, C1). */
 bool gjkd_check_name(const char *name, const char *where, const gjkd_limits *limits,
                      gjkd_error *error);
+
+/* Checks the string fields of a packed message (bytes the unpacker accepted), at every depth:
+ * protobuf-c hands strings over NUL-terminated without their length, so a string holding a
+ * NUL byte would be seen cut at it ("box_a\0x" as "box_a"). Refuses a string with a NUL byte,
+ * INVALID_ARGUMENT naming the field ("put_obstacle.obstacle.name: ..."). What follows (names
+ * checked by gjkd_check_name: UTF-8, no control characters) then sees every string whole. */
+bool gjkd_check_wire_strings(const ProtobufCMessageDescriptor *descriptor, const uint8_t *data,
+                             size_t size, gjkd_error *error);
 
 /* Everything a robot or obstacle definition owns until the world has copied it. */
 typedef struct gjkd_body_build {

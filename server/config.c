@@ -7,6 +7,7 @@
 #include "log.h"
 
 #include "gjk/base.h"
+#include "gjk/world.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -66,17 +67,23 @@ static const opt k_options[] = {
      "largest request accepted"},
     {"max-points-per-part", OPT_UINT32, LIM(max_points_per_part), "10000", 1, 1000000,
      "points of one hull or convex part"},
-    {"max-parts-per-body", OPT_UINT32, LIM(max_parts_per_body), "256", 1, 4096,
+    {"max-parts-per-body", OPT_UINT32, LIM(max_parts_per_body), "256", 1, GJK_WORLD_MAX_PARTS,
      "parts of one link or obstacle"},
-    {"max-links-per-robot", OPT_UINT32, LIM(max_links_per_robot), "128", 1, 1024,
+    {"max-links-per-robot", OPT_UINT32, LIM(max_links_per_robot), "128", 1, GJK_WORLD_MAX_LINKS,
      "links of one robot"},
-    {"max-robots", OPT_UINT32, LIM(max_robots), "16", 1, 64, "robots in the scene"},
-    {"max-obstacles", OPT_UINT32, LIM(max_obstacles), "10000", 1, 100000, "obstacles in the scene"},
+    {"max-robots", OPT_UINT32, LIM(max_robots), "16", 1, GJKD_CAP_ROBOTS, "robots in the scene"},
+    {"max-obstacles", OPT_UINT32, LIM(max_obstacles), "10000", 1, GJKD_CAP_OBSTACLES,
+     "obstacles in the scene"},
+    {"max-parts", OPT_UINT32, LIM(max_parts), "1000000", 1, GJKD_CAP_PARTS,
+     "parts in the scene, over every link and obstacle"},
     {"max-waypoints", OPT_UINT32, LIM(max_waypoints), "10000", 1, 1000000,
      "waypoints of one trajectory query"},
     {"max-pairs", OPT_UINT32, LIM(max_pairs_returned), "1024", 1, 1000000,
      "pairs returned per state or waypoint"},
-    {"max-name-length", OPT_UINT32, LIM(max_name_length), "255", 1, 255, "bytes of a name"},
+    {"max-name-length", OPT_UINT32, LIM(max_name_length), "255", 1, GJK_WORLD_NAME_MAX,
+     "bytes of a name"},
+    {"max-allowed-pairs", OPT_UINT32, LIM(max_allowed_pairs), "10000", 0, 100000,
+     "allowed pairs of the scene (each scene change walks them under the scene lock)"},
     {"max-queued", OPT_UINT32, LIM(max_queued), "1024", 0, 100000,
      "requests of one client waiting while every worker is busy (health and stats never "
      "wait)"},

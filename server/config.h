@@ -18,6 +18,14 @@
 #define GJKD_DEFAULT_ENDPOINT "tcp://127.0.0.1:7471"
 #define GJKD_PATH_MAX 1024
 
+/* The largest values max-robots, max-obstacles and max-parts can take. The service's world is
+ * created with these capacities (gjkd_service_create), so that it never refuses a scene
+ * within the limits, whatever SIGHUP sets them to: the limits are checked, completely, before
+ * a change is written to disk, and the world's own capacities are never what stops it. */
+#define GJKD_CAP_ROBOTS 64
+#define GJKD_CAP_OBSTACLES 100000
+#define GJKD_CAP_PARTS 1000000
+
 /* Limits, all enforced before any work starts. Reloadable with SIGHUP. */
 typedef struct gjkd_limits {
     uint64_t max_message_bytes;   /* request size; larger gets RESOURCE_EXHAUSTED; beyond twice
@@ -27,10 +35,12 @@ typedef struct gjkd_limits {
     uint32_t max_links_per_robot;
     uint32_t max_robots;
     uint32_t max_obstacles;
+    uint32_t max_parts;          /* parts in the scene, over every link and obstacle */
     uint32_t max_waypoints;      /* per trajectory query */
     uint32_t max_pairs_returned; /* per state / waypoint */
     uint32_t max_name_length;    /* bytes */
     uint32_t max_queued;         /* requests of one client waiting while every worker is busy */
+    uint32_t max_allowed_pairs;  /* allowed pairs of the scene (one SetAllowedPairs / document) */
 } gjkd_limits;
 
 typedef struct gjkd_config {

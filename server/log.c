@@ -63,17 +63,17 @@ void gjkd_log_write(gjkd_log_level level, const char *event, uint64_t request_id
     }
     if (format[0] != '\0' && n + 1 < sizeof line) {
         line[n++] = ' ';
+        char details[1024];
         va_list ap;
         va_start(ap, format);
-        k = vsnprintf(line + n, sizeof line - n, format, ap);
+        vsnprintf(details, sizeof details, format, ap);
         va_end(ap);
-        n += (size_t)(k > 0 ? k : 0);
+        /* Whatever the arguments hold, the line stays one line (see log.h). */
+        gjkd_copy_escaped(line + n, sizeof line - n - 1, details);
+        n += strlen(line + n);
     }
     if (n > sizeof line - 2)
-        n = sizeof line - 2; /* truncated: keep one line */
-    for (size_t i = 0; i < n; ++i)
-        if (line[i] == '\n' || line[i] == '\r')
-            line[i] = ' ';
+        n = sizeof line - 2;
     line[n++] = '\n';
     ssize_t written = write(STDERR_FILENO, line, n);
     (void)written; /* nowhere to report a failed log write */

@@ -51,7 +51,7 @@ static void reload_config(void *user, void *frontend)
     if (sink != NULL)
         fclose(sink);
     if (r != GJKD_CONFIG_OK) {
-        GJKD_LOG(GJKD_LOG_ERROR, "reload_failed", 0, "%s; keeping the current configuration", err);
+        GJKD_LOG(GJKD_LOG_ERROR, "reload_failed", 0, "kept=configuration message=%s", GJKD_Q(err));
         return;
     }
     d->config->log_level = fresh.log_level;
@@ -60,9 +60,10 @@ static void reload_config(void *user, void *frontend)
     gjkd_service_set_limits(d->service, &fresh.limits);
     if (d->auth != NULL) {
         if (gjkd_auth_reload(d->auth, fresh.curve_allow, err, sizeof err))
-            GJKD_LOG(GJKD_LOG_INFO, "allow_list_reloaded", 0, "allow=%s", fresh.curve_allow);
+            GJKD_LOG(GJKD_LOG_INFO, "allow_list_reloaded", 0, "allow=%s",
+                     GJKD_Q(fresh.curve_allow));
         else
-            GJKD_LOG(GJKD_LOG_ERROR, "reload_failed", 0, "%s; keeping the current allow-list", err);
+            GJKD_LOG(GJKD_LOG_ERROR, "reload_failed", 0, "kept=allow_list message=%s", GJKD_Q(err));
     }
     int64_t hard = (int64_t)(2 * fresh.limits.max_message_bytes);
     zmq_setsockopt(frontend, ZMQ_MAXMSGSIZE, &hard, sizeof hard);
@@ -132,19 +133,19 @@ int main(int argc, char **argv)
 
     if (config.state_dir[0] != '\0' &&
         (store = gjkd_store_open(config.state_dir, err, sizeof err)) == NULL) {
-        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(err));
         goto done;
     }
     gjkd_service_def def = {config.limits, config.query_threads, config.threads, store};
     if ((service = gjkd_service_create(&def, &error)) == NULL) {
-        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", error.message);
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(error.message));
         goto done;
     }
     /* Keys before scenes: a bad key file stops the start before anything is loaded. */
     zctx = zmq_ctx_new();
     if (curve && (auth = gjkd_auth_start(zctx, config.curve_secret_key, config.curve_allow, service,
                                          err, sizeof err)) == NULL) {
-        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(err));
         goto done;
     }
     bool loaded = false;
@@ -154,35 +155,38 @@ int main(int argc, char **argv)
         gjkd_store_load_result lr = gjkd_store_load(store, &data, &size, err, sizeof err);
         if (lr == GJKD_STORE_CORRUPT) {
             GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0,
-                     "%s; refusing to start with an empty scene (move the file away to start "
-                     "empty)",
-                     err);
+                     "message=%s refusing=\"to start with an empty scene (move the file away to "
+                     "start empty)\"",
+                     GJKD_Q(err));
             goto done;
         }
         if (lr == GJKD_STORE_LOADED) {
             bool ok = gjkd_service_load_scene(service, data, size, false, &error);
             free(data);
             if (!ok) {
-                GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "snapshot %s: %s",
-                         gjkd_store_path(store), error.message);
+                GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "snapshot=%s message=%s",
+                         GJKD_Q(gjkd_store_path(store)), GJKD_Q(error.message));
                 goto done;
             }
             loaded = true;
             GJKD_LOG(GJKD_LOG_INFO, "scene_loaded", 0, "path=%s revision=%llu",
-                     gjkd_store_path(store), (unsigned long long)gjkd_service_revision(service));
+                     GJKD_Q(gjkd_store_path(store)),
+                     (unsigned long long)gjkd_service_revision(service));
         }
     }
     if (config.scene_file[0] != '\0' && !loaded) {
         if (!gjkd_scene_file_load(service, config.scene_file, &error)) {
-            GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "--scene: %s", error.message);
+            GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "option=--scene message=%s",
+                     GJKD_Q(error.message));
             goto done;
         }
-        GJKD_LOG(GJKD_LOG_INFO, "scene_loaded", 0, "path=%s revision=%llu", config.scene_file,
-                 (unsigned long long)gjkd_service_revision(service));
+        GJKD_LOG(GJKD_LOG_INFO, "scene_loaded", 0, "path=%s revision=%llu",
+                 GJKD_Q(config.scene_file), (unsigned long long)gjkd_service_revision(service));
     }
     if (config.demo && !loaded) {
         if (!gjkd_demo_load(service, &error)) {
-            GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "--demo: %s", error.message);
+            GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "option=--demo message=%s",
+                     GJKD_Q(error.message));
             goto done;
         }
         GJKD_LOG(GJKD_LOG_INFO, "demo_loaded", 0, "revision=%llu",
@@ -192,7 +196,7 @@ int main(int argc, char **argv)
     stream = gjkd_stream_start_auth(zctx, config.pose_endpoint, config.monitor_endpoint, auth,
                                     service, err, sizeof err);
     if (stream == NULL && err[0] != '\0') {
-        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(err));
         goto done;
     }
     daemon_state state = {argc, argv, &config, service, auth};
@@ -210,7 +214,7 @@ int main(int argc, char **argv)
     tdef.on_reload = reload_config;
     tdef.user = &state;
     if (gjkd_transport_run(&tdef, err, sizeof err) != 0) {
-        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "%s", err);
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(err));
         goto done;
     }
     status = 0;

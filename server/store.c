@@ -19,6 +19,7 @@ struct gjkd_store {
     char *path;
     char *tmp_path;
     int lock_fd;
+    uint64_t not_durable; /* saves whose directory fsync failed after the rename */
 };
 
 uint32_t gjkd_crc32(const uint8_t *data, size_t size)
@@ -69,6 +70,65 @@ void gjkd_store_close(gjkd_store **store)
     *store = NULL;
 }
 
+/* The state directory rule (see store.h): the directory itself owned by the daemon's user and
+ * writable by nobody else; each directory above it owned by root or that user and writable by
+ * nobody else unless it has the sticky bit (like /tmp). */
+static bool check_directory(int dir_fd, const char *dir, char *err, size_t err_size)
+{
+    uid_t me = geteuid();
+    struct stat st;
+    if (fstat(dir_fd, &st) != 0) {
+        snprintf(err, err_size, "cannot stat state directory '%s': %s", dir, strerror(errno));
+        return false;
+    }
+    if (st.st_uid != me) {
+        snprintf(err, err_size,
+                 "unsafe state directory '%s': owned by uid %ld, not by this daemon's uid %ld", dir,
+                 (long)st.st_uid, (long)me);
+        return false;
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        snprintf(err, err_size,
+                 "unsafe state directory '%s': mode %04o lets other users write it (chmod "
+                 "go-w)",
+                 dir, (unsigned)(st.st_mode & 07777));
+        return false;
+    }
+    char *real = realpath(dir, NULL);
+    if (real == NULL) {
+        snprintf(err, err_size, "cannot resolve state directory '%s': %s", dir, strerror(errno));
+        return false;
+    }
+    bool ok = true;
+    for (char *slash = strrchr(real, '/'); ok && slash != NULL; slash = strrchr(real, '/')) {
+        if (slash == real)
+            slash[1] = '\0'; /* "/" itself, last */
+        else
+            *slash = '\0';
+        if (stat(real, &st) != 0) {
+            snprintf(err, err_size, "cannot stat '%s' (above the state directory): %s", real,
+                     strerror(errno));
+            ok = false;
+        } else if (st.st_uid != 0 && st.st_uid != me) {
+            snprintf(err, err_size,
+                     "unsafe state directory '%s': '%s' above it is owned by uid %ld (neither "
+                     "root nor this daemon's uid %ld)",
+                     dir, real, (long)st.st_uid, (long)me);
+            ok = false;
+        } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+            snprintf(err, err_size,
+                     "unsafe state directory '%s': '%s' above it has mode %04o (writable by "
+                     "other users without the sticky bit)",
+                     dir, real, (unsigned)(st.st_mode & 07777));
+            ok = false;
+        }
+        if (slash == real)
+            break;
+    }
+    free(real);
+    return ok;
+}
+
 gjkd_store *gjkd_store_open(const char *dir, char *err, size_t err_size)
 {
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
@@ -81,31 +141,41 @@ gjkd_store *gjkd_store_open(const char *dir, char *err, size_t err_size)
         return NULL;
     }
     s->lock_fd = -1;
+    int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) {
+        snprintf(err, err_size, "cannot open state directory '%s': %s", dir, strerror(errno));
+        gjkd_store_close(&s);
+        return NULL;
+    }
+    bool safe = check_directory(dir_fd, dir, err, err_size);
+    close(dir_fd);
+    if (!safe) {
+        gjkd_store_close(&s);
+        return NULL;
+    }
     s->dir = strdup(dir);
     s->path = join(dir, GJKD_STORE_FILE);
-    s->tmp_path = join(dir, GJKD_STORE_FILE ".tmp");
-    char *lock_path = join(dir, "gjkd.lock");
+    s->tmp_path = join(dir, GJKD_STORE_TMP);
+    char *lock_path = join(dir, GJKD_STORE_LOCK);
     if (s->dir == NULL || s->path == NULL || s->tmp_path == NULL || lock_path == NULL) {
         free(lock_path);
         gjkd_store_close(&s);
         snprintf(err, err_size, "out of memory");
         return NULL;
     }
-    s->lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    s->lock_fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    free(lock_path);
     if (s->lock_fd < 0) {
-        snprintf(err, err_size, "cannot open '%s': %s", lock_path, strerror(errno));
-        free(lock_path);
+        snprintf(err, err_size, "cannot open '%s/%s': %s", dir, GJKD_STORE_LOCK, strerror(errno));
         gjkd_store_close(&s);
         return NULL;
     }
     if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
         snprintf(err, err_size, "state directory '%s' is in use by another gjkd (%s)", dir,
                  strerror(errno));
-        free(lock_path);
         gjkd_store_close(&s);
         return NULL;
     }
-    free(lock_path);
     return s;
 }
 
@@ -119,16 +189,18 @@ gjkd_store_load_result gjkd_store_load(gjkd_store *store, uint8_t **data, size_t
 {
     *data = NULL;
     *size = 0;
-    int fd = open(store->path, O_RDONLY | O_CLOEXEC);
+    int fd = open(store->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
             return GJKD_STORE_EMPTY;
-        snprintf(err, err_size, "cannot open '%s': %s", store->path, strerror(errno));
+        snprintf(err, err_size, "cannot open '%s': %s", store->path,
+                 errno == ELOOP ? "it is a symbolic link" : strerror(errno));
         return GJKD_STORE_CORRUPT;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        snprintf(err, err_size, "cannot stat '%s': %s", store->path, strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, err_size, "cannot read '%s': %s", store->path,
+                 S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
         close(fd);
         return GJKD_STORE_CORRUPT;
     }
@@ -193,8 +265,8 @@ static bool write_all(int fd, const uint8_t *p, size_t n)
     return true;
 }
 
-bool gjkd_store_save(gjkd_store *store, const uint8_t *data, size_t size, char *err,
-                     size_t err_size)
+gjkd_store_save_result gjkd_store_save(gjkd_store *store, const uint8_t *data, size_t size,
+                                       char *err, size_t err_size)
 {
     uint8_t header[GJKD_STORE_HEADER_BYTES];
     memcpy(header, k_magic, sizeof k_magic);
@@ -202,10 +274,16 @@ bool gjkd_store_save(gjkd_store *store, const uint8_t *data, size_t size, char *
     put_le(header + 12, gjkd_crc32(data, size), 4);
     put_le(header + 16, size, 8);
 
-    int fd = open(store->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    /* A temp file left by a crash (or anything else of that name: unlink removes a symbolic
+     * link, never its target) goes first; then the file is created anew, never followed. */
+    if (unlink(store->tmp_path) != 0 && errno != ENOENT && errno != EISDIR) {
+        snprintf(err, err_size, "cannot remove a stale '%s': %s", store->tmp_path, strerror(errno));
+        return GJKD_STORE_FAILED;
+    }
+    int fd = open(store->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         snprintf(err, err_size, "cannot create '%s': %s", store->tmp_path, strerror(errno));
-        return false;
+        return GJKD_STORE_FAILED;
     }
     const char *step = NULL;
     if (!write_all(fd, header, sizeof header) || !write_all(fd, data, size))
@@ -225,17 +303,27 @@ bool gjkd_store_save(gjkd_store *store, const uint8_t *data, size_t size, char *
         snprintf(err, err_size, "cannot save scene (%s '%s'): %s", step, store->tmp_path,
                  strerror(saved));
         unlink(store->tmp_path);
-        return false;
+        return GJKD_STORE_FAILED;
     }
-    /* The rename is durable only once the directory entry is on disk. */
+    /* The new snapshot is in place: whatever reads the directory from now on (a restart
+     * included) sees it, so the change has happened and cannot be refused any more. Only its
+     * durability across a power loss hangs on the directory's fsync; a failure there is
+     * reported as such (the next save's fsync covers this rename too). */
     int dfd = open(store->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0 || fsync(dfd) != 0) {
-        snprintf(err, err_size, "cannot fsync state directory '%s': %s", store->dir,
-                 strerror(errno));
+        int e = errno;
         if (dfd >= 0)
             close(dfd);
-        return false;
+        store->not_durable++;
+        snprintf(err, err_size, "cannot fsync state directory '%s' after the rename: %s",
+                 store->dir, strerror(e));
+        return GJKD_STORE_SAVED_NOT_DURABLE;
     }
     close(dfd);
-    return true;
+    return GJKD_STORE_SAVED;
+}
+
+uint64_t gjkd_store_not_durable(const gjkd_store *store)
+{
+    return store->not_durable;
 }

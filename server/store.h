@@ -6,9 +6,15 @@
  *   bytes 12-15  CRC-32 (IEEE 802.3, as zlib) of the payload, little-endian
  *   bytes 16-23  payload length, little-endian uint64
  *   bytes 24-    payload
- * A save writes <dir>/scene.snap.tmp, fsyncs it, renames it over scene.snap and fsyncs the
+ * A save removes a stale <dir>/scene.snap.tmp, creates it anew (O_EXCL | O_NOFOLLOW: never
+ * through a planted symbolic link), fsyncs it, renames it over scene.snap and fsyncs the
  * directory, so after a crash the file is the old snapshot or the new one, never a mix. A
  * lock file (<dir>/gjkd.lock, flock) keeps a second daemon off the same directory.
+ *
+ * The directory must be safe (checked at open, like OpenSSH's StrictModes): owned by the
+ * daemon's effective user and not writable by group or others; every directory above it owned
+ * by root or that user and not writable by group or others unless it has the sticky bit (as
+ * /tmp). Another local user could otherwise plant files or links where the daemon writes.
  * The store knows nothing of the Scene's contents: it moves checked bytes. */
 #ifndef GJKD_STORE_H
 #define GJKD_STORE_H
@@ -18,12 +24,14 @@
 #include <stdint.h>
 
 #define GJKD_STORE_FILE "scene.snap"
+#define GJKD_STORE_TMP "scene.snap.tmp"
+#define GJKD_STORE_LOCK "gjkd.lock"
 #define GJKD_STORE_HEADER_BYTES 24
 
 typedef struct gjkd_store gjkd_store;
 
-/* Opens (creating it if missing, one level) and locks the state directory. NULL on failure
- * with a message in err. */
+/* Opens (creating it if missing, one level, mode 0700), checks (see the top) and locks the
+ * state directory. NULL on failure (an unsafe directory included) with a message in err. */
 gjkd_store *gjkd_store_open(const char *dir, char *err, size_t err_size);
 void gjkd_store_close(gjkd_store **store);
 
@@ -38,10 +46,20 @@ typedef enum gjkd_store_load_result {
 gjkd_store_load_result gjkd_store_load(gjkd_store *store, uint8_t **data, size_t *size, char *err,
                                        size_t err_size);
 
-/* Durably replaces the snapshot. false with a message on any I/O error (the old snapshot is
- * then still in place). */
-bool gjkd_store_save(gjkd_store *store, const uint8_t *data, size_t size, char *err,
-                     size_t err_size);
+typedef enum gjkd_store_save_result {
+    GJKD_STORE_SAVED = 0,
+    /* The new snapshot replaced the old one (the rename is done: a restart loads it) but the
+     * directory's fsync failed, so it may not survive a power loss; err says why. The change
+     * has happened: report it as applied, and the failure as what it is. */
+    GJKD_STORE_SAVED_NOT_DURABLE = 1,
+    GJKD_STORE_FAILED = -1, /* nothing replaced: the old snapshot is in place; err says why */
+} gjkd_store_save_result;
+
+/* Durably replaces the snapshot. */
+gjkd_store_save_result gjkd_store_save(gjkd_store *store, const uint8_t *data, size_t size,
+                                       char *err, size_t err_size);
+/* Saves that returned GJKD_STORE_SAVED_NOT_DURABLE since the store was opened. */
+uint64_t gjkd_store_not_durable(const gjkd_store *store);
 
 const char *gjkd_store_path(const gjkd_store *store);
 

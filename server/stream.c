@@ -48,8 +48,8 @@ static void *stream_main(void *arg)
                                                    &sequence, &error)) {
                 applied++;
             } else {
-                GJKD_LOG(GJKD_LOG_DEBUG, "pose_update_dropped", 0, "%s",
-                         single ? error.message : "multipart pose update");
+                GJKD_LOG(GJKD_LOG_DEBUG, "pose_update_dropped", 0, "message=%s",
+                         GJKD_Q(single ? error.message : "multipart pose update"));
                 while (zmq_msg_more(&m)) { /* drop the rest of a multipart message */
                     zmq_msg_close(&m);
                     zmq_msg_init(&m);

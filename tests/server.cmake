@@ -3,11 +3,15 @@
 if(TARGET gjkd_server)
   gjk_add_test(test_server_codec SOURCES test_server_codec.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   gjk_add_test(test_server_store SOURCES test_server_store.c LIBS gjkd_server LABELS unit TIMEOUT 60)
+  # fsync failures are injected: the store's fsync calls go to the test's __wrap_fsync.
+  target_link_options(test_server_store PRIVATE -Wl,--wrap=fsync)
   gjk_add_test(test_server_config SOURCES test_server_config.c LIBS gjkd_server LABELS unit TIMEOUT 30)
   gjk_add_test(test_server_dispatch SOURCES test_server_dispatch.c LIBS gjkd_server LABELS unit TIMEOUT 120)
   gjk_add_test(test_server_transport SOURCES test_server_transport.c LIBS gjkd_server LABELS e2e TIMEOUT 60)
   # CURVE key files, allow-list, exposure rule; ZAP refusals over loopback TCP.
   gjk_add_test(test_server_auth SOURCES test_server_auth.c LIBS gjkd_server LABELS unit TIMEOUT 60)
+  # Client text in log lines: quoted, escaped, one line (issue 22, finding 19).
+  gjk_add_test(test_server_log SOURCES test_server_log.c LIBS gjkd_server LABELS unit TIMEOUT 30)
   gjk_add_test(test_server_wire SOURCES test_server_wire.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   if(TARGET gjkd_client)
     gjk_add_test(test_client_wire SOURCES test_client_wire.c LIBS gjkd_server gjkd::client LABELS e2e

@@ -84,6 +84,8 @@ static void test_daemon_message_quotes_raw_name(void **state)
     def.limits.max_waypoints = 4;
     def.limits.max_pairs_returned = 4;
     def.limits.max_name_length = 64;
+    def.limits.max_allowed_pairs = 64;
+    def.limits.max_parts = 1024;
     def.query_threads = 1;
     def.worker_threads = 1;
     gjkd_error error;

@@ -346,6 +346,92 @@ static void test_bad_bytes(void **state)
     free(after);
 }
 
+/* Packs req and turns the byte `marker` of the first occurrence of `text` into `byte` (a NUL:
+ * protobuf-c packs strings by strlen, so this is how a client gets "box_a\0attacker" onto the
+ * wire). */
+static Gjkd__V1__Response *call_patched(gjkd_service *svc, const Gjkd__V1__Request *req,
+                                        const char *text, char marker, uint8_t byte)
+{
+    size_t n = gjkd__v1__request__get_packed_size(req);
+    uint8_t *buf = malloc(n);
+    gjkd__v1__request__pack(req, buf);
+    size_t len = strlen(text);
+    uint8_t *at = NULL;
+    for (size_t i = 0; at == NULL && i + len <= n; ++i)
+        if (memcmp(buf + i, text, len) == 0)
+            at = buf + i;
+    assert_non_null(at);
+    uint8_t *m = memchr(at, marker, len);
+    assert_non_null(m);
+    *m = byte;
+    uint8_t *reply;
+    size_t reply_size;
+    gjkd_service_handle(svc, buf, n, &reply, &reply_size);
+    free(buf);
+    Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, reply_size, reply);
+    free(reply);
+    assert_non_null(r);
+    return r;
+}
+
+static void expect_field_refused(Gjkd__V1__Response *r, const char *field)
+{
+    assert_code(r->status->code, GJKD_CODE(INVALID_ARGUMENT));
+    if (strstr(r->status->message, field) == NULL) {
+        print_error("message '%s' does not name '%s'\n", r->status->message, field);
+        fail();
+    }
+    gjkd__v1__response__free_unpacked(r, NULL);
+}
+
+/* Issue 22, finding 17: protobuf-c hands proto3 strings over NUL-terminated, so a name holding
+ * a NUL byte was seen cut at it: "box_a\0attacker" replaced box_a and "box_a\0x" removed it.
+ * A string with a NUL byte (at any depth: link names, pair refs, pose updates) is refused
+ * naming the field, and so is a name holding a C1 control (U+0085 passed the C0 check). */
+static void test_names_cut_at_nul(void **state)
+{
+    fixture *f = *state;
+    gjkd_arena a = {0};
+    assert_code(t_call_code(f->svc, t_put_obstacle(&a, t_obstacle(&a, "box_a", 0.1, 1.0))),
+                GJKD_CODE(OK));
+    size_t n0, n1;
+    char *before = t_scene_fingerprint(f->svc, &n0);
+
+    expect_field_refused(call_patched(f->svc,
+                                      t_put_obstacle(&a, t_obstacle(&a, "box_a#attacker", 0.3, 5)),
+                                      "box_a#attacker", '#', 0),
+                         "put_obstacle.obstacle.name");
+    Gjkd__V1__RemoveObstacleRequest rm = GJKD__V1__REMOVE_OBSTACLE_REQUEST__INIT;
+    rm.name = "box_a#x";
+    Gjkd__V1__Request *req = t_request(&a, 8);
+    req->body_case = GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE;
+    req->remove_obstacle = &rm;
+    expect_field_refused(call_patched(f->svc, req, "box_a#x", '#', 0), "remove_obstacle.name");
+    Gjkd__V1__Robot *robot = t_robot(&a, "arm_nul", 3);
+    robot->links[2]->name = "l2#evil";
+    expect_field_refused(call_patched(f->svc, t_put_robot(&a, robot), "l2#evil", '#', 0),
+                         "put_robot.robot.links[2].name");
+    /* Not valid UTF-8 (a bare continuation byte): refused by the name check. */
+    expect_field_refused(call_patched(f->svc, t_put_obstacle(&a, t_obstacle(&a, "box_b#", 0.3, 5)),
+                                      "box_b#", '#', 0x80),
+                         "obstacle.name");
+
+    char *after = t_scene_fingerprint(f->svc, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(before, after, n0);
+    free(after);
+    free(before);
+
+    /* A C1 control (U+0085 NEXT LINE) is a control character too. */
+    expect_refused(f, t_put_obstacle(&a, t_obstacle(&a, "box_\xc2\x85nel", 0.1, 2.0)),
+                   GJKD_CODE(INVALID_ARGUMENT));
+    /* Spaces, quotes, '=' and U+2028 are ordinary text in a name. */
+    assert_code(
+        t_call_code(f->svc, t_put_obstacle(&a, t_obstacle(&a, "a \"b\"=c\xe2\x80\xa8", 0.1, 3.0))),
+        GJKD_CODE(OK));
+    gjkd_arena_free(&a);
+}
+
 static void test_limits_on_counts(void **state)
 {
     fixture *f = *state;
@@ -528,6 +614,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_poses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bytes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_names_cut_at_nul, setup, teardown),
         cmocka_unit_test_setup_teardown(test_limits_on_counts, setup, teardown),
         cmocka_unit_test(test_pose_normalisation),
         cmocka_unit_test(test_options_convention),

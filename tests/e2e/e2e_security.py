@@ -376,7 +376,7 @@ def group_config():
         with open(bad, "w") as f:
             f.write('{"format": "gjkd-scene/1", "robots": [ {"name": 3} ]}')
         start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene", bad],
-                    "--scene: %s" % bad, 1)
+                    'option=--scene message="%s' % bad, 1)
         start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene",
                      os.path.join(tmp, "missing.json")], "missing.json", 1)
         with open(bad, "w") as f:
@@ -384,6 +384,17 @@ def group_config():
         start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--scene", bad],
                     "bad.json", 1)
         start_fails(["--scene", demo("scene.json"), "--demo"], "--demo and --scene", 2)
+
+        # Issue 22, finding 18: a state directory other users can write is refused at start
+        # (another user could plant scene.snap.tmp as a link to a file gjkd then overwrote).
+        unsafe = os.path.join(tmp, "unsafe-state")
+        os.mkdir(unsafe)
+        os.chmod(unsafe, 0o777)
+        start_fails(["--endpoint", "tcp://127.0.0.1:%d" % free_port(), "--state-dir", unsafe],
+                    "unsafe state directory", 1)
+        os.chmod(unsafe, 0o700)
+        d = e2e.Daemon(state_dir=unsafe)
+        check(d.stop() == 0, "exit status with the state directory made safe")
 
 
 GROUPS = {"curve": group_curve, "curve_refusals": group_curve_refusals, "config": group_config}
