@@ -1,0 +1,136 @@
+/* world_gradient.c — d(distance)/dq of a reported pair and whether its witness is unique
+ * (gjk/world.h, Gradients).
+ *
+ * Uniqueness. The witness pairs of a convex pair are (F_A x F_B) restricted to the pairs at
+ * the minimum, F_A the face of A supporting +n and F_B that of B supporting -n. They are
+ * unique when one of the two faces is a point, or when both are segments that are not
+ * parallel (they cross in one point of the projection along n). Every other combination
+ * (parallel segments, segment-polygon, polygon-polygon) may hold a set of witness pairs, and
+ * there the distance is in general not differentiable: the pair is flagged. A face is taken
+ * as the points of the shape within GJK_WORLD_FEATURE_TOLERANCE of its supporting plane, per
+ * shape kind in closed form (a polytope: a scan of its vertices). A margin rounds edges and
+ * vertices but keeps flat faces flat, so it changes no dimension. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "world_query.h"
+
+/* The supporting face of a shape in local unit direction d: its dimension (0, 1, >= 2) and,
+ * for a segment, its direction (local, not normalised; length = the segment's length). */
+typedef struct wfeature {
+    int dim;
+    gjk_vec3 edge;
+} wfeature;
+
+static wfeature feature_polytope(const gjk_polytope *p, gjk_vec3 d, double tol)
+{
+    wfeature f = {0, {0, 0, 0}};
+    double h = -HUGE_VAL;
+    int32_t top = 0;
+    for (int32_t i = 0; i < p->count; ++i) {
+        double s = p->x[i] * d.x + p->y[i] * d.y + p->z[i] * d.z;
+        if (s > h) {
+            h = s;
+            top = i;
+        }
+    }
+    /* The support set: the vertices within tol of the plane. Its farthest vertex from `top`
+     * gives the segment; anything off that line by more than tol makes it a polygon. */
+    gjk_vec3 v0 = gjk_v3(p->x[top], p->y[top], p->z[top]);
+    gjk_vec3 far = v0;
+    double far_sq = 0.0;
+    for (int32_t i = 0; i < p->count; ++i) {
+        if (p->x[i] * d.x + p->y[i] * d.y + p->z[i] * d.z < h - tol)
+            continue;
+        gjk_vec3 v = gjk_v3(p->x[i], p->y[i], p->z[i]);
+        double l = gjk_length_sq(gjk_sub(v, v0));
+        if (l > far_sq) {
+            far_sq = l;
+            far = v;
+        }
+    }
+    if (far_sq <= tol * tol)
+        return f;
+    gjk_vec3 e = gjk_sub(far, v0);
+    double len = sqrt(far_sq);
+    f.dim = 1;
+    f.edge = e;
+    for (int32_t i = 0; i < p->count; ++i) {
+        if (p->x[i] * d.x + p->y[i] * d.y + p->z[i] * d.z < h - tol)
+            continue;
+        gjk_vec3 v = gjk_sub(gjk_v3(p->x[i], p->y[i], p->z[i]), v0);
+        if (gjk_length(gjk_cross(v, e)) > tol * len) { /* off the line by more than tol */
+            f.dim = 2;
+            return f;
+        }
+    }
+    return f;
+}
+
+static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol)
+{
+    wfeature f = {0, {0, 0, 0}};
+    double dxy = sqrt(d.x * d.x + d.y * d.y);
+    switch (s->kind) {
+    case GJK_SHAPE_CAPSULE:
+        if (s->half_height > 0.0 && 2.0 * s->half_height * fabs(d.z) <= tol) {
+            f.dim = 1;
+            f.edge = gjk_v3(0, 0, 2.0 * s->half_height);
+        }
+        return f;
+    case GJK_SHAPE_BOX: {
+        double h[3] = {s->half_extents.x, s->half_extents.y, s->half_extents.z};
+        double c[3] = {d.x, d.y, d.z};
+        for (int i = 0; i < 3; ++i)
+            if (h[i] > 0.0 && 2.0 * h[i] * fabs(c[i]) <= tol) {
+                ++f.dim;
+                f.edge = gjk_v3(i == 0 ? 2.0 * h[0] : 0, i == 1 ? 2.0 * h[1] : 0,
+                                i == 2 ? 2.0 * h[2] : 0);
+            }
+        return f;
+    }
+    case GJK_SHAPE_CYLINDER:
+        if (s->radius > 0.0 && 2.0 * s->radius * dxy <= tol)
+            f.dim = 2; /* a cap */
+        else if (s->half_height > 0.0 && 2.0 * s->half_height * fabs(d.z) <= tol) {
+            f.dim = 1; /* a line of the side */
+            f.edge = gjk_v3(0, 0, 2.0 * s->half_height);
+        }
+        return f;
+    case GJK_SHAPE_CONE: {
+        double h = s->half_height, r = s->radius;
+        if (d.z < 0.0 && r > 0.0 && 2.0 * r * dxy <= tol)
+            f.dim = 2; /* the base */
+        else if (dxy > 0.0 && fabs((-h * d.z + r * dxy) - h * d.z) <= tol && (r > 0 || h > 0)) {
+            /* the apex and the rim point towards d support equally: the slant line */
+            f.dim = 1;
+            f.edge = gjk_v3(r * d.x / dxy, r * d.y / dxy, -2.0 * h);
+        }
+        return f;
+    }
+    case GJK_SHAPE_POLYTOPE:
+        return feature_polytope(s->polytope, d, tol);
+    default: /* point, sphere */
+        return f;
+    }
+}
+
+bool gjk_wq_witness_unique(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
+                           gjk_transform pose_b, gjk_vec3 n)
+{
+    double tol = GJK_WORLD_FEATURE_TOLERANCE;
+    wfeature fa = shape_feature(a, gjk_quat_inv_rotate(pose_a.q, n), tol);
+    if (fa.dim == 0)
+        return true;
+    wfeature fb = shape_feature(b, gjk_quat_inv_rotate(pose_b.q, gjk_neg(n)), tol);
+    if (fb.dim == 0)
+        return true;
+    if (fa.dim == 1 && fb.dim == 1) {
+        gjk_vec3 ea = gjk_quat_rotate(pose_a.q, fa.edge), eb = gjk_quat_rotate(pose_b.q, fb.edge);
+        double la = gjk_length(ea), lb = gjk_length(eb);
+        /* |sin(angle)| * the shorter length: how far the segments' directions differ over
+         * their extent */
+        double spread = gjk_length(gjk_cross(ea, eb)) / (la * lb) * fmin(la, lb);
+        return spread > tol;
+    }
+    return false;
+}
