@@ -41,8 +41,8 @@ typedef struct wrobot {
     gjk_kinematics *kin;
     gjk_kinematics_state *kstate; /* FK of the current q and base (gradients of state queries) */
     int32_t dof_count;
-    double *q;           /* dof_count current values */
-    double *dof_lower;   /* dof_count limits, tolerance included (as gjk_kinematics_forward) */
+    double *q;         /* dof_count current values */
+    double *dof_lower; /* dof_count limits, tolerance included (as gjk_kinematics_forward) */
     double *dof_upper;
     gjk_transform base;
 } wrobot;

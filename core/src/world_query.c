@@ -759,16 +759,15 @@ static void waypoint_gradients(qworker *wk, qwp *out, int32_t keep)
             const gjk_kinematics_state *st = kin_state(wk, h->ra);
             gjk_kinematics_accumulate_gradient(h->ra->kin, st, h->la, h->r.point_a, n, -1.0, ga);
             if (h->rb == h->ra) /* self pair: both chains in one vector */
-                gjk_kinematics_accumulate_gradient(h->ra->kin, st, h->lb, h->r.point_b, n, 1.0,
-                                                   ga);
+                gjk_kinematics_accumulate_gradient(h->ra->kin, st, h->lb, h->r.point_b, n, 1.0, ga);
         }
         if (h->grad_b_count > 0)
             gjk_kinematics_accumulate_gradient(h->rb->kin, kin_state(wk, h->rb), h->lb,
                                                h->r.point_b, n, 1.0, gb);
         const wpart *pa = &h->ra->links[h->la].parts[h->pa], *pb = hit_part_b(h);
-        h->subgradient = !gjk_wq_witness_unique(&pa->shape, gjk_transform_mul(h->frame_a, pa->pose),
-                                                &pb->shape, gjk_transform_mul(h->frame_b, pb->pose),
-                                                n);
+        h->subgradient =
+            !gjk_wq_witness_unique(&pa->shape, gjk_transform_mul(h->frame_a, pa->pose), &pb->shape,
+                                   gjk_transform_mul(h->frame_b, pb->pose), n);
     }
 }
 
@@ -961,7 +960,8 @@ static void run_blocks(qworker *wk)
                     return;
                 }
                 memcpy(job->fk_poses + (size_t)w * (size_t)r->link_count,
-                       gjk_kinematics_link_poses(st), (size_t)r->link_count * sizeof(gjk_transform));
+                       gjk_kinematics_link_poses(st),
+                       (size_t)r->link_count * sizeof(gjk_transform));
             }
         }
         if (job->traj_poses) {
@@ -1260,8 +1260,8 @@ gjk_status gjk_world_query_trajectory(const gjk_world *world,
         s = joint_trajectory_check(r, t);
         if (s != GJK_WORLD_OK)
             return s;
-        job.fk_poses = malloc((size_t)t->waypoint_count * (size_t)r->link_count *
-                              sizeof *job.fk_poses);
+        job.fk_poses =
+            malloc((size_t)t->waypoint_count * (size_t)r->link_count * sizeof *job.fk_poses);
         if (!job.fk_poses)
             return GJK_STATUS_OUT_OF_MEMORY;
         job.traj_q = t->joint_positions;

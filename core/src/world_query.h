@@ -75,11 +75,11 @@ typedef struct qjob {
     int32_t active_count;
     const wrobot **active;
     const gjk_transform *traj_poses; /* trajectory: waypoint-major poses of active[0] */
-    const double *traj_q;  /* joint-space trajectory: waypoint-major DOF values of active[0];
-                              each block writes its waypoints' FK into fk_poses (= traj_poses)
-                              before it reads them */
+    const double *traj_q; /* joint-space trajectory: waypoint-major DOF values of active[0];
+                             each block writes its waypoints' FK into fk_poses (= traj_poses)
+                             before it reads them */
     gjk_transform *fk_poses;
-    gjk_transform base;    /* the base pose of a joint-space trajectory */
+    gjk_transform base; /* the base pose of a joint-space trajectory */
     bool gradients;
     int32_t passive_count;
     qrobot *passive; /* other robots, placed once at their current poses */

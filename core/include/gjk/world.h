@@ -189,14 +189,14 @@ typedef struct gjk_robot_def {
     const gjk_transform *link_poses; /* optional initial link poses (world), link_count of
                                         them; NULL = identity. Must be NULL with joints. */
     /* Kinematics (see Robots with joints below). joint_count 0: a link-pose robot. */
-    const gjk_joint_def *joints;         /* joint_count joints over the links (link indices) */
-    int32_t joint_count;                 /* 0, or link_count - 1 (a tree) */
-    const gjk_transform *base_pose;      /* with joints: the root link's world pose; NULL =
-                                            identity */
-    const double *initial_positions;     /* with joints: DOF values (DOF order); NULL = zero
-                                            clamped into each DOF's limits */
-    gjk_kinematics_error *joint_error;   /* optional output: why the joints were refused
-                                            (code GJK_KIN_OK when they were not) */
+    const gjk_joint_def *joints;       /* joint_count joints over the links (link indices) */
+    int32_t joint_count;               /* 0, or link_count - 1 (a tree) */
+    const gjk_transform *base_pose;    /* with joints: the root link's world pose; NULL =
+                                          identity */
+    const double *initial_positions;   /* with joints: DOF values (DOF order); NULL = zero
+                                          clamped into each DOF's limits */
+    gjk_kinematics_error *joint_error; /* optional output: why the joints were refused
+                                          (code GJK_KIN_OK when they were not) */
 } gjk_robot_def;
 
 typedef struct gjk_obstacle_def {
@@ -531,21 +531,21 @@ typedef struct gjk_world_trajectory {
                                         link l at waypoint w is link_poses[w * link_count + l].
                                         A link-pose robot only. */
     /* A robot with joints gives joint vectors instead of link poses (link_poses NULL): */
-    int32_t dof_count;               /* must equal the robot's DOF count */
-    const double *joint_positions;   /* waypoint_count * dof_count DOF values, waypoint-major
-                                        (DOF order); every waypoint at the robot's current base
-                                        pose. Link poses follow by forward kinematics per
-                                        waypoint inside the query (no allocation per waypoint):
-                                        the answer is bit for bit the one for the link poses
-                                        that gjk_kinematics_forward gives. Out-of-limit values
-                                        are refused (INVALID_INPUT) with bad_waypoint and
-                                        bad_joint set. */
-    int32_t *bad_waypoint;           /* optional outputs on such a refusal (else -1): the */
-    int32_t *bad_joint;              /* first waypoint and its joint (def index) refused */
-    const char *name;                /* NULL or "": no named cache. Otherwise each
-                                        (pair, waypoint) warm-starts from the same waypoint of
-                                        the previous query with this name, and this query's
-                                        caches replace that entry. */
+    int32_t dof_count;             /* must equal the robot's DOF count */
+    const double *joint_positions; /* waypoint_count * dof_count DOF values, waypoint-major
+                                      (DOF order); every waypoint at the robot's current base
+                                      pose. Link poses follow by forward kinematics per
+                                      waypoint inside the query (no allocation per waypoint):
+                                      the answer is bit for bit the one for the link poses
+                                      that gjk_kinematics_forward gives. Out-of-limit values
+                                      are refused (INVALID_INPUT) with bad_waypoint and
+                                      bad_joint set. */
+    int32_t *bad_waypoint;         /* optional outputs on such a refusal (else -1): the */
+    int32_t *bad_joint;            /* first waypoint and its joint (def index) refused */
+    const char *name;              /* NULL or "": no named cache. Otherwise each
+                                      (pair, waypoint) warm-starts from the same waypoint of
+                                      the previous query with this name, and this query's
+                                      caches replace that entry. */
 } gjk_world_trajectory;
 
 /* Trajectory query: the state query at every waypoint (pairs involving the trajectory's robot:
