@@ -21,27 +21,28 @@ typedef struct wfeature {
     gjk_vec3 edge;
 } wfeature;
 
-static wfeature feature_polytope(const gjk_polytope *p, gjk_vec3 d, double tol)
+/* The face of a polytope near its supporting plane in direction d: the vertices within tol of
+ * max d.v. With adjacency it is found from `hint` (a vertex index, e.g. of GJK's last simplex)
+ * by ascent to the maximum and a search of the neighbours within tol: for a convex polytope
+ * and a linear function every vertex has a neighbour at least as high unless it is a maximum,
+ * so the vertices above any level form a connected subgraph and the search finds them all.
+ * Without adjacency, or when the face has more than FACE_MAX vertices, the vertices are
+ * scanned. */
+#define FACE_MAX 64
+
+static double vdot(const gjk_polytope *p, int32_t i, gjk_vec3 d)
+{
+    return p->x[i] * d.x + p->y[i] * d.y + p->z[i] * d.z;
+}
+
+static wfeature face_dimension(const gjk_polytope *p, const int32_t *set, int32_t n, double tol)
 {
     wfeature f = {0, {0, 0, 0}};
-    double h = -HUGE_VAL;
-    int32_t top = 0;
-    for (int32_t i = 0; i < p->count; ++i) {
-        double s = p->x[i] * d.x + p->y[i] * d.y + p->z[i] * d.z;
-        if (s > h) {
-            h = s;
-            top = i;
-        }
-    }
-    /* The support set: the vertices within tol of the plane. Its farthest vertex from `top`
-     * gives the segment; anything off that line by more than tol makes it a polygon. */
-    gjk_vec3 v0 = gjk_v3(p->x[top], p->y[top], p->z[top]);
+    gjk_vec3 v0 = gjk_v3(p->x[set[0]], p->y[set[0]], p->z[set[0]]);
     gjk_vec3 far = v0;
     double far_sq = 0.0;
-    for (int32_t i = 0; i < p->count; ++i) {
-        if (p->x[i] * d.x + p->y[i] * d.y + p->z[i] * d.z < h - tol)
-            continue;
-        gjk_vec3 v = gjk_v3(p->x[i], p->y[i], p->z[i]);
+    for (int32_t k = 1; k < n; ++k) {
+        gjk_vec3 v = gjk_v3(p->x[set[k]], p->y[set[k]], p->z[set[k]]);
         double l = gjk_length_sq(gjk_sub(v, v0));
         if (l > far_sq) {
             far_sq = l;
@@ -54,10 +55,8 @@ static wfeature feature_polytope(const gjk_polytope *p, gjk_vec3 d, double tol)
     double len = sqrt(far_sq);
     f.dim = 1;
     f.edge = e;
-    for (int32_t i = 0; i < p->count; ++i) {
-        if (p->x[i] * d.x + p->y[i] * d.y + p->z[i] * d.z < h - tol)
-            continue;
-        gjk_vec3 v = gjk_sub(gjk_v3(p->x[i], p->y[i], p->z[i]), v0);
+    for (int32_t k = 1; k < n; ++k) {
+        gjk_vec3 v = gjk_sub(gjk_v3(p->x[set[k]], p->y[set[k]], p->z[set[k]]), v0);
         if (gjk_length(gjk_cross(v, e)) > tol * len) { /* off the line by more than tol */
             f.dim = 2;
             return f;
@@ -66,7 +65,89 @@ static wfeature feature_polytope(const gjk_polytope *p, gjk_vec3 d, double tol)
     return f;
 }
 
-static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol)
+static wfeature feature_scan(const gjk_polytope *p, gjk_vec3 d, double tol)
+{
+    wfeature f = {0, {0, 0, 0}};
+    double h = -HUGE_VAL;
+    int32_t top = 0;
+    for (int32_t i = 0; i < p->count; ++i) {
+        double s = vdot(p, i, d);
+        if (s > h) {
+            h = s;
+            top = i;
+        }
+    }
+    gjk_vec3 v0 = gjk_v3(p->x[top], p->y[top], p->z[top]);
+    int32_t set[2] = {top, top};
+    double far_sq = 0.0;
+    for (int32_t i = 0; i < p->count; ++i) { /* the farthest face vertex from top */
+        if (vdot(p, i, d) < h - tol)
+            continue;
+        double l = gjk_length_sq(gjk_sub(gjk_v3(p->x[i], p->y[i], p->z[i]), v0));
+        if (l > far_sq) {
+            far_sq = l;
+            set[1] = i;
+        }
+    }
+    f = face_dimension(p, set, 2, tol);
+    if (f.dim == 0)
+        return f;
+    for (int32_t i = 0; i < p->count; ++i) {
+        if (vdot(p, i, d) < h - tol)
+            continue;
+        gjk_vec3 v = gjk_sub(gjk_v3(p->x[i], p->y[i], p->z[i]), v0);
+        if (gjk_length(gjk_cross(v, f.edge)) > tol * gjk_length(f.edge)) {
+            f.dim = 2;
+            return f;
+        }
+    }
+    return f;
+}
+
+static wfeature feature_polytope(const gjk_polytope *p, gjk_vec3 d, double tol, uint32_t hint)
+{
+    if (!p->adj_start || !p->adj)
+        return feature_scan(p, d, tol);
+    int32_t v = hint < (uint32_t)p->count ? (int32_t)hint : 0;
+    double h = vdot(p, v, d);
+    for (int32_t steps = 0; steps <= p->count; ++steps) { /* steepest ascent */
+        int32_t best = v;
+        double hb = h;
+        for (int32_t k = p->adj_start[v]; k < p->adj_start[v + 1]; ++k) {
+            double s = vdot(p, p->adj[k], d);
+            if (s > hb) {
+                hb = s;
+                best = p->adj[k];
+            }
+        }
+        if (best == v)
+            break;
+        v = best;
+        h = hb;
+    }
+    int32_t set[FACE_MAX];
+    int32_t n = 1;
+    set[0] = v;
+    for (int32_t i = 0; i < n; ++i) { /* breadth-first over the face's vertices */
+        int32_t u = set[i];
+        for (int32_t k = p->adj_start[u]; k < p->adj_start[u + 1]; ++k) {
+            int32_t x = p->adj[k];
+            if (vdot(p, x, d) < h - tol)
+                continue;
+            bool seen = false;
+            for (int32_t j = 0; j < n && !seen; ++j)
+                seen = set[j] == x;
+            if (seen)
+                continue;
+            if (n == FACE_MAX)
+                return feature_scan(p, d, tol);
+            set[n++] = x;
+        }
+    }
+    return face_dimension(p, set, n, tol);
+}
+
+static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol, uint32_t hint)
 {
     wfeature f = {0, {0, 0, 0}};
     double dxy = sqrt(d.x * d.x + d.y * d.y);
@@ -108,20 +189,20 @@ static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol)
         return f;
     }
     case GJK_SHAPE_POLYTOPE:
-        return feature_polytope(s->polytope, d, tol);
+        return feature_polytope(s->polytope, d, tol, hint);
     default: /* point, sphere */
         return f;
     }
 }
 
-bool gjk_wq_witness_unique(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
-                           gjk_transform pose_b, gjk_vec3 n)
+bool gjk_wq_witness_unique(const gjk_shape *a, gjk_transform pose_a, uint32_t hint_a,
+                           const gjk_shape *b, gjk_transform pose_b, uint32_t hint_b, gjk_vec3 n)
 {
     double tol = GJK_WORLD_FEATURE_TOLERANCE;
-    wfeature fa = shape_feature(a, gjk_quat_inv_rotate(pose_a.q, n), tol);
+    wfeature fa = shape_feature(a, gjk_quat_inv_rotate(pose_a.q, n), tol, hint_a);
     if (fa.dim == 0)
         return true;
-    wfeature fb = shape_feature(b, gjk_quat_inv_rotate(pose_b.q, gjk_neg(n)), tol);
+    wfeature fb = shape_feature(b, gjk_quat_inv_rotate(pose_b.q, gjk_neg(n)), tol, hint_b);
     if (fb.dim == 0)
         return true;
     if (fa.dim == 1 && fb.dim == 1) {

@@ -68,6 +68,8 @@ typedef struct qworker {
     /* joint-space trajectory: the FK state of each waypoint of the block (gradients) */
     gjk_kinematics_state *kst[GJK_WORLD_BLOCK_WAYPOINTS];
     int32_t block_start;
+    double *grads; /* options.gradients: the waypoint's gradients before they are kept */
+    int32_t grad_count, grad_capacity;
     /* Obstacle candidates of each active link part for the current block: one tree query per
      * link part and block (its box swept over the block) instead of one per waypoint. */
     int32_t *part_base;  /* first slot of active robot i */
@@ -487,6 +489,8 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     h->status = status;
     h->collision = collision;
     h->part_pairs = 1;
+    h->feature_a = cache.count > 0 ? cache.index_a[0] : GJK_CACHE_NO_INDEX;
+    h->feature_b = cache.count > 0 ? cache.index_b[0] : GJK_CACHE_NO_INDEX;
     if (job->mode == GJK_WORLD_MODE_CLOSEST)
         wk->best = fmin(wk->best, distance);
     if (first)
@@ -723,9 +727,10 @@ static const wpart *hit_part_b(const qhit *h)
     return h->ob ? &h->ob->body.parts[h->pb] : &h->rb->links[h->lb].parts[h->pb];
 }
 
-/* d(distance)/dq of the waypoint's first `keep` hits (gjk/world.h, Gradients) into one
- * allocation, out->grads; the hits get their offsets and subgradient flags. */
-static void waypoint_gradients(qworker *wk, qwp *out, int32_t keep)
+/* d(distance)/dq of the waypoint's first `keep` hits (gjk/world.h, Gradients) into the
+ * worker's buffer (wk->grads, grad_count values); the hits get their offsets and subgradient
+ * flags. */
+static void waypoint_gradients(qworker *wk, int32_t keep)
 {
     int64_t total = 0;
     for (int32_t i = 0; i < keep; ++i) {
@@ -738,13 +743,16 @@ static void waypoint_gradients(qworker *wk, qwp *out, int32_t keep)
         total += h->grad_b_count;
         h->subgradient = false;
     }
+    wk->grad_count = 0;
     if (total == 0)
         return;
-    if (total > INT32_MAX || !(out->grads = calloc((size_t)total, sizeof *out->grads))) {
+    if (total > INT32_MAX ||
+        !grow((void **)&wk->grads, &wk->grad_capacity, (int32_t)total, sizeof *wk->grads)) {
         wk->failed = true;
         return;
     }
-    out->grad_count = (int32_t)total;
+    memset(wk->grads, 0, (size_t)total * sizeof *wk->grads);
+    wk->grad_count = (int32_t)total;
     for (int32_t i = 0; i < keep; ++i) {
         qhit *h = &wk->hits[i];
         if (h->grad_a_count + h->grad_b_count == 0)
@@ -754,7 +762,7 @@ static void waypoint_gradients(qworker *wk, qwp *out, int32_t keep)
             h->subgradient = true;
             continue;
         }
-        double *ga = out->grads + h->grad_a, *gb = out->grads + h->grad_b;
+        double *ga = wk->grads + h->grad_a, *gb = wk->grads + h->grad_b;
         if (h->ra->kin) {
             const gjk_kinematics_state *st = kin_state(wk, h->ra);
             gjk_kinematics_accumulate_gradient(h->ra->kin, st, h->la, h->r.point_a, n, -1.0, ga);
@@ -765,9 +773,9 @@ static void waypoint_gradients(qworker *wk, qwp *out, int32_t keep)
             gjk_kinematics_accumulate_gradient(h->rb->kin, kin_state(wk, h->rb), h->lb,
                                                h->r.point_b, n, 1.0, gb);
         const wpart *pa = &h->ra->links[h->la].parts[h->pa], *pb = hit_part_b(h);
-        h->subgradient =
-            !gjk_wq_witness_unique(&pa->shape, gjk_transform_mul(h->frame_a, pa->pose), &pb->shape,
-                                   gjk_transform_mul(h->frame_b, pb->pose), n);
+        h->subgradient = !gjk_wq_witness_unique(
+            &pa->shape, gjk_transform_mul(h->frame_a, pa->pose), h->feature_a, &pb->shape,
+            gjk_transform_mul(h->frame_b, pb->pose), h->feature_b, n);
     }
 }
 
@@ -818,19 +826,26 @@ static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double b
         keep = job->max_pairs;
         out->truncated = true;
     }
+    wk->grad_count = 0;
     if (job->gradients && keep > 0) {
-        waypoint_gradients(wk, out, keep);
+        waypoint_gradients(wk, keep);
         if (wk->failed)
             return;
     }
-    if (keep > 0) {
-        out->hits = malloc((size_t)keep * sizeof *out->hits);
+    if (keep > 0) { /* the hits and their gradients in one allocation (qhit is 8-aligned) */
+        size_t hit_bytes = (size_t)keep * sizeof *out->hits;
+        out->hits = malloc(hit_bytes + (size_t)wk->grad_count * sizeof(double));
         if (!out->hits) {
             wk->failed = true;
             return;
         }
-        memcpy(out->hits, wk->hits, (size_t)keep * sizeof *out->hits);
+        memcpy(out->hits, wk->hits, hit_bytes);
         out->count = keep;
+        if (wk->grad_count > 0) {
+            out->grads = (double *)(void *)((unsigned char *)out->hits + hit_bytes);
+            memcpy(out->grads, wk->grads, (size_t)wk->grad_count * sizeof(double));
+            out->grad_count = wk->grad_count;
+        }
     }
     if (job->record_named && wk->named_count > 0) {
         if (wk->named_count > 1)
@@ -1051,6 +1066,7 @@ static void worker_free(qworker *wk)
     free(wk->cand);
     free(wk->hits);
     free(wk->body_slots);
+    free(wk->grads);
     free(wk->named);
     free(wk->map.slots);
 }
@@ -1100,7 +1116,6 @@ static void job_free(qjob *job)
         for (int32_t w = 0; w < job->waypoint_count; ++w) {
             free(job->wp[w].hits);
             free(job->wp[w].named);
-            free(job->wp[w].grads);
         }
     free(job->wp);
     free(job->fk_poses);

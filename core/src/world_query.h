@@ -25,6 +25,7 @@ typedef struct qhit {
     /* options.gradients: offsets into the waypoint's grads (qwp), counts 0 when none */
     int32_t grad_a, grad_a_count, grad_b, grad_b_count;
     bool subgradient;
+    uint32_t feature_a, feature_b; /* GJK's last support features (gjk_cache.index_*[0]) */
 } qhit;
 
 /* A part placed in the world. */
@@ -54,7 +55,8 @@ typedef struct qwp {
     gjk_world_counters counters;
     wcache_entry *named;
     int32_t named_count;
-    double *grads; /* options.gradients: the reported pairs' gradients */
+    double *grads; /* options.gradients: the reported pairs' gradients (in the hits'
+                      allocation, after them) */
     int32_t grad_count;
 } qwp;
 
@@ -96,9 +98,10 @@ typedef struct qjob {
 } qjob;
 
 /* True when the witness pair of shapes a and b (placed at these poses) along normal n (from
- * A towards B) is unique (world_gradient.c; gjk/world.h, Gradients). */
-bool gjk_wq_witness_unique(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
-                           gjk_transform pose_b, gjk_vec3 n);
+ * A towards B) is unique (world_gradient.c; gjk/world.h, Gradients). hint_a, hint_b: a vertex
+ * of each polytope near its supporting face (GJK's last simplex), any value otherwise. */
+bool gjk_wq_witness_unique(const gjk_shape *a, gjk_transform pose_a, uint32_t hint_a,
+                           const gjk_shape *b, gjk_transform pose_b, uint32_t hint_b, gjk_vec3 n);
 
 /* Builds the result object from the job's waypoints (after every thread joined); in
  * FIRST_COLLISION mode first drops the waypoints after the first collision. */

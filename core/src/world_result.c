@@ -120,7 +120,6 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
             qwp *p = &job->wp[w];
             free(p->hits);
             free(p->named);
-            free(p->grads);
             memset(p, 0, sizeof *p);
         }
     }
