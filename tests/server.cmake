@@ -5,6 +5,7 @@ if(TARGET gjkd_server)
   gjk_add_test(test_server_store SOURCES test_server_store.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   gjk_add_test(test_server_config SOURCES test_server_config.c LIBS gjkd_server LABELS unit TIMEOUT 30)
   gjk_add_test(test_server_dispatch SOURCES test_server_dispatch.c LIBS gjkd_server LABELS unit TIMEOUT 120)
+  gjk_add_test(test_server_kinematics SOURCES test_server_kinematics.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   gjk_add_test(test_server_transport SOURCES test_server_transport.c LIBS gjkd_server LABELS e2e TIMEOUT 60)
   # CURVE key files, allow-list, exposure rule; ZAP refusals over loopback TCP.
   gjk_add_test(test_server_auth SOURCES test_server_auth.c LIBS gjkd_server LABELS unit TIMEOUT 60)
