@@ -13,6 +13,8 @@ if(TARGET gjkd_server)
   if(TARGET gjkd_client)
     gjk_add_test(test_client_wire SOURCES test_client_wire.c LIBS gjkd_server gjkd::client LABELS e2e
                  TIMEOUT 60)
+    gjk_add_test(test_client_kinematics SOURCES test_client_kinematics.c LIBS gjkd_server
+                 gjkd::client LABELS e2e TIMEOUT 60)
   endif()
 endif()
 # Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are

@@ -10,55 +10,11 @@
  * (q = 0.5 q(slide) + 0.1, prismatic along y), and a fixed "tool" link. Links are boxes. */
 #include "test_server_util.h"
 
-static Gjkd__V1__Joint *t_joint(gjkd_arena *a, const char *name, Gjkd__V1__JointType type,
-                                const char *parent, const char *child, double x, double y, double z,
-                                double ax, double ay, double az, double lower, double upper)
-{
-    Gjkd__V1__Joint *j = gjkd_arena_alloc(a, sizeof *j);
-    gjkd__v1__joint__init(j);
-    j->name = gjkd_arena_strdup(a, name);
-    j->type = type;
-    j->parent = gjkd_arena_strdup(a, parent);
-    j->child = gjkd_arena_strdup(a, child);
-    j->origin = t_pose(a, x, y, z);
-    j->axis = t_vec3(a, ax, ay, az);
-    if (type == GJKD__V1__JOINT_TYPE__JOINT_TYPE_REVOLUTE ||
-        type == GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC) {
-        j->limits = gjkd_arena_alloc(a, sizeof *j->limits);
-        gjkd__v1__joint_limits__init(j->limits);
-        j->limits->lower = lower;
-        j->limits->upper = upper;
-    }
-    return j;
-}
-
-/* links l0 (rail) l1 (cart) l2 (arm) l3 (finger) l4 (tool) */
-static Gjkd__V1__Robot *cart_robot(gjkd_arena *a, const char *name)
-{
-    Gjkd__V1__Robot *r = t_robot(a, name, 5);
-    r->n_joints = 4;
-    r->joints = gjkd_arena_alloc(a, 4 * sizeof *r->joints);
-    r->joints[0] = t_joint(a, "slide", GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC, "l0", "l1", 0, 0,
-                           0.3, 1, 0, 0, -1, 1);
-    r->joints[1] = t_joint(a, "turn", GJKD__V1__JOINT_TYPE__JOINT_TYPE_REVOLUTE, "l1", "l2", 0, 0,
-                           0.3, 0, 0, 1, -2, 2);
-    r->joints[2] = t_joint(a, "grip", GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC, "l2", "l3", 0.3,
-                           0, 0, 0, 1, 0, -5, 5);
-    r->joints[2]->mimic = gjkd_arena_alloc(a, sizeof *r->joints[2]->mimic);
-    gjkd__v1__mimic__init(r->joints[2]->mimic);
-    r->joints[2]->mimic->joint = gjkd_arena_strdup(a, "slide");
-    r->joints[2]->mimic->multiplier = 0.5;
-    r->joints[2]->mimic->offset = 0.1;
-    r->joints[3] = t_joint(a, "tool", GJKD__V1__JOINT_TYPE__JOINT_TYPE_FIXED, "l3", "l4", 0.25, 0,
-                           0, 0, 0, 0, 0, 0);
-    return r;
-}
-
 static gjkd_service *cart_service(void)
 {
     gjkd_service *svc = t_service(NULL);
     gjkd_arena a = {0};
-    assert_code(t_call_code(svc, t_put_robot(&a, cart_robot(&a, "cart"))), GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_put_robot(&a, t_cart_robot(&a, "cart"))), GJKD_CODE(OK));
     assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "wall", 0.1, 1.5))),
                 GJKD_CODE(OK));
     gjkd_arena_free(&a);
@@ -104,36 +60,36 @@ static void test_put_refusals(void **state)
     (void)state;
     gjkd_service *svc = t_service(NULL);
     gjkd_arena a = {0};
-    Gjkd__V1__Robot *r = cart_robot(&a, "bad");
+    Gjkd__V1__Robot *r = t_cart_robot(&a, "bad");
     r->joints[1]->parent = "nowhere";
     expect_refusal(svc, t_put_robot(&a, r), GJKD_CODE(NOT_FOUND), "joints[1] \"turn\".parent",
                    "no link named 'nowhere'");
-    r = cart_robot(&a, "bad");
+    r = t_cart_robot(&a, "bad");
     r->joints[1]->limits = NULL;
     expect_refusal(svc, t_put_robot(&a, r), GJKD_CODE(INVALID_ARGUMENT), "joints[1] \"turn\"",
                    "limits: required for a revolute joint");
-    r = cart_robot(&a, "bad");
+    r = t_cart_robot(&a, "bad");
     r->joints[1]->type = GJKD__V1__JOINT_TYPE__JOINT_TYPE_UNSPECIFIED;
     expect_refusal(svc, t_put_robot(&a, r), GJKD_CODE(INVALID_ARGUMENT), "joints[1] \"turn\".type",
                    "missing");
-    r = cart_robot(&a, "bad");
+    r = t_cart_robot(&a, "bad");
     r->joints[1]->axis = t_vec3(&a, 0, 0, 0); /* the builder's reason, naming the joint */
     expect_refusal(svc, t_put_robot(&a, r), GJKD_CODE(INVALID_ARGUMENT), "joints[1] \"turn\"",
                    "axis");
-    r = cart_robot(&a, "bad");
+    r = t_cart_robot(&a, "bad");
     r->joints[3]->child = "l2"; /* l2 gets two parents, l4 none */
     expect_refusal(svc, t_put_robot(&a, r), GJKD_CODE(INVALID_ARGUMENT), "joints[3] \"tool\"",
                    NULL);
-    r = cart_robot(&a, "bad");
+    r = t_cart_robot(&a, "bad");
     r->joints[2]->mimic->joint = "ghost";
     expect_refusal(svc, t_put_robot(&a, r), GJKD_CODE(INVALID_ARGUMENT), "joints[2] \"grip\"",
                    NULL);
-    r = cart_robot(&a, "bad");
+    r = t_cart_robot(&a, "bad");
     r->n_initial_link_poses = 5;
     r->initial_link_poses = t_link_poses(&a, 5, 0, 0.1)->poses;
     expect_refusal(svc, t_put_robot(&a, r), GJKD_CODE(INVALID_ARGUMENT), "initial_link_poses",
                    "not allowed with joints");
-    r = cart_robot(&a, "bad");
+    r = t_cart_robot(&a, "bad");
     double init[2] = {0.5, 2.5};
     r->n_initial_positions = 2;
     r->initial_positions = init;
@@ -151,7 +107,7 @@ static void test_put_refusals(void **state)
     assert_int_equal(s->scene_summary->n_robots, 0);
     gjkd__v1__response__free_unpacked(s, NULL);
     /* initial positions and base pose accepted */
-    r = cart_robot(&a, "good");
+    r = t_cart_robot(&a, "good");
     init[1] = 1.5;
     r->n_initial_positions = 2;
     r->initial_positions = init;
