@@ -110,14 +110,23 @@ static wfeature feature_polytope(const gjk_polytope *p, gjk_vec3 d, double tol, 
         return feature_scan(p, d, tol);
     int32_t v = hint < (uint32_t)p->count ? (int32_t)hint : 0;
     double h = vdot(p, v, d);
+    int32_t near[FACE_MAX]; /* the top vertex's neighbours within tol of its level */
+    int32_t near_count = 0;
     for (int32_t steps = 0; steps <= p->count; ++steps) { /* steepest ascent */
         int32_t best = v;
         double hb = h;
-        for (int32_t k = p->adj_start[v]; k < p->adj_start[v + 1]; ++k) {
-            double s = vdot(p, p->adj[k], d);
+        int32_t degree = p->adj_start[v + 1] - p->adj_start[v];
+        if (degree > FACE_MAX)
+            return feature_scan(p, d, tol);
+        near_count = 0;
+        const int32_t *adj = p->adj + p->adj_start[v];
+        for (int32_t k = 0; k < degree; ++k) {
+            double s = vdot(p, adj[k], d);
+            if (s >= h - tol)
+                near[near_count++] = adj[k];
             if (s > hb) {
                 hb = s;
-                best = p->adj[k];
+                best = adj[k];
             }
         }
         if (best == v)
@@ -125,32 +134,50 @@ static wfeature feature_polytope(const gjk_polytope *p, gjk_vec3 d, double tol, 
         v = best;
         h = hb;
     }
+    /* Breadth-first over the face's vertices, stopping as soon as one lies off the line of
+     * the first two (a polygon: dimension 2, the common case of a face contact). The top
+     * vertex's neighbours were just evaluated by the ascent: only those near its level are
+     * looked at again. */
     int32_t set[FACE_MAX];
     int32_t n = 1;
     set[0] = v;
-    for (int32_t i = 0; i < n; ++i) { /* breadth-first over the face's vertices */
+    gjk_vec3 v0 = gjk_v3(p->x[v], p->y[v], p->z[v]), line = {0, 0, 0};
+    double line_len = 0.0;
+    for (int32_t i = 0; i < n; ++i) {
         int32_t u = set[i];
-        for (int32_t k = p->adj_start[u]; k < p->adj_start[u + 1]; ++k) {
-            int32_t x = p->adj[k];
-            if (vdot(p, x, d) < h - tol)
+        const int32_t *adj = i == 0 ? near : p->adj + p->adj_start[u];
+        int32_t degree = i == 0 ? near_count : p->adj_start[u + 1] - p->adj_start[u];
+        for (int32_t k = 0; k < degree; ++k) {
+            int32_t x = adj[k];
+            if (i > 0 && vdot(p, x, d) < h - tol)
                 continue;
             bool seen = false;
             for (int32_t j = 0; j < n && !seen; ++j)
                 seen = set[j] == x;
             if (seen)
                 continue;
+            gjk_vec3 w = gjk_sub(gjk_v3(p->x[x], p->y[x], p->z[x]), v0);
+            if (line_len <= tol) {
+                line = w;
+                line_len = gjk_length(w);
+            } else if (gjk_length(gjk_cross(w, line)) > tol * line_len) {
+                wfeature f = {2, {0, 0, 0}};
+                return f;
+            }
             if (n == FACE_MAX)
                 return feature_scan(p, d, tol);
             set[n++] = x;
         }
     }
-    return face_dimension(p, set, n, tol);
+    return face_dimension(p, set, n, tol); /* a point or a segment: its extent */
 }
 
 static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol, uint32_t hint)
 {
     wfeature f = {0, {0, 0, 0}};
-    double dxy = sqrt(d.x * d.x + d.y * d.y);
+    double dxy = s->kind == GJK_SHAPE_CYLINDER || s->kind == GJK_SHAPE_CONE
+                     ? sqrt(d.x * d.x + d.y * d.y)
+                     : 0.0;
     switch (s->kind) {
     case GJK_SHAPE_CAPSULE:
         if (s->half_height > 0.0 && 2.0 * s->half_height * fabs(d.z) <= tol) {
@@ -195,18 +222,18 @@ static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol, uint32
     }
 }
 
-bool gjk_wq_witness_unique(const gjk_shape *a, gjk_transform pose_a, uint32_t hint_a,
-                           const gjk_shape *b, gjk_transform pose_b, uint32_t hint_b, gjk_vec3 n)
+bool gjk_wq_witness_unique(const gjk_shape *a, gjk_quat rot_a, uint32_t hint_a, const gjk_shape *b,
+                           gjk_quat rot_b, uint32_t hint_b, gjk_vec3 n)
 {
     double tol = GJK_WORLD_FEATURE_TOLERANCE;
-    wfeature fa = shape_feature(a, gjk_quat_inv_rotate(pose_a.q, n), tol, hint_a);
+    wfeature fa = shape_feature(a, gjk_quat_inv_rotate(rot_a, n), tol, hint_a);
     if (fa.dim == 0)
         return true;
-    wfeature fb = shape_feature(b, gjk_quat_inv_rotate(pose_b.q, gjk_neg(n)), tol, hint_b);
+    wfeature fb = shape_feature(b, gjk_quat_inv_rotate(rot_b, gjk_neg(n)), tol, hint_b);
     if (fb.dim == 0)
         return true;
     if (fa.dim == 1 && fb.dim == 1) {
-        gjk_vec3 ea = gjk_quat_rotate(pose_a.q, fa.edge), eb = gjk_quat_rotate(pose_b.q, fb.edge);
+        gjk_vec3 ea = gjk_quat_rotate(rot_a, fa.edge), eb = gjk_quat_rotate(rot_b, fb.edge);
         double la = gjk_length(ea), lb = gjk_length(eb);
         /* |sin(angle)| * the shorter length: how far the segments' directions differ over
          * their extent */

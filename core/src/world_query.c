@@ -774,8 +774,8 @@ static void waypoint_gradients(qworker *wk, int32_t keep)
                                                h->r.point_b, n, 1.0, gb);
         const wpart *pa = &h->ra->links[h->la].parts[h->pa], *pb = hit_part_b(h);
         h->subgradient = !gjk_wq_witness_unique(
-            &pa->shape, gjk_transform_mul(h->frame_a, pa->pose), h->feature_a, &pb->shape,
-            gjk_transform_mul(h->frame_b, pb->pose), h->feature_b, n);
+            &pa->shape, gjk_quat_mul(h->frame_a.q, pa->pose.q), h->feature_a, &pb->shape,
+            gjk_quat_mul(h->frame_b.q, pb->pose.q), h->feature_b, n);
     }
 }
 

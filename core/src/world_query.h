@@ -97,11 +97,12 @@ typedef struct qjob {
     atomic_bool failed;
 } qjob;
 
-/* True when the witness pair of shapes a and b (placed at these poses) along normal n (from
- * A towards B) is unique (world_gradient.c; gjk/world.h, Gradients). hint_a, hint_b: a vertex
- * of each polytope near its supporting face (GJK's last simplex), any value otherwise. */
-bool gjk_wq_witness_unique(const gjk_shape *a, gjk_transform pose_a, uint32_t hint_a,
-                           const gjk_shape *b, gjk_transform pose_b, uint32_t hint_b, gjk_vec3 n);
+/* True when the witness pair of shapes a and b (their world rotations rot_a, rot_b) along
+ * normal n (from A towards B) is unique (world_gradient.c; gjk/world.h, Gradients). hint_a,
+ * hint_b: a vertex of each polytope near its supporting face (GJK's last simplex), any value
+ * otherwise. */
+bool gjk_wq_witness_unique(const gjk_shape *a, gjk_quat rot_a, uint32_t hint_a, const gjk_shape *b,
+                           gjk_quat rot_b, uint32_t hint_b, gjk_vec3 n);
 
 /* Builds the result object from the job's waypoints (after every thread joined); in
  * FIRST_COLLISION mode first drops the waypoints after the first collision. */

@@ -208,8 +208,11 @@ typedef struct gjk_obstacle_def {
 } gjk_obstacle_def;
 
 /* Adds a robot, or replaces the robot with the same name (keeping its id). A replace resets
- * the link poses (to def->link_poses or identity) and keeps the allowed pairs and per-pair
- * paddings whose link names still exist. *id (may be NULL) receives the robot id. */
+ * the link poses (to def->link_poses or identity; a robot with joints to its initial
+ * positions and base pose) and keeps the allowed pairs and per-pair paddings whose link names
+ * still exist. *id (may be NULL) receives the robot id. A def with joints that the kinematics
+ * builder refuses, or initial positions outside the limits, gives INVALID_INPUT and, with
+ * def->joint_error, the reason and the joint. */
 GJK_API gjk_status gjk_world_put_robot(gjk_world *world, const gjk_robot_def *def, int32_t *id);
 /* Removes a robot and every allowed pair and per-pair padding that names it. */
 GJK_API gjk_status gjk_world_remove_robot(gjk_world *world, int32_t robot);
@@ -453,8 +456,10 @@ typedef struct gjk_world_pair {
  *  an unknown normal (no_penetration_depth on an overlap) get a zero gradient, flagged.
  *  In a result the gradients of every pair lie in one block, in pair order (waypoint-major),
  *  gradient_a then gradient_b of each pair: gjk_world_result.gradients, gradient_count values.
- *  Cost: O(chain length) per side and pair plus a scan of a polytope's vertices for the flag;
- *  no allocation per pair. Trajectories: the same, at each waypoint's joint positions. */
+ *  Cost: O(chain length) per side and pair, and for the flag a polytope's supporting face is
+ *  found from GJK's last support vertex by ascent over the vertex adjacency (a scan of the
+ *  vertices without adjacency); no allocation per pair. Trajectories: the same, at each
+ *  waypoint's joint positions. */
 #define GJK_WORLD_FEATURE_TOLERANCE 1e-9
 
 /* Work counters of one waypoint. */
