@@ -13,6 +13,11 @@
  *   threads   1 vs 2 threads, cold and warm
  *   scale     100 vs 2,000 obstacles, the 1,900 extra ones far from the arm (same number near)
  *   narrow-phase pairs per second, broad-phase pruning ratio (possible / narrow pairs)
+ *   joints    the same arm as a robot with joints (a part-less base link + the 7 links, one
+ *             revolute joint each): a joint-space trajectory (FK per waypoint inside the
+ *             query) against the same query with the link poses given, cold and warm, and the
+ *             cost of options.gradients per reported pair against the narrow-phase time per
+ *             pair (targets: <= 5 % and <= 10 %)
  *
  * Usage: bench_world [--repeats N] [--waypoints N] [--seed S]
  * Build: cmake -DGJK_BUILD_BENCH=ON ... && cmake --build build --target bench_world */
@@ -262,6 +267,61 @@ static void add_obstacles(gjk_world *w, const gjk_transform *path, int waypoints
     }
 }
 
+/* The arm as a robot with joints (joints = true) or as the same 8 links driven by link poses:
+ * link 0 is a part-less base at the origin, joint i turns link i + 1 about z (even i) or y
+ * (odd i) at the end of link i (at the base for i = 0), as forward() does. */
+static void add_robot8(gjk_world *w, int32_t *id, bool joints)
+{
+    static gjk_part_def parts[LINKS];
+    static gjk_link_def links[LINKS + 1];
+    static char names[LINKS + 1][16];
+    static gjk_joint_def jd[LINKS];
+    static const char *jnames[LINKS] = {"j0", "j1", "j2", "j3", "j4", "j5", "j6"};
+    memset(links, 0, sizeof links);
+    snprintf(names[0], sizeof names[0], "base");
+    links[0].name = names[0];
+    for (int i = 0; i < LINKS; ++i) {
+        int vertices = 100 + (200 * i) / (LINKS - 1);
+        memset(&parts[i], 0, sizeof parts[i]);
+        parts[i].shape = gjk_make_polytope(link_hull(vertices, 0.05, 0.5 * LINK_LENGTH - 0.04));
+        parts[i].pose = gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, 0.5 * LINK_LENGTH));
+        snprintf(names[i + 1], sizeof names[i + 1], "link%d", i);
+        links[i + 1].name = names[i + 1];
+        links[i + 1].parts = &parts[i];
+        links[i + 1].part_count = 1;
+        memset(&jd[i], 0, sizeof jd[i]);
+        jd[i].name = jnames[i];
+        jd[i].type = GJK_JOINT_REVOLUTE;
+        jd[i].parent = i;
+        jd[i].child = i + 1;
+        jd[i].origin =
+            gjk_transform_make(gjk_quat_identity(), gjk_v3(0, 0, i == 0 ? 0.0 : LINK_LENGTH));
+        jd[i].axis = i % 2 == 0 ? gjk_v3(0, 0, 1) : gjk_v3(0, 1, 0);
+        jd[i].lower = -3.0;
+        jd[i].upper = 3.0;
+    }
+    static gjk_link_name_pair adjacent[LINKS];
+    for (int i = 0; i < LINKS; ++i) {
+        adjacent[i].a = names[i];
+        adjacent[i].b = names[i + 1];
+    }
+    gjk_robot_def def;
+    memset(&def, 0, sizeof def);
+    def.name = "arm";
+    def.links = links;
+    def.link_count = LINKS + 1;
+    def.self_collision = true;
+    def.disabled_pairs = adjacent;
+    def.disabled_pair_count = LINKS;
+    if (joints) {
+        def.joints = jd;
+        def.joint_count = LINKS;
+    }
+    gjk_status s = gjk_world_put_robot(w, &def, id);
+    if (s != GJK_WORLD_OK)
+        die("put_robot", s);
+}
+
 /* ------------------------------------------------------------------ measurement */
 
 typedef struct figures {
@@ -428,6 +488,97 @@ static void measure(gjk_world *w, int32_t robot, const double *q0, const double 
     free(state);
 }
 
+typedef struct joint_figures {
+    double link_cold, joint_cold, link_warm, joint_warm; /* medians, CPU seconds */
+    double grad_cold, nograd_cold;                       /* joint space, unnamed */
+    double reported, narrow;                             /* per query */
+} joint_figures;
+
+static void joint_queries(gjk_world *wj, int32_t rj, gjk_world *wl, int32_t rl, const double *q0,
+                          const double *q1, int waypoints, int repeats, joint_figures *f)
+{
+    const gjk_kinematics *k = gjk_world_robot_kinematics(wj, rj);
+    gjk_kinematics_state *ks = NULL;
+    if (!k || gjk_kinematics_state_create(k, &ks) != GJK_KINEMATICS_OK)
+        die("kinematics", GJK_STATUS_OUT_OF_MEMORY);
+    double *q = malloc((size_t)waypoints * LINKS * sizeof *q);
+    gjk_transform *poses = malloc((size_t)waypoints * (LINKS + 1) * sizeof *poses);
+    double *v[6];
+    for (int i = 0; i < 6; ++i)
+        v[i] = malloc((size_t)repeats * sizeof(double));
+    gjk_world_trajectory tj, tl;
+    memset(&tj, 0, sizeof tj);
+    tj.robot = rj;
+    tj.waypoint_count = waypoints;
+    tj.dof_count = LINKS;
+    tj.joint_positions = q;
+    memset(&tl, 0, sizeof tl);
+    tl.robot = rl;
+    tl.waypoint_count = waypoints;
+    tl.link_count = LINKS + 1;
+    tl.link_poses = poses;
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.mode = GJK_WORLD_MODE_ALL_WITHIN;
+    opt.has_max_distance = true;
+    opt.max_distance = MAX_DISTANCE;
+    opt.threads = 1;
+    gjk_world_query_options grad = opt;
+    grad.gradients = true;
+    for (int r = -1; r < repeats; ++r) { /* r = -1: warm-up and the named entries */
+        for (int w = 0; w < waypoints; ++w) {
+            double u = (double)w / (waypoints - 1);
+            for (int i = 0; i < LINKS; ++i)
+                q[w * LINKS + i] = (1 - u) * q0[i] + u * q1[i] + (r >= 0 ? range(-1e-3, 1e-3) : 0);
+            /* the link-pose query gets what the world's own FK gives: the same work */
+            if (gjk_kinematics_forward(k, &q[w * LINKS], LINKS, gjk_transform_identity(), ks,
+                                       NULL) != GJK_KINEMATICS_OK)
+                die("forward", GJK_STATUS_INVALID_INPUT);
+            memcpy(&poses[w * (LINKS + 1)], gjk_kinematics_link_poses(ks),
+                   (LINKS + 1) * sizeof *poses);
+        }
+        double t[6];
+        tj.name = tl.name = NULL;
+        time_query(wl, &tl, &opt, NULL);
+        t[0] = last_cpu;
+        time_query(wj, &tj, &opt, NULL);
+        t[1] = last_cpu;
+        tj.name = tl.name = "plan";
+        time_query(wl, &tl, &opt, NULL);
+        t[2] = last_cpu;
+        time_query(wj, &tj, &opt, NULL);
+        t[3] = last_cpu;
+        /* gradients on and off, alternating which goes first (the first query after a switch
+         * of worlds pays for cold caches) */
+        tj.name = NULL;
+        gjk_world_result *res = NULL;
+        for (int g = 0; g < 2; ++g) {
+            bool on = (r + g) % 2 == 0;
+            time_query(wj, &tj, on ? &grad : &opt, on ? &res : NULL);
+            t[on ? 4 : 5] = last_cpu;
+        }
+        if (r < 0) {
+            figures c;
+            totals(res, &c);
+            f->reported = c.reported;
+            f->narrow = c.pairs_narrow;
+        }
+        gjk_world_result_destroy(&res);
+        for (int i = 0; r >= 0 && i < 6; ++i)
+            v[i][r] = t[i];
+    }
+    f->link_cold = median(v[0], repeats);
+    f->joint_cold = median(v[1], repeats);
+    f->link_warm = median(v[2], repeats);
+    f->joint_warm = median(v[3], repeats);
+    f->grad_cold = median(v[4], repeats);
+    f->nograd_cold = median(v[5], repeats);
+    for (int i = 0; i < 6; ++i)
+        free(v[i]);
+    free(q);
+    free(poses);
+    gjk_kinematics_state_destroy(&ks);
+}
+
 int main(int argc, char **argv)
 {
     int repeats = 31, waypoints = 100;
@@ -484,6 +635,24 @@ int main(int argc, char **argv)
         add_obstacles(w, path, waypoints, far[k]);
         measure(w, robot, q0, q1, waypoints, repeats, &fig[k]);
         gjk_world_destroy(&w);
+    }
+
+    joint_figures jf;
+    {
+        gjk_world *wj = NULL, *wl = NULL;
+        int32_t rj = 0, rl = 0;
+        if (gjk_world_create(NULL, &wj) != GJK_WORLD_OK ||
+            gjk_world_create(NULL, &wl) != GJK_WORLD_OK)
+            die("create", GJK_STATUS_OUT_OF_MEMORY);
+        add_robot8(wj, &rj, true);
+        add_robot8(wl, &rl, false);
+        rng = seed;
+        add_obstacles(wj, path, waypoints, 0);
+        rng = seed;
+        add_obstacles(wl, path, waypoints, 0);
+        joint_queries(wj, rj, wl, rl, q0, q1, waypoints, repeats, &jf);
+        gjk_world_destroy(&wj);
+        gjk_world_destroy(&wl);
     }
 
     printf("bench_world: 7-link arm (hulls of 100-300 vertices), %d-waypoint trajectory, "
@@ -554,6 +723,24 @@ int main(int argc, char **argv)
            fig[1].cold_1 / fig[0].cold_1, "");
     printf("%-44s %14.2f %14s\n", "2000 / 100 obstacles, warm 1 thread [x]",
            fig[1].warm_1 / fig[0].warm_1, "");
+    printf("joints (100 obstacles, 1 thread, CPU time, medians):\n");
+    printf("%-44s %14.3f\n", "link-pose trajectory, cold [ms]", 1e3 * jf.link_cold);
+    printf("%-44s %14.3f\n", "joint-space trajectory, cold [ms]", 1e3 * jf.joint_cold);
+    printf("%-44s %14.2f\n", "joint-space overhead, cold [%]",
+           100.0 * (jf.joint_cold / jf.link_cold - 1.0));
+    printf("%-44s %14.3f\n", "link-pose trajectory, warm [ms]", 1e3 * jf.link_warm);
+    printf("%-44s %14.3f\n", "joint-space trajectory, warm [ms]", 1e3 * jf.joint_warm);
+    printf("%-44s %14.2f\n", "joint-space overhead, warm [%]",
+           100.0 * (jf.joint_warm / jf.link_warm - 1.0));
+    printf("%-44s %14.3f\n", "joint-space, cold, gradients on [ms]", 1e3 * jf.grad_cold);
+    printf("%-44s %14.3f\n", "joint-space, cold, gradients off [ms]", 1e3 * jf.nograd_cold);
+    printf("%-44s %14.0f %14.0f\n", "reported / narrow-phase pairs per query", jf.reported,
+           jf.narrow);
+    double per_pair = jf.nograd_cold / jf.narrow;
+    double grad_pair = (jf.grad_cold - jf.nograd_cold) / jf.reported;
+    printf("%-44s %14.1f\n", "query time per narrow-phase pair [ns]", 1e9 * per_pair);
+    printf("%-44s %14.1f\n", "gradient cost per reported pair [ns]", 1e9 * grad_pair);
+    printf("%-44s %14.2f\n", "gradient cost / pair query time [%]", 100.0 * grad_pair / per_pair);
     printf("targets: cold <= 2 ms, warm <= 0.7 ms, 2000/100 <= 4x, 2 threads >= 1.7x\n");
 
     for (int i = 0; i < poly_count; ++i)

@@ -480,6 +480,137 @@ static int32_t find_link(Gjkd__V1__Link *const *links, size_t n, const char *nam
     return -1;
 }
 
+/* The JointType numbers are the core's plus one (0 is "unspecified" on the wire). */
+static bool joint_type(Gjkd__V1__JointType t, gjk_joint_type *out)
+{
+    switch (t) {
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_FIXED:
+        *out = GJK_JOINT_FIXED;
+        return true;
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_REVOLUTE:
+        *out = GJK_JOINT_REVOLUTE;
+        return true;
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_CONTINUOUS:
+        *out = GJK_JOINT_CONTINUOUS;
+        return true;
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC:
+        *out = GJK_JOINT_PRISMATIC;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Robot.joints, base_pose and initial_positions into out->robot: link names to indices, then
+ * the kinematics builder's own validation (so that every refusal names the joint and says why,
+ * in its words), then the initial positions against the limits. */
+static bool decode_joints(const Gjkd__V1__Robot *m, gjkd_body_build *out, gjkd_error *error)
+{
+    if (m->n_joints > GJK_KINEMATICS_MAX_LINKS)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "robot.joints: %zu joints",
+                         m->n_joints);
+    gjk_joint_def *defs = gjkd_arena_alloc(&out->arena, m->n_joints * sizeof *defs);
+    char where[320];
+    for (size_t i = 0; i < m->n_joints; ++i) {
+        const Gjkd__V1__Joint *j = m->joints[i];
+        gjk_joint_def *d = &defs[i];
+        snprintf(where, sizeof where, "robot.joints[%zu] \"%.255s\"", i, j->name);
+        if (!joint_type(j->type, &d->type))
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.type: %s", where,
+                             j->type == 0 ? "missing" : "unknown value");
+        d->name = j->name;
+        d->parent = find_link(m->links, m->n_links, j->parent);
+        d->child = find_link(m->links, m->n_links, j->child);
+        if (d->parent < 0 || d->child < 0)
+            return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s.%s: no link named '%s' in this robot",
+                             where, d->parent < 0 ? "parent" : "child",
+                             d->parent < 0 ? j->parent : j->child);
+        char sub[340];
+        snprintf(sub, sizeof sub, "%s.origin", where);
+        if (!gjkd_decode_pose(j->origin, sub, &d->origin, error))
+            return false;
+        bool moving = d->type != GJK_JOINT_FIXED;
+        if (moving && j->axis == NULL)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.axis: missing", where);
+        if (j->axis != NULL)
+            d->axis = gjk_v3(j->axis->x, j->axis->y, j->axis->z);
+        bool limited = d->type == GJK_JOINT_REVOLUTE || d->type == GJK_JOINT_PRISMATIC;
+        if (limited && j->limits == NULL)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s.limits: required for a %s joint", where,
+                             d->type == GJK_JOINT_REVOLUTE ? "revolute" : "prismatic");
+        if (j->limits != NULL) {
+            d->lower = j->limits->lower;
+            d->upper = j->limits->upper;
+        }
+        if (j->mimic != NULL) {
+            if (j->mimic->joint[0] == '\0')
+                return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.mimic.joint: missing",
+                                 where);
+            d->mimic = j->mimic->joint;
+            d->multiplier = j->mimic->multiplier;
+            d->offset = j->mimic->offset;
+        }
+    }
+    gjk_kinematics_def kd = {(int32_t)m->n_links, defs, (int32_t)m->n_joints};
+    gjk_kinematics *k = NULL;
+    gjk_kinematics_error e;
+    gjk_status s = gjk_kinematics_build(&kd, &k, &e);
+    if (s != GJK_KINEMATICS_OK) {
+        if (e.code == GJK_KIN_OUT_OF_MEMORY)
+            return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "robot.joints: out of memory");
+        if (e.joint >= 0 && e.link >= 0)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "robot.joints[%d] \"%.255s\": %s (link '%.255s')", e.joint,
+                             m->joints[e.joint]->name, e.reason, m->links[e.link]->name);
+        if (e.joint >= 0)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot.joints[%d] \"%.255s\": %s",
+                             e.joint, m->joints[e.joint]->name, e.reason);
+        if (e.link >= 0)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot.links[%d] \"%.255s\": %s",
+                             e.link, m->links[e.link]->name, e.reason);
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot.joints: %s", e.reason);
+    }
+    int32_t dofs = gjk_kinematics_dof_count(k);
+    gjk_transform base;
+    bool ok = gjkd_decode_pose(m->base_pose, "robot.base_pose", &base, error);
+    double *q = NULL;
+    if (ok && m->n_initial_positions > 0) {
+        if (m->n_initial_positions != (size_t)dofs) {
+            ok = gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                           "robot.initial_positions: %zu values for %d degrees of freedom",
+                           m->n_initial_positions, dofs);
+        } else {
+            q = gjkd_arena_alloc(&out->arena, (size_t)dofs * sizeof *q);
+            memcpy(q, m->initial_positions, (size_t)dofs * sizeof *q);
+            gjk_kinematics_state *st = NULL;
+            int32_t bad = -1;
+            if (gjk_kinematics_state_create(k, &st) != GJK_KINEMATICS_OK)
+                ok = gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "robot.joints: out of memory");
+            else if (gjk_kinematics_forward(k, q, dofs, base, st, &bad) != GJK_KINEMATICS_OK &&
+                     bad >= 0) {
+                gjk_joint_info info;
+                gjk_kinematics_joint_info(k, bad, &info);
+                ok = gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                               "robot.initial_positions[%d]: joint '%.255s': %g is outside its "
+                               "limits [%g, %g]",
+                               info.dof, info.name, q[info.dof], info.lower, info.upper);
+            }
+            gjk_kinematics_state_destroy(&st);
+        }
+    }
+    gjk_kinematics_destroy(&k);
+    if (!ok)
+        return false;
+    gjk_transform *b = gjkd_arena_alloc(&out->arena, sizeof *b);
+    *b = base;
+    out->robot.joints = defs;
+    out->robot.joint_count = (int32_t)m->n_joints;
+    out->robot.base_pose = b;
+    out->robot.initial_positions = q;
+    return true;
+}
+
 bool gjkd_decode_robot(const Gjkd__V1__Robot *m, const gjkd_limits *limits, gjkd_body_build *out,
                        gjkd_error *error)
 {
@@ -544,7 +675,19 @@ bool gjkd_decode_robot(const Gjkd__V1__Robot *m, const gjkd_limits *limits, gjkd
         pairs[i].a = p->a;
         pairs[i].b = p->b;
     }
+    if (m->n_joints > 0 && !decode_joints(m, out, error))
+        goto done;
+    if (m->n_joints == 0 && (m->base_pose != NULL || m->n_initial_positions > 0)) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robot.%s: only a robot with joints has it",
+                  m->base_pose != NULL ? "base_pose" : "initial_positions");
+        goto done;
+    }
     gjk_transform *poses = NULL;
+    if (m->n_initial_link_poses != 0 && m->n_joints > 0) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                  "robot.initial_link_poses: not allowed with joints (give initial_positions)");
+        goto done;
+    }
     if (m->n_initial_link_poses != 0) {
         if (m->n_initial_link_poses != m->n_links) {
             gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
@@ -739,6 +882,7 @@ bool gjkd_decode_query_options(const Gjkd__V1__QueryOptions *m, const gjkd_limit
                    "pair kind bits");
     out->pairs = m->pair_kinds;
     out->no_penetration_depth = m->no_penetration_depth;
+    out->gradients = m->gradients;
     out->per_part = m->per_part;
     if (m->max_pairs > limits->max_pairs_returned)
         return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
@@ -789,6 +933,22 @@ static Gjkd__V1__BodyRef *encode_body(gjkd_arena *arena, const gjk_world_side *s
     return m;
 }
 
+/* QueryOptions.gradients: the pair's d(distance)/dq (the arrays point into the arena). */
+static void encode_gradients(gjkd_arena *arena, const gjk_world_pair *pair, Gjkd__V1__PairResult *m)
+{
+    if (pair->gradient_a_count > 0) {
+        m->n_gradient_a = (size_t)pair->gradient_a_count;
+        m->gradient_a = gjkd_arena_alloc(arena, m->n_gradient_a * sizeof(double));
+        memcpy(m->gradient_a, pair->gradient_a, m->n_gradient_a * sizeof(double));
+    }
+    if (pair->gradient_b_count > 0) {
+        m->n_gradient_b = (size_t)pair->gradient_b_count;
+        m->gradient_b = gjkd_arena_alloc(arena, m->n_gradient_b * sizeof(double));
+        memcpy(m->gradient_b, pair->gradient_b, m->n_gradient_b * sizeof(double));
+    }
+    m->subgradient = pair->subgradient;
+}
+
 Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *pair)
 {
     Gjkd__V1__PairResult *m = gjkd_arena_alloc(arena, sizeof *m);
@@ -814,6 +974,7 @@ Gjkd__V1__PairResult *gjkd_encode_pair(gjkd_arena *arena, const gjk_world_pair *
     m->epa_iterations = pair->epa_iterations;
     m->padding = pair->padding;
     m->part_pair_count = (uint32_t)pair->part_pair_count;
+    encode_gradients(arena, pair, m);
     return m;
 }
 
@@ -966,6 +1127,7 @@ static Gjkd__V1__PairResult *encode_compact_pair(gjkd_arena *arena, pair_table *
     put_geometry(g, pair);
     m->n_geometry = GEOMETRY;
     m->geometry = g;
+    encode_gradients(arena, pair, m);
     return m;
 }
 

@@ -691,37 +691,178 @@ static bool resolve_pairs(gjkd_service *svc, Gjkd__V1__AllowedPair *const *pairs
     return true;
 }
 
+/* The DOF values of a JointPositions message for robot `id` (a robot with joints) into q[]
+ * (dof_count values): names + positions in any order, the DOF not named keeping `current`
+ * (NULL: every DOF must be named), or names empty and a full vector. Names of fixed or mimic
+ * joints, unknown and repeated names are refused, naming them. Limits are not checked here. */
+static bool decode_joint_vector(const gjk_kinematics *k, const Gjkd__V1__JointPositions *m,
+                                const char *where, const char *robot, const double *current,
+                                gjkd_arena *arena, double *q, gjkd_error *error)
+{
+    int32_t dofs = gjk_kinematics_dof_count(k);
+    if (m->n_names == 0) {
+        if (m->n_positions != (size_t)dofs)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s.positions: %zu values for robot '%s' of %d degrees of freedom "
+                             "(give names for a subset)",
+                             where, m->n_positions, robot, dofs);
+        if (dofs > 0)
+            memcpy(q, m->positions, (size_t)dofs * sizeof *q);
+        return true;
+    }
+    if (m->n_names != m->n_positions)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: %zu names but %zu positions",
+                         where, m->n_names, m->n_positions);
+    int32_t *map = gjkd_arena_alloc(arena, (m->n_names + 1) * sizeof *map);
+    int32_t bad = -1;
+    gjk_status s =
+        gjk_kinematics_map_dofs(k, (const char *const *)m->names, (int32_t)m->n_names, map, &bad);
+    if (s == GJK_STATUS_NOT_FOUND)
+        return gjkd_fail(error, GJKD_CODE(NOT_FOUND),
+                         "%s.names[%d]: no joint named '%s' in robot '%s'", where, bad,
+                         m->names[bad], robot);
+    if (s != GJK_KINEMATICS_OK)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.names[%d]: joint '%s' given twice",
+                         where, bad, m->names[bad]);
+    uint8_t *seen = gjkd_arena_alloc(arena, (size_t)dofs + 1);
+    for (size_t i = 0; i < m->n_names; ++i) {
+        if (map[i] < 0) {
+            int32_t joint = -1;
+            gjk_joint_info info;
+            gjk_kinematics_find_joint(k, m->names[i], &joint);
+            gjk_kinematics_joint_info(k, joint, &info);
+            if (info.mimic >= 0) {
+                gjk_joint_info followed;
+                gjk_kinematics_joint_info(k, info.mimic, &followed);
+                return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                 "%s.names[%zu]: joint '%s' is a mimic joint: its position follows "
+                                 "'%s'",
+                                 where, i, m->names[i], followed.name);
+            }
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s.names[%zu]: joint '%s' is a fixed joint: it has no position",
+                             where, i, m->names[i]);
+        }
+        q[map[i]] = m->positions[i];
+        seen[map[i]] = 1;
+    }
+    for (int32_t d = 0; d < dofs; ++d) {
+        if (seen[d])
+            continue;
+        if (current == NULL)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.names: joint '%s' missing",
+                             where, gjk_kinematics_dof_names(k)[d]);
+        q[d] = current[d];
+    }
+    return true;
+}
+
+/* "joint 'j3': 0.3 is outside its limits [0.05, 0.25]" (or "is not finite") into buf. */
+static void joint_refusal(const gjk_kinematics *k, int32_t joint, double value, char *buf,
+                          size_t size)
+{
+    gjk_joint_info info;
+    gjk_kinematics_joint_info(k, joint, &info);
+    if (!isfinite(value))
+        snprintf(buf, size, "joint '%s': %g is not a finite position", info.name, value);
+    else
+        snprintf(buf, size, "joint '%s': %g is outside its limits [%g, %g]", info.name, value,
+                 info.lower, info.upper);
+}
+
+/* One robot's new state, decoded and validated. */
+typedef struct robot_update {
+    int32_t id;
+    const gjk_kinematics *kin; /* NULL: link poses */
+    int32_t count;             /* links or DOF */
+    gjk_transform *poses;
+    double *q;
+    gjk_transform base;
+    bool has_base;
+} robot_update;
+
+static bool decode_robot_state(gjkd_service *svc, const Gjkd__V1__RobotState *st, const char *where,
+                               gjkd_arena *arena, robot_update *u, gjkd_error *error)
+{
+    u->kin = gjk_world_robot_kinematics(svc->world, u->id);
+    if (u->kin == NULL) {
+        if (st->state_case == GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                             "%s: robot '%s' has no joints: give link_poses", where, st->robot);
+        if (st->state_case != GJKD__V1__ROBOT_STATE__STATE_LINK_POSES)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no link_poses given", where);
+        gjk_robot_info info;
+        gjk_world_robot_info(svc->world, u->id, &info);
+        u->count = info.link_count;
+        u->poses = gjkd_arena_alloc(arena, (size_t)info.link_count * sizeof *u->poses);
+        return gjkd_decode_link_poses(st->link_poses, info.link_count, where, u->poses, error);
+    }
+    if (st->state_case == GJKD__V1__ROBOT_STATE__STATE_LINK_POSES)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "%s: robot '%s' has joints: give joint_positions (its link poses follow)",
+                         where, st->robot);
+    if (st->state_case != GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no joint_positions given", where);
+    const Gjkd__V1__JointPositions *jp = st->joint_positions;
+    u->count = gjk_kinematics_dof_count(u->kin);
+    u->q = gjkd_arena_alloc(arena, ((size_t)u->count + 1) * sizeof *u->q);
+    double *current = gjkd_arena_alloc(arena, ((size_t)u->count + 1) * sizeof *current);
+    gjk_world_joint_positions(svc->world, u->id, current, u->count, &u->base);
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.joint_positions", where);
+    if (!decode_joint_vector(u->kin, jp, sub, st->robot, current, arena, u->q, error))
+        return false;
+    if (jp->base_pose != NULL) {
+        char field[128];
+        snprintf(field, sizeof field, "%s.base_pose", sub);
+        if (!gjkd_decode_pose(jp->base_pose, field, &u->base, error))
+            return false;
+        u->has_base = true;
+    }
+    /* the limits, as the world checks them: FK on a scratch state */
+    gjk_kinematics_state *ks = NULL;
+    if (gjk_kinematics_state_create(u->kin, &ks) != GJK_KINEMATICS_OK)
+        return gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "%s: out of memory", where);
+    int32_t bad = -1;
+    gjk_status s = gjk_kinematics_forward(u->kin, u->q, u->count, u->base, ks, &bad);
+    gjk_kinematics_state_destroy(&ks);
+    if (s != GJK_KINEMATICS_OK) {
+        char why[400];
+        gjk_joint_info info;
+        gjk_kinematics_joint_info(u->kin, bad, &info);
+        joint_refusal(u->kin, bad, bad >= 0 ? u->q[info.dof] : 0.0, why, sizeof why);
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s: %s", sub,
+                         bad >= 0 ? why : "invalid state");
+    }
+    return true;
+}
+
 /* Validates every robot state, then applies them all (caller holds the write lock). */
 static bool apply_robot_states(gjkd_service *svc, Gjkd__V1__RobotState *const *states, size_t n,
                                gjkd_arena *arena, gjkd_error *error)
 {
-    int32_t *ids = gjkd_arena_alloc(arena, (n + 1) * sizeof *ids);
-    int32_t *counts = gjkd_arena_alloc(arena, (n + 1) * sizeof *counts);
-    gjk_transform **poses = gjkd_arena_alloc(arena, (n + 1) * sizeof *poses);
+    robot_update *u = gjkd_arena_alloc(arena, (n + 1) * sizeof *u);
     char where[64];
     if (n == 0)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "robots: no robot state given");
     for (size_t i = 0; i < n; ++i) {
         const Gjkd__V1__RobotState *st = states[i];
         snprintf(where, sizeof where, "robots[%zu]", i);
-        if (gjk_world_find_robot(svc->world, st->robot, &ids[i]) != GJK_WORLD_OK)
+        if (gjk_world_find_robot(svc->world, st->robot, &u[i].id) != GJK_WORLD_OK)
             return gjkd_fail(error, GJKD_CODE(NOT_FOUND), "%s: no robot named '%s'", where,
                              st->robot);
         for (size_t j = 0; j < i; ++j)
-            if (ids[j] == ids[i])
+            if (u[j].id == u[i].id)
                 return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: robot '%s' given twice",
                                  where, st->robot);
-        if (st->state_case != GJKD__V1__ROBOT_STATE__STATE_LINK_POSES)
-            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s: no link_poses given", where);
-        gjk_robot_info info;
-        gjk_world_robot_info(svc->world, ids[i], &info);
-        counts[i] = info.link_count;
-        poses[i] = gjkd_arena_alloc(arena, (size_t)info.link_count * sizeof *poses[i]);
-        if (!gjkd_decode_link_poses(st->link_poses, info.link_count, where, poses[i], error))
+        if (!decode_robot_state(svc, st, where, arena, &u[i], error))
             return false;
     }
     for (size_t i = 0; i < n; ++i) {
-        gjk_status s = gjk_world_set_link_poses(svc->world, ids[i], poses[i], counts[i]);
+        gjk_status s =
+            u[i].kin ? gjk_world_set_joint_positions(svc->world, u[i].id, NULL, u[i].q, u[i].count,
+                                                     u[i].has_base ? &u[i].base : NULL, NULL)
+                     : gjk_world_set_link_poses(svc->world, u[i].id, u[i].poses, u[i].count);
         if (s != GJK_WORLD_OK) /* validated above: a world bug */
             return gjkd_fail(error, GJKD_CODE(INTERNAL), "robots[%zu]: %s", i,
                              gjk_status_message(s));
@@ -1413,6 +1554,35 @@ static bool handle_set_link_poses(request_ctx *ctx, gjkd_error *error)
     return ok;
 }
 
+/* The DOF names of every robot with joints (the robots a gradient can refer to), copied into
+ * the arena (caller holds the lock). */
+static void list_joint_names(gjk_world *world, gjkd_arena *arena, size_t *n_out,
+                             Gjkd__V1__RobotJoints ***out)
+{
+    int32_t n = gjk_world_robot_ids(world, NULL, 0);
+    int32_t *ids = gjkd_arena_alloc(arena, (size_t)(n + 1) * sizeof *ids);
+    gjk_world_robot_ids(world, ids, n);
+    Gjkd__V1__RobotJoints **list = gjkd_arena_alloc(arena, (size_t)(n + 1) * sizeof *list);
+    size_t count = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        const gjk_kinematics *k = gjk_world_robot_kinematics(world, ids[i]);
+        if (k == NULL)
+            continue;
+        gjk_robot_info info;
+        gjk_world_robot_info(world, ids[i], &info);
+        Gjkd__V1__RobotJoints *r = gjkd_arena_alloc(arena, sizeof *r);
+        gjkd__v1__robot_joints__init(r);
+        r->robot = gjkd_arena_strdup(arena, info.name);
+        r->n_names = (size_t)gjk_kinematics_dof_count(k);
+        r->names = gjkd_arena_alloc(arena, (r->n_names + 1) * sizeof *r->names);
+        for (size_t d = 0; d < r->n_names; ++d)
+            r->names[d] = gjkd_arena_strdup(arena, gjk_kinematics_dof_names(k)[d]);
+        list[count++] = r;
+    }
+    *n_out = count;
+    *out = list;
+}
+
 static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
 {
     const Gjkd__V1__StateQueryRequest *m = ctx->req->state_query;
@@ -1421,6 +1591,8 @@ static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
     if (!gjkd_decode_query_options(m->options, &ctx->limits, 1, &options, error))
         return false;
     gjk_world_result *result = NULL;
+    size_t n_joint_names = 0;
+    Gjkd__V1__RobotJoints **joint_names = NULL;
     bool ok = false;
     pthread_rwlock_rdlock(&svc->lock);
     if (!check_precondition(ctx, error))
@@ -1437,17 +1609,122 @@ static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     ok = true;
+    if (options.gradients)
+        list_joint_names(svc->world, &ctx->arena, &n_joint_names, &joint_names);
 unlock:
     pthread_rwlock_unlock(&svc->lock);
     if (ok) {
         Gjkd__V1__StateResult *st = gjkd_arena_alloc(&ctx->arena, sizeof *st);
         gjkd_encode_state(&ctx->arena, &result->waypoints[0],
                           options.mode == GJK_WORLD_MODE_ALL_WITHIN, st);
+        st->n_joint_names = n_joint_names;
+        st->joint_names = joint_names;
         ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATE;
         ctx->resp->state = st;
     }
     gjk_world_result_destroy(&result);
     return ok;
+}
+
+/* A joint-space trajectory's DOF values (waypoint-major, DOF order) into q: the packed
+ * waypoint_joints (columns in joint_names' order, which must name every DOF once, or in DOF
+ * order) or the waypoints' JointPositions (DOF not named keep the robot's current value). */
+static bool decode_joint_waypoints(gjk_world *world, int32_t robot, const gjk_kinematics *k,
+                                   const Gjkd__V1__TrajectoryQueryRequest *m, size_t n_waypoints,
+                                   gjkd_arena *arena, double *q, gjkd_error *error)
+{
+    int32_t dofs = gjk_kinematics_dof_count(k);
+    if (m->n_waypoints > 0) {
+        double *current = gjkd_arena_alloc(arena, ((size_t)dofs + 1) * sizeof *current);
+        gjk_world_joint_positions(world, robot, current, dofs, NULL);
+        for (size_t w = 0; w < n_waypoints; ++w) {
+            char where[48];
+            snprintf(where, sizeof where, "waypoints[%zu]", w);
+            const Gjkd__V1__Waypoint *wp = m->waypoints[w];
+            if (wp->state_case != GJKD__V1__WAYPOINT__STATE_JOINT_POSITIONS)
+                return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                 "%s: robot '%s' has joints: give joint_positions", where,
+                                 m->robot);
+            if (wp->joint_positions->base_pose != NULL)
+                return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                                 "%s.joint_positions.base_pose: a trajectory's waypoints share "
+                                 "the robot's current base pose",
+                                 where);
+            if (!decode_joint_vector(k, wp->joint_positions, where, m->robot, current, arena,
+                                     q + w * (size_t)dofs, error))
+                return false;
+        }
+        return true;
+    }
+    if (m->n_waypoint_joints != n_waypoints * (size_t)dofs)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "waypoint_joints: %zu values, expected %zu waypoints x %d degrees of "
+                         "freedom",
+                         m->n_waypoint_joints, n_waypoints, dofs);
+    if (m->n_joint_names == 0) {
+        if (m->n_waypoint_joints > 0)
+            memcpy(q, m->waypoint_joints, m->n_waypoint_joints * sizeof *q);
+        return true;
+    }
+    /* columns -> DOF: the names must be every DOF once */
+    Gjkd__V1__JointPositions names = GJKD__V1__JOINT_POSITIONS__INIT;
+    names.n_names = m->n_joint_names;
+    names.names = m->joint_names;
+    names.n_positions = m->n_joint_names;
+    names.positions = gjkd_arena_alloc(arena, (m->n_joint_names + 1) * sizeof(double));
+    for (size_t c = 0; c < m->n_joint_names; ++c)
+        names.positions[c] = (double)c; /* the column index lands at its DOF */
+    double *column_of = gjkd_arena_alloc(arena, ((size_t)dofs + 1) * sizeof *column_of);
+    if (!decode_joint_vector(k, &names, "joint_names", m->robot, NULL, arena, column_of, error)) {
+        /* the message names "joint_names.names[i]": say "joint_names[i]" */
+        char *p = strstr(error->message, "joint_names.names");
+        if (p != NULL)
+            memmove(p + strlen("joint_names"), p + strlen("joint_names.names"),
+                    strlen(p + strlen("joint_names.names")) + 1);
+        return false;
+    }
+    if (m->n_joint_names != (size_t)dofs)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "joint_names: %zu names for %d degrees of freedom", m->n_joint_names,
+                         dofs);
+    for (size_t w = 0; w < n_waypoints; ++w)
+        for (int32_t d = 0; d < dofs; ++d)
+            q[w * (size_t)dofs + (size_t)d] =
+                m->waypoint_joints[w * (size_t)dofs + (size_t)column_of[d]];
+    return true;
+}
+
+/* Runs a joint-space trajectory query; a refused waypoint names itself and the joint. */
+static bool run_joint_trajectory(gjk_world *world, int32_t robot, const gjk_kinematics *k,
+                                 const Gjkd__V1__TrajectoryQueryRequest *m, size_t n_waypoints,
+                                 const double *q, const gjk_world_query_options *options,
+                                 gjk_world_result **result, gjkd_error *error)
+{
+    int32_t bad_waypoint = -1, bad_joint = -1;
+    gjk_world_trajectory traj;
+    memset(&traj, 0, sizeof traj);
+    traj.robot = robot;
+    traj.waypoint_count = (int32_t)n_waypoints;
+    traj.dof_count = gjk_kinematics_dof_count(k);
+    traj.joint_positions = q;
+    traj.name = m->name;
+    traj.bad_waypoint = &bad_waypoint;
+    traj.bad_joint = &bad_joint;
+    gjk_status s = gjk_world_query_trajectory(world, &traj, options, result);
+    if (s == GJK_WORLD_OK)
+        return true;
+    if (bad_waypoint >= 0 && bad_joint >= 0) {
+        gjk_joint_info info;
+        gjk_kinematics_joint_info(k, bad_joint, &info);
+        char why[400];
+        joint_refusal(k, bad_joint,
+                      q[(size_t)bad_waypoint * (size_t)traj.dof_count + (size_t)info.dof], why,
+                      sizeof why);
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s: waypoint %d: %s",
+                         m->n_waypoints > 0 ? "waypoints" : "waypoint_joints", bad_waypoint, why);
+    }
+    return gjkd_fail(error, gjkd_code_from_status(s), "trajectory query: %s",
+                     gjk_status_message(s));
 }
 
 static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
@@ -1457,16 +1734,24 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     gjk_world_query_options options;
     if (!gjkd_decode_query_options(m->options, &ctx->limits, svc->query_threads, &options, error))
         return false;
+    if (options.gradients && m->options->columnar)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                         "options.gradients: not in the columnar form (it has no pair messages); "
+                         "use compact or the full form");
     bool flat = m->n_waypoint_xyz_wxyz > 0;
+    bool packed = m->n_waypoint_joints > 0 || m->n_joint_names > 0;
     if (flat && m->n_waypoints > 0)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "give waypoints or waypoint_xyz_wxyz, not both");
-    if (m->n_waypoints == 0 && !flat)
+    if (packed && (flat || m->n_waypoints > 0))
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "give waypoint_joints or %s, not both",
+                         flat ? "waypoint_xyz_wxyz" : "waypoints");
+    if (m->n_waypoints == 0 && !flat && !packed)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints: none given");
-    size_t n_waypoints = flat ? m->waypoint_count : m->n_waypoints;
-    if (flat && n_waypoints == 0)
-        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
-                         "waypoint_count: required with waypoint_xyz_wxyz");
+    size_t n_waypoints = flat || packed ? m->waypoint_count : m->n_waypoints;
+    if ((flat || packed) && n_waypoints == 0)
+        return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoint_count: required with %s",
+                         flat ? "waypoint_xyz_wxyz" : "waypoint_joints");
     if (n_waypoints > ctx->limits.max_waypoints)
         return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED), "waypoints: %zu, the limit is %u",
                          n_waypoints, ctx->limits.max_waypoints);
@@ -1474,6 +1759,9 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         return false;
     gjk_world_result *result = NULL;
     gjk_transform *poses = NULL;
+    double *q = NULL;
+    size_t n_joint_names = 0;
+    Gjkd__V1__RobotJoints **joint_names = NULL;
     bool ok = false;
     pthread_rwlock_rdlock(&svc->lock);
     int32_t robot;
@@ -1485,6 +1773,34 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     gjk_world_robot_info(svc->world, robot, &info);
+    const gjk_kinematics *kin = gjk_world_robot_kinematics(svc->world, robot);
+    if (kin != NULL) {
+        if (flat) {
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                      "waypoint_xyz_wxyz: robot '%s' has joints: give waypoint_joints (or "
+                      "waypoints with joint_positions)",
+                      m->robot);
+            goto unlock;
+        }
+        q = malloc((n_waypoints * (size_t)info.dof_count + 1) * sizeof *q);
+        if (q == NULL) {
+            gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "out of memory for %zu waypoints",
+                      n_waypoints);
+            goto unlock;
+        }
+        if (!decode_joint_waypoints(svc->world, robot, kin, m, n_waypoints, &ctx->arena, q, error))
+            goto unlock;
+        ok = run_joint_trajectory(svc->world, robot, kin, m, n_waypoints, q, &options, &result,
+                                  error);
+        if (ok && options.gradients)
+            list_joint_names(svc->world, &ctx->arena, &n_joint_names, &joint_names);
+        goto unlock;
+    }
+    if (packed) {
+        gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                  "waypoint_joints: robot '%s' has no joints: give link poses", m->robot);
+        goto unlock;
+    }
     if (flat && m->n_waypoint_xyz_wxyz != 7 * (size_t)info.link_count * n_waypoints) {
         gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                   "waypoint_xyz_wxyz: %zu values, expected 7 per link (px py pz qw qx qy qz) x "
@@ -1502,7 +1818,11 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     for (size_t w = 0; !flat && w < n_waypoints; ++w) {
         if (m->waypoints[w]->state_case != GJKD__V1__WAYPOINT__STATE_LINK_POSES) {
-            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "waypoints[%zu]: no link_poses given", w);
+            gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
+                      m->waypoints[w]->state_case == GJKD__V1__WAYPOINT__STATE_JOINT_POSITIONS
+                          ? "waypoints[%zu]: robot has no joints: give link_poses"
+                          : "waypoints[%zu]: no link_poses given",
+                      w);
             goto unlock;
         }
         gjk_transform *out = poses + w * (size_t)info.link_count;
@@ -1527,9 +1847,12 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     ok = true;
+    if (options.gradients)
+        list_joint_names(svc->world, &ctx->arena, &n_joint_names, &joint_names);
 unlock:
     pthread_rwlock_unlock(&svc->lock);
     free(poses);
+    free(q);
     if (ok) {
         Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
         bool all_pairs = options.mode == GJK_WORLD_MODE_ALL_WITHIN;
@@ -1539,6 +1862,8 @@ unlock:
             gjkd_encode_trajectory_compact(&ctx->arena, result, t);
         else
             gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
+        t->n_joint_names = n_joint_names;
+        t->joint_names = joint_names;
         ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
         ctx->resp->trajectory = t;
     }
@@ -1576,6 +1901,15 @@ static bool handle_scene_summary(request_ctx *ctx, gjkd_error *error)
             gjk_link_info li;
             gjk_world_link_info(svc->world, ids[i], l, &li);
             r->links[l] = gjkd_arena_strdup(a, li.name);
+        }
+        const gjk_kinematics *k = gjk_world_robot_kinematics(svc->world, ids[i]);
+        if (k != NULL && info.dof_count > 0) {
+            r->n_joint_names = r->n_positions = (size_t)info.dof_count;
+            r->joint_names = gjkd_arena_alloc(a, r->n_joint_names * sizeof *r->joint_names);
+            r->positions = gjkd_arena_alloc(a, r->n_positions * sizeof *r->positions);
+            for (int32_t d = 0; d < info.dof_count; ++d)
+                r->joint_names[d] = gjkd_arena_strdup(a, gjk_kinematics_dof_names(k)[d]);
+            gjk_world_joint_positions(svc->world, ids[i], r->positions, info.dof_count, NULL);
         }
         sum->robots[i] = r;
     }

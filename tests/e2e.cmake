@@ -39,6 +39,16 @@ if(TARGET gjkd AND TARGET gjkctl)
       # e2e_client run under memcheck (e2e_requests then takes ~4 min; ~20 s without).
       set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 600 LABELS e2e)
     endforeach()
+    # Robots with joints (tests/e2e/e2e_kinematics.py): joint positions, gradients against
+    # finite differences, joint-space trajectories, gjkctl joints/--gradients, persistence.
+    add_test(NAME e2e_kinematics
+             COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_kinematics.py
+                     --group kinematics
+                     --gjkd $<TARGET_FILE:gjkd> --gjkctl $<TARGET_FILE:gjkctl>
+                     --e2e-client $<TARGET_FILE:e2e_client>
+                     --python-proto ${CMAKE_BINARY_DIR}/python
+                     --source-dir ${PROJECT_SOURCE_DIR})
+    set_tests_properties(e2e_kinematics PROPERTIES TIMEOUT 300 LABELS e2e)
     # Authentication and start-up configuration (tests/e2e/e2e_security.py): curve,
     # curve_refusals (also labelled fault), config (GJKD_* environment, --scene).
     foreach(group curve curve_refusals config)

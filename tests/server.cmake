@@ -7,6 +7,7 @@ if(TARGET gjkd_server)
   target_link_options(test_server_store PRIVATE -Wl,--wrap=fsync)
   gjk_add_test(test_server_config SOURCES test_server_config.c LIBS gjkd_server LABELS unit TIMEOUT 30)
   gjk_add_test(test_server_dispatch SOURCES test_server_dispatch.c LIBS gjkd_server LABELS unit TIMEOUT 120)
+  gjk_add_test(test_server_kinematics SOURCES test_server_kinematics.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   gjk_add_test(test_server_transport SOURCES test_server_transport.c LIBS gjkd_server LABELS e2e TIMEOUT 60)
   # CURVE key files, allow-list, exposure rule; ZAP refusals over loopback TCP.
   gjk_add_test(test_server_auth SOURCES test_server_auth.c LIBS gjkd_server LABELS unit TIMEOUT 60)
@@ -16,6 +17,8 @@ if(TARGET gjkd_server)
   if(TARGET gjkd_client)
     gjk_add_test(test_client_wire SOURCES test_client_wire.c LIBS gjkd_server gjkd::client LABELS e2e
                  TIMEOUT 60)
+    gjk_add_test(test_client_kinematics SOURCES test_client_kinematics.c LIBS gjkd_server
+                 gjkd::client LABELS e2e TIMEOUT 60)
   endif()
 endif()
 # Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are

@@ -697,7 +697,7 @@ static void test_fk_feeds_world(void **state)
         snprintf(names[l], sizeof names[l], "link%d", l);
         links[l] = (gjk_link_def){names[l], NULL, 0, 0.0};
     }
-    gjk_robot_def rd = {"panda", links, 13, false, NULL, 0, NULL};
+    gjk_robot_def rd = {.name = "panda", .links = links, .link_count = 13};
     gjk_world *w = NULL;
     int32_t id = 0;
     assert_status(gjk_world_create(NULL, &w), GJK_WORLD_OK);

@@ -100,6 +100,54 @@ static inline Gjkd__V1__Robot *t_robot(gjkd_arena *a, const char *name, int n)
     return r;
 }
 
+static inline Gjkd__V1__Joint *t_joint(gjkd_arena *a, const char *name, Gjkd__V1__JointType type,
+                                       const char *parent, const char *child, double x, double y,
+                                       double z, double ax, double ay, double az, double lower,
+                                       double upper)
+{
+    Gjkd__V1__Joint *j = gjkd_arena_alloc(a, sizeof *j);
+    gjkd__v1__joint__init(j);
+    j->name = gjkd_arena_strdup(a, name);
+    j->type = type;
+    j->parent = gjkd_arena_strdup(a, parent);
+    j->child = gjkd_arena_strdup(a, child);
+    j->origin = t_pose(a, x, y, z);
+    j->axis = t_vec3(a, ax, ay, az);
+    if (type == GJKD__V1__JOINT_TYPE__JOINT_TYPE_REVOLUTE ||
+        type == GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC) {
+        j->limits = gjkd_arena_alloc(a, sizeof *j->limits);
+        gjkd__v1__joint_limits__init(j->limits);
+        j->limits->lower = lower;
+        j->limits->upper = upper;
+    }
+    return j;
+}
+
+/* A robot with joints, links l0 (rail) l1 (cart) l2 (arm) l3 (finger) l4 (tool), boxes of
+ * half size 0.1: "slide" prismatic l0 -> l1 along x [-1, 1] at (0, 0, 0.3); "turn" revolute
+ * l1 -> l2 about z [-2, 2] at (0, 0, 0.3); "grip" prismatic l2 -> l3 along y at (0.3, 0, 0),
+ * a mimic of slide (0.5 q + 0.1); "tool" fixed l3 -> l4 at (0.25, 0, 0). DOF: slide, turn. */
+static inline Gjkd__V1__Robot *t_cart_robot(gjkd_arena *a, const char *name)
+{
+    Gjkd__V1__Robot *r = t_robot(a, name, 5);
+    r->n_joints = 4;
+    r->joints = gjkd_arena_alloc(a, 4 * sizeof *r->joints);
+    r->joints[0] = t_joint(a, "slide", GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC, "l0", "l1", 0, 0,
+                           0.3, 1, 0, 0, -1, 1);
+    r->joints[1] = t_joint(a, "turn", GJKD__V1__JOINT_TYPE__JOINT_TYPE_REVOLUTE, "l1", "l2", 0, 0,
+                           0.3, 0, 0, 1, -2, 2);
+    r->joints[2] = t_joint(a, "grip", GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC, "l2", "l3", 0.3,
+                           0, 0, 0, 1, 0, -5, 5);
+    r->joints[2]->mimic = gjkd_arena_alloc(a, sizeof *r->joints[2]->mimic);
+    gjkd__v1__mimic__init(r->joints[2]->mimic);
+    r->joints[2]->mimic->joint = gjkd_arena_strdup(a, "slide");
+    r->joints[2]->mimic->multiplier = 0.5;
+    r->joints[2]->mimic->offset = 0.1;
+    r->joints[3] = t_joint(a, "tool", GJKD__V1__JOINT_TYPE__JOINT_TYPE_FIXED, "l3", "l4", 0.25, 0,
+                           0, 0, 0, 0, 0, 0);
+    return r;
+}
+
 /* An obstacle: one box of half size h at (x, 0, 0). */
 static inline Gjkd__V1__Obstacle *t_obstacle(gjkd_arena *a, const char *name, double h, double x)
 {

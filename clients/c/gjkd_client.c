@@ -470,6 +470,15 @@ static const char *str(const char *s)
     return s ? s : "";
 }
 
+static void gradients_of(const Gjkd__V1__PairResult *p, gjkd_pair *out)
+{
+    out->gradient_a = p->gradient_a;
+    out->gradient_a_count = p->n_gradient_a;
+    out->gradient_b = p->gradient_b;
+    out->gradient_b_count = p->n_gradient_b;
+    out->subgradient = p->subgradient;
+}
+
 static void pair_of(const Gjkd__V1__PairResult *p, gjkd_pair *out)
 {
     const Gjkd__V1__BodyRef *a = p->body_a, *b = p->body_b;
@@ -495,6 +504,7 @@ static void pair_of(const Gjkd__V1__PairResult *p, gjkd_pair *out)
     out->epa_iterations = p->epa_iterations;
     out->padding = p->padding;
     out->part_pair_count = p->part_pair_count;
+    gradients_of(p, out);
 }
 
 /* A pair in the compact form (gjkd.proto PairResult.geometry): names, ids and padding from
@@ -521,6 +531,7 @@ static bool compact_pair_of(const Gjkd__V1__PairResult *p, const Gjkd__V1__Traje
     out->iterations = p->iterations;
     out->epa_iterations = p->epa_iterations;
     out->part_pair_count = p->part_pair_count;
+    gradients_of(p, out); /* the pair's own, not its table entry's */
     return true;
 }
 
@@ -789,6 +800,10 @@ gjkd_status gjkd_scene_summary_get(gjkd_client *c, gjkd_scene_summary **out)
         robots[i].link_count = rs->n_links;
         robots[i].parts = rs->parts;
         robots[i].self_collision = rs->self_collision;
+        robots[i].joint_names = (const char *const *)rs->joint_names;
+        robots[i].positions = rs->positions;
+        robots[i].joint_count =
+            rs->n_joint_names < rs->n_positions ? rs->n_joint_names : rs->n_positions;
     }
     for (size_t i = 0; i < ss->n_obstacles; i++) {
         const Gjkd__V1__ObstacleSummary *os = ss->obstacles[i];
@@ -979,6 +994,44 @@ gjkd_status gjkd_set_link_poses(gjkd_client *c, const char *robot, const gjkd_po
     return s;
 }
 
+gjkd_status gjkd_set_joint_positions(gjkd_client *c, const char *robot, const char *const *names,
+                                     const double *positions, size_t count, const gjkd_pose *base)
+{
+    if (robot == NULL || (positions == NULL && count > 0))
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_set_joint_positions: NULL robot or positions");
+    Gjkd__V1__JointPositions jp = GJKD__V1__JOINT_POSITIONS__INIT;
+    jp.n_positions = count;
+    jp.positions = (double *)positions; /* only packed, never changed */
+    if (names) {
+        jp.n_names = count;
+        jp.names = (char **)names;
+    }
+    Gjkd__V1__Pose pose = GJKD__V1__POSE__INIT;
+    Gjkd__V1__Vec3 p = GJKD__V1__VEC3__INIT;
+    Gjkd__V1__Quaternion q = GJKD__V1__QUATERNION__INIT;
+    if (base) {
+        p.x = base->p.x;
+        p.y = base->p.y;
+        p.z = base->p.z;
+        q.w = base->q.w;
+        q.x = base->q.x;
+        q.y = base->q.y;
+        q.z = base->q.z;
+        pose.position = &p;
+        pose.orientation = &q;
+        jp.base_pose = &pose;
+    }
+    Gjkd__V1__RobotState rs = GJKD__V1__ROBOT_STATE__INIT;
+    rs.robot = (char *)robot;
+    rs.state_case = GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS;
+    rs.joint_positions = &jp;
+    Gjkd__V1__RobotState *rsp = &rs;
+    Gjkd__V1__SetLinkPosesRequest body = GJKD__V1__SET_LINK_POSES_REQUEST__INIT;
+    body.n_robots = 1;
+    body.robots = &rsp;
+    return gjkd_set_link_poses_request(c, &body);
+}
+
 /* ------------------------------------------------------------------ queries */
 
 static void options_to_wire(const gjkd_query_options *o, Gjkd__V1__QueryOptions *w)
@@ -997,12 +1050,32 @@ static void options_to_wire(const gjkd_query_options *o, Gjkd__V1__QueryOptions 
     if (o->robot)
         w->robot = (char *)o->robot;
     w->per_part = o->per_part;
+    w->gradients = o->gradients;
+}
+
+/* RobotJoints messages as gjkd_robot_joints (pointing into the reply); NULL with *count 0 when
+ * there are none; false when out of memory. */
+static bool joints_of(Gjkd__V1__RobotJoints *const *m, size_t n, gjkd_robot_joints **out)
+{
+    *out = NULL;
+    if (n == 0)
+        return true;
+    *out = calloc(n, sizeof **out);
+    if (*out == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        (*out)[i].robot = str(m[i]->robot);
+        (*out)[i].names = (const char *const *)m[i]->names;
+        (*out)[i].count = m[i]->n_names;
+    }
+    return true;
 }
 
 typedef struct state_box {
     gjkd_state pub;
     Gjkd__V1__Response *response;
     gjkd_pair *pairs;
+    gjkd_robot_joints *joints;
 } state_box;
 
 gjkd_status gjkd_query_state(gjkd_client *c, const gjkd_query_options *options, gjkd_state **out)
@@ -1035,6 +1108,13 @@ gjkd_status gjkd_query_state(gjkd_client *c, const gjkd_query_options *options, 
         gjkd_state_destroy(&p);
         return fail(c, GJKD_BAD_REPLY, "a compact pair in a state reply");
     }
+    if (!joints_of(r->state->joint_names, r->state->n_joint_names, &box->joints)) {
+        gjkd_state *p = &box->pub;
+        gjkd_state_destroy(&p);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    box->pub.joint_names = box->joints;
+    box->pub.joint_names_count = box->joints ? r->state->n_joint_names : 0;
     *out = &box->pub;
     return GJKD_OK;
 }
@@ -1045,6 +1125,7 @@ void gjkd_state_destroy(gjkd_state **state)
         return;
     state_box *box = (state_box *)*state;
     free(box->pairs);
+    free(box->joints);
     gjkd__v1__response__free_unpacked(box->response, NULL);
     free(box);
     *state = NULL;
@@ -1055,6 +1136,7 @@ typedef struct trajectory_box {
     Gjkd__V1__Response *response;
     gjkd_state *states;
     gjkd_pair *pairs;
+    gjkd_robot_joints *joints;
 } trajectory_box;
 
 /* A request's nested waypoints re-encoded packed, in storage of our own (the request stays
@@ -1137,7 +1219,7 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     else
         gjkd__v1__query_options__init(&wo);
     wo.compact = true;
-    wo.columnar = true;
+    wo.columnar = !wo.gradients; /* the columnar form has no pair messages for gradients */
     Gjkd__V1__TrajectoryQueryRequest body = *request;
     body.options = &wo;
     packed_waypoints pw;
@@ -1199,6 +1281,12 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     p->colliding_waypoints = t->colliding_waypoints;
     p->cache_hit = t->trajectory_cache_hit;
     p->revision = r->revision;
+    if (!joints_of(t->joint_names, t->n_joint_names, &box->joints)) {
+        gjkd_trajectory_destroy(&p);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    p->joint_names = box->joints;
+    p->joint_names_count = box->joints ? t->n_joint_names : 0;
     *out = p;
     return GJKD_OK;
 }
@@ -1234,12 +1322,41 @@ gjkd_status gjkd_query_trajectory(gjkd_client *c, const gjkd_query_options *opti
     return s;
 }
 
+gjkd_status gjkd_query_trajectory_joints(gjkd_client *c, const gjkd_query_options *options,
+                                         const char *robot, const char *name,
+                                         const char *const *joint_names, size_t dof_count,
+                                         const double *positions, size_t waypoint_count,
+                                         gjkd_trajectory **out)
+{
+    *out = NULL;
+    if (robot == NULL || (positions == NULL && waypoint_count * dof_count > 0))
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory_joints: NULL robot or positions");
+    if (waypoint_count == 0 || waypoint_count > UINT32_MAX)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory_joints: %zu waypoints",
+                    waypoint_count);
+    Gjkd__V1__TrajectoryQueryRequest body = GJKD__V1__TRAJECTORY_QUERY_REQUEST__INIT;
+    body.robot = (char *)robot;
+    if (name)
+        body.name = (char *)name;
+    body.n_waypoint_joints = waypoint_count * dof_count; /* packed: TrajectoryQueryRequest */
+    body.waypoint_joints = (double *)positions;          /* only packed, never changed */
+    body.waypoint_count = (uint32_t)waypoint_count;
+    if (joint_names) {
+        body.n_joint_names = dof_count;
+        body.joint_names = (char **)joint_names;
+    }
+    gjkd_query_options defaults;
+    memset(&defaults, 0, sizeof defaults);
+    return gjkd_query_trajectory_request(c, options ? options : &defaults, &body, out);
+}
+
 void gjkd_trajectory_destroy(gjkd_trajectory **trajectory)
 {
     if (trajectory == NULL || *trajectory == NULL)
         return;
     trajectory_box *box = (trajectory_box *)*trajectory;
     free(box->states);
+    free(box->joints);
     free(box->pairs);
     gjkd__v1__response__free_unpacked(box->response, NULL);
     free(box);

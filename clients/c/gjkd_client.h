@@ -205,6 +205,9 @@ typedef struct gjkd_robot_summary {
     size_t link_count;
     uint32_t parts;
     bool self_collision;
+    const char *const *joint_names; /* a robot with joints: its DOF in order (else none) */
+    const double *positions;        /* their current values */
+    size_t joint_count;
 } gjkd_robot_summary;
 
 typedef struct gjkd_obstacle_summary {
@@ -271,6 +274,15 @@ GJKD_CLIENT_API gjkd_status gjkd_merge_scene(gjkd_client *client, const Gjkd__V1
  * not persisted, the scene revision does not move. */
 GJKD_CLIENT_API gjkd_status gjkd_set_link_poses(gjkd_client *client, const char *robot,
                                                 const gjkd_pose *poses, size_t count);
+/* Joint positions of a robot with joints (its link poses follow by forward kinematics), as a
+ * JointState gives them: names[i] with positions[i], any order, a subset (the others keep
+ * their values); or names NULL and positions the full vector in the robot's DOF order (the
+ * scene summary's joint_names). base (NULL = keep) moves the robot's base. Names of mimic or
+ * fixed joints and out-of-limit values are refused with a message naming the joint. */
+GJKD_CLIENT_API gjkd_status gjkd_set_joint_positions(gjkd_client *client, const char *robot,
+                                                     const char *const *names,
+                                                     const double *positions, size_t count,
+                                                     const gjkd_pose *base);
 /* Several robots at once, atomically (e.g. from gjkd_json_parse_poses). */
 GJKD_CLIENT_API gjkd_status
 gjkd_set_link_poses_request(gjkd_client *client, const Gjkd__V1__SetLinkPosesRequest *request);
@@ -299,6 +311,9 @@ typedef struct gjkd_query_options {
     uint32_t max_pairs;        /* entries per state/waypoint; 0 = the daemon's limit */
     const char *robot;         /* state query: only pairs with a link of this robot; NULL = all */
     bool per_part;             /* ALL_WITHIN: one entry per part pair, not per body pair */
+    bool gradients;            /* every pair carries d(distance)/dq for the robots with joints
+                                  it involves (gjkd_pair.gradient_*, in the DOF order of the
+                                  result's joint_names) */
 } gjkd_query_options;
 
 /* A reported pair. Body A is a robot link; body B a link (robot_b set) or an obstacle. In
@@ -321,7 +336,23 @@ typedef struct gjkd_pair {
     int32_t iterations, epa_iterations;
     double padding;           /* applied to this pair (already in distance) */
     uint32_t part_pair_count; /* part pairs this entry stands for (>= 1) */
+    /* options.gradients: d(distance)/dq = n . (J_B(w_B) - J_A(w_A)) over the DOF of A's robot
+     * (self pairs: both chains) and, for a link of another robot with joints as B, over B's
+     * robot; counts 0 otherwise. subgradient: the witnesses are not unique (parallel faces,
+     * edge on face): one valid subgradient. */
+    const double *gradient_a;
+    size_t gradient_a_count;
+    const double *gradient_b;
+    size_t gradient_b_count;
+    bool subgradient;
 } gjkd_pair;
+
+/* The DOF order of a robot that gradients refer to. */
+typedef struct gjkd_robot_joints {
+    const char *robot;
+    const char *const *names;
+    size_t count;
+} gjkd_robot_joints;
 
 typedef struct gjkd_state {
     bool evaluated;           /* false for trajectory waypoints skipped after a first collision */
@@ -334,7 +365,10 @@ typedef struct gjkd_state {
     bool colliding; /* some pair has distance <= 0 */
     bool truncated; /* more entries qualified than max_pairs */
     uint32_t pairs_checked, pairs_candidate;
-    uint64_t revision; /* scene revision the query saw */
+    uint64_t revision;                    /* scene revision the query saw */
+    const gjkd_robot_joints *joint_names; /* state query with gradients: every robot with
+                                             joints and its DOF order */
+    size_t joint_names_count;
 } gjkd_state;
 
 GJKD_CLIENT_API gjkd_status gjkd_query_state(gjkd_client *client, const gjkd_query_options *options,
@@ -351,6 +385,9 @@ typedef struct gjkd_trajectory {
     uint32_t colliding_waypoints;
     bool cache_hit; /* the named warm-start cache held this trajectory */
     uint64_t revision;
+    const gjkd_robot_joints *joint_names; /* with gradients: every robot with joints and its
+                                             DOF order */
+    size_t joint_names_count;
 } gjkd_trajectory;
 
 /* waypoint_count waypoints of link_count poses each, waypoint-major: poses[w * link_count + l].
@@ -360,6 +397,15 @@ GJKD_CLIENT_API gjkd_status gjkd_query_trajectory(gjkd_client *client,
                                                   const char *robot, const char *name,
                                                   const gjkd_pose *poses, size_t waypoint_count,
                                                   size_t link_count, gjkd_trajectory **out);
+/* A joint-space trajectory of a robot with joints: waypoint_count joint vectors of dof_count
+ * values, waypoint-major (positions[w * dof_count + j]), the columns in the order of
+ * joint_names (which must then name every DOF once) or, with joint_names NULL, in the robot's
+ * DOF order. Every waypoint is at the robot's current base pose. A value out of its limits is
+ * refused naming the waypoint and the joint. */
+GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_joints(
+    gjkd_client *client, const gjkd_query_options *options, const char *robot, const char *name,
+    const char *const *joint_names, size_t dof_count, const double *positions,
+    size_t waypoint_count, gjkd_trajectory **out);
 /* The same from a request message (e.g. gjkd_json_parse_trajectory); its options are replaced
  * by `options` when options is not NULL. */
 GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_request(gjkd_client *client,

@@ -35,11 +35,21 @@ static const char usage_text[] =
     "                                  (--merge: add/replace its bodies by name, keep the others)\n"
     "  remove robot|obstacle NAME      remove a robot or an obstacle\n"
     "  poses POSES.json                set link poses (transient, not persisted)\n"
+    "  joints ROBOT JOINTS.json        set joint positions of a robot with joints, JOINTS.json\n"
+    "                                  a JointState: {\"name\": [...], \"position\": [...]}\n"
+    "                                  (names in any order, a subset; without \"name\" the\n"
+    "                                  full vector in the robot's DOF order)\n"
     "  query [--max-distance D] [--all] [--robot R] [--first-collision] [--no-depth]\n"
-    "        [--per-part]              distances at the current link poses (--all: each body\n"
-    "                                  pair within D once, --per-part: each part pair)\n"
+    "        [--per-part] [--gradients]\n"
+    "                                  distances at the current link poses (--all: each body\n"
+    "                                  pair within D once, --per-part: each part pair;\n"
+    "                                  --gradients: d(distance)/dq per pair, with --json as\n"
+    "                                  \"gradient\": {ROBOT: [...]} in the order of the\n"
+    "                                  answer's \"joint_names\": {ROBOT: [...]})\n"
     "  trajectory TRAJ.json [--name N] [--max-distance D] [--all] [--plot OUT.svg]\n"
-    "        [--per-part]              distances along a trajectory, per waypoint\n"
+    "        [--per-part] [--gradients] distances along a trajectory, per waypoint (TRAJ.json:\n"
+    "                                  link poses, or \"joint_names\" and joint vectors\n"
+    "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n"
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
     "\n"
@@ -77,6 +87,7 @@ typedef struct args {
     bool first_collision;
     bool no_depth;
     bool merge;
+    bool gradients;
     const char *robot;
     const char *name;
     const char *plot;
@@ -182,6 +193,8 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->no_depth;
         else if (strcmp(key, "--merge") == 0)
             flag = &a->merge;
+        else if (strcmp(key, "--gradients") == 0)
+            flag = &a->gradients;
         if (flag) {
             if (value)
                 return usage_error("%s takes no value", key);
@@ -329,7 +342,29 @@ static cJSON *pair_json(const gjkd_pair *p)
     cJSON_AddNumberToObject(o, "epa_iterations", p->epa_iterations);
     json_num(o, "padding", p->padding);
     cJSON_AddNumberToObject(o, "part_pair_count", p->part_pair_count);
+    if (p->gradient_a_count > 0 || p->gradient_b_count > 0) {
+        /* d(distance)/dq per robot, in the order of the answer's "joint_names" */
+        cJSON *g = cJSON_AddObjectToObject(o, "gradient");
+        if (p->gradient_a_count > 0)
+            json_doubles(g, p->robot_a, p->gradient_a, (int)p->gradient_a_count);
+        if (p->gradient_b_count > 0)
+            json_doubles(g, p->robot_b, p->gradient_b, (int)p->gradient_b_count);
+        cJSON_AddBoolToObject(o, "subgradient", p->subgradient);
+    }
     return o;
+}
+
+/* "joint_names": {ROBOT: [DOF names...]} of a result with gradients. */
+static void joint_names_json(cJSON *o, const gjkd_robot_joints *j, size_t n)
+{
+    if (n == 0)
+        return;
+    cJSON *names = cJSON_AddObjectToObject(o, "joint_names");
+    for (size_t i = 0; names != NULL && i < n; i++) {
+        cJSON *arr = cJSON_AddArrayToObject(names, j[i].robot);
+        for (size_t k = 0; arr != NULL && k < j[i].count; k++)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(j[i].names[k]));
+    }
 }
 
 static cJSON *state_json(const gjkd_state *s, bool with_pairs)
@@ -713,7 +748,77 @@ static gjkd_query_options query_options(const args *a)
     o.no_penetration_depth = a->no_depth;
     o.per_part = a->per_part;
     o.robot = a->robot;
+    o.gradients = a->gradients;
     return o;
+}
+
+/* JOINTS.json, a JointState: {"name": [...], "position": [...]} ("name" optional: then the
+ * full vector in DOF order). */
+static int cmd_joints(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 2)
+        return usage_error("usage: joints ROBOT JOINTS.json");
+    const char *path = a->positional[1];
+    size_t len;
+    char *text = read_input(path, &len);
+    if (text == NULL)
+        return EXIT_USAGE;
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *names = doc ? cJSON_GetObjectItemCaseSensitive(doc, "name") : NULL;
+    const cJSON *pos = doc ? cJSON_GetObjectItemCaseSensitive(doc, "position") : NULL;
+    const char *bad = NULL;
+    if (doc == NULL || !cJSON_IsObject(doc))
+        bad = "not a JSON object";
+    else if (!cJSON_IsArray(pos))
+        bad = "$.position: missing (an array of numbers)";
+    else if (names != NULL && !cJSON_IsArray(names))
+        bad = "$.name: expected an array of strings";
+    else if (names != NULL && cJSON_GetArraySize(names) != cJSON_GetArraySize(pos))
+        bad = "$.name and $.position differ in length";
+    for (const cJSON *it = doc ? doc->child : NULL; bad == NULL && it; it = it->next)
+        if (strcmp(it->string, "name") != 0 && strcmp(it->string, "position") != 0 &&
+            strcmp(it->string, "comment") != 0)
+            bad = "unknown key (a JointState has \"name\" and \"position\")";
+    size_t n = bad == NULL ? (size_t)cJSON_GetArraySize(pos) : 0;
+    double *values = calloc(n + 1, sizeof *values);
+    const char **list = calloc(n + 1, sizeof *list);
+    size_t i = 0;
+    for (const cJSON *it = bad == NULL ? pos->child : NULL; bad == NULL && it; it = it->next, i++)
+        if (cJSON_IsNumber(it) && isfinite(it->valuedouble))
+            values[i] = it->valuedouble;
+        else
+            bad = "$.position: expected finite numbers";
+    i = 0;
+    for (const cJSON *it = bad == NULL && names ? names->child : NULL; bad == NULL && it;
+         it = it->next, i++)
+        if (cJSON_IsString(it) && it->valuestring[0] != '\0')
+            list[i] = it->valuestring;
+        else
+            bad = "$.name: expected non-empty strings";
+    if (bad != NULL || values == NULL || list == NULL) {
+        fprintf(stderr, "gjkctl: %s: %s\n", path, bad ? bad : "out of memory");
+        free(values);
+        free(list);
+        cJSON_Delete(doc);
+        return EXIT_USAGE;
+    }
+    gjkd_status s =
+        gjkd_set_joint_positions(c, a->positional[0], names ? list : NULL, values, n, NULL);
+    free(values);
+    free(list);
+    cJSON_Delete(doc);
+    if (s != GJKD_OK)
+        return report_failure(c, s);
+    if (a->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "robot", a->positional[0]);
+        json_u64(o, "joints", n);
+        json_u64(o, "revision", gjkd_client_revision(c));
+        return print_json(o);
+    }
+    printf("%zu joint position%s set for %s\n", n, n == 1 ? "" : "s", a->positional[0]);
+    return 0;
 }
 
 static int cmd_query(gjkd_client *c, const args *a)
@@ -728,6 +833,7 @@ static int cmd_query(gjkd_client *c, const args *a)
     if (a->json) {
         cJSON *doc = state_json(st, true);
         json_u64(doc, "revision", st->revision);
+        joint_names_json(doc, st->joint_names, st->joint_names_count);
         gjkd_state_destroy(&st);
         return print_json(doc);
     }
@@ -947,6 +1053,7 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         cJSON_AddNumberToObject(o2, "first_collision", t->first_collision);
         cJSON_AddNumberToObject(o2, "colliding_waypoints", t->colliding_waypoints);
         cJSON_AddBoolToObject(o2, "cache_hit", t->cache_hit);
+        joint_names_json(o2, t->joint_names, t->joint_names_count);
         cJSON *wps = cJSON_AddArrayToObject(o2, "waypoints");
         for (size_t i = 0; i < t->waypoint_count; i++)
             cJSON_AddItemToArray(wps, state_json(&t->waypoints[i], a->all));
@@ -1060,9 +1167,9 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(gjkd_client *, const args *);
-    } commands[] = {{"health", cmd_health}, {"stats", cmd_stats},          {"scene", cmd_scene},
-                    {"load", cmd_load},     {"remove", cmd_remove},        {"poses", cmd_poses},
-                    {"query", cmd_query},   {"trajectory", cmd_trajectory}};
+    } commands[] = {{"health", cmd_health}, {"stats", cmd_stats},   {"scene", cmd_scene},
+                    {"load", cmd_load},     {"remove", cmd_remove}, {"poses", cmd_poses},
+                    {"joints", cmd_joints}, {"query", cmd_query},   {"trajectory", cmd_trajectory}};
     int (*run)(gjkd_client *, const args *) = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(a.command, commands[i].name) == 0)

@@ -7,6 +7,7 @@
 
 #include "world_internal.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,6 +403,11 @@ static void robot_free(wrobot *r)
     free(r->links);
     free(r->disabled);
     free(r->name);
+    free(r->q);
+    free(r->dof_lower);
+    free(r->dof_upper);
+    gjk_kinematics_state_destroy(&r->kstate);
+    gjk_kinematics_destroy(&r->kin);
     free(r);
 }
 
@@ -443,6 +449,9 @@ static gjk_status robot_def_check(const gjk_robot_def *def)
         def->links == NULL || def->disabled_pair_count < 0 ||
         (def->disabled_pair_count > 0 && !def->disabled_pairs))
         return GJK_STATUS_INVALID_INPUT;
+    if (def->joint_count < 0 || (def->joint_count > 0 && (!def->joints || def->link_poses)) ||
+        (def->joint_count > 0 && def->base_pose && !gjk_transform_is_valid(*def->base_pose)))
+        return GJK_STATUS_INVALID_INPUT; /* joints and link poses are two sources of state */
     for (int32_t l = 0; l < def->link_count; ++l) {
         const gjk_link_def *link = &def->links[l];
         if (!name_is_valid(link->name) || !padding_is_valid(link->padding) ||
@@ -457,6 +466,80 @@ static gjk_status robot_def_check(const gjk_robot_def *def)
                 return GJK_STATUS_INVALID_INPUT;
         if (def->link_poses && !gjk_transform_is_valid(def->link_poses[l]))
             return GJK_STATUS_INVALID_INPUT;
+    }
+    return GJK_WORLD_OK;
+}
+
+static void robot_joint_error(const gjk_robot_def *def, gjk_kinematics_error_code code,
+                              int32_t joint, const char *reason)
+{
+    if (def->joint_error) {
+        def->joint_error->code = code;
+        def->joint_error->joint = joint;
+        def->joint_error->link = -1;
+        def->joint_error->reason = reason;
+    }
+}
+
+/* Writes the FK of r->q and r->base into the link poses (and r->kstate); INVALID_INPUT with
+ * *bad_joint when a value is refused (nothing changed then). */
+static gjk_status robot_forward(wrobot *r, const double *q, gjk_transform base, int32_t *bad_joint)
+{
+    gjk_status s = gjk_kinematics_forward(r->kin, q, r->dof_count, base, r->kstate, bad_joint);
+    if (s != GJK_KINEMATICS_OK)
+        return s;
+    const gjk_transform *poses = gjk_kinematics_link_poses(r->kstate);
+    for (int32_t l = 0; l < r->link_count; ++l)
+        r->links[l].pose = poses[l];
+    if (q != r->q && r->dof_count > 0)
+        memcpy(r->q, q, (size_t)r->dof_count * sizeof *q);
+    r->base = gjk_transform_make(gjk_quat_normalize(base.q), base.p);
+    return GJK_WORLD_OK;
+}
+
+/* The kinematic model of a robot with joints, its limits and its initial state. */
+static gjk_status robot_build_kinematics(wrobot *r, const gjk_robot_def *def)
+{
+    gjk_kinematics_def kd = {def->link_count, def->joints, def->joint_count};
+    gjk_kinematics_error err;
+    gjk_status s = gjk_kinematics_build(&kd, &r->kin, &err);
+    if (def->joint_error)
+        *def->joint_error = err;
+    if (s != GJK_KINEMATICS_OK)
+        return s;
+    if (gjk_kinematics_state_create(r->kin, &r->kstate) != GJK_KINEMATICS_OK)
+        return GJK_STATUS_OUT_OF_MEMORY;
+    int32_t dofs = gjk_kinematics_dof_count(r->kin);
+    size_t n = (size_t)(dofs > 0 ? dofs : 1);
+    r->dof_count = dofs;
+    r->q = calloc(n, sizeof *r->q);
+    r->dof_lower = calloc(n, sizeof *r->dof_lower);
+    r->dof_upper = calloc(n, sizeof *r->dof_upper);
+    if (!r->q || !r->dof_lower || !r->dof_upper)
+        return GJK_STATUS_OUT_OF_MEMORY;
+    for (int32_t d = 0; d < dofs; ++d) {
+        gjk_joint_info info;
+        gjk_kinematics_joint_info(r->kin, gjk_kinematics_dof_joint(r->kin, d), &info);
+        if (isfinite(info.lower)) { /* the tolerance of gjk_kinematics_forward (kinematics.h) */
+            double tol = GJK_KINEMATICS_LIMIT_TOLERANCE *
+                         fmax(1.0, fmax(fabs(info.lower), fabs(info.upper)));
+            r->dof_lower[d] = info.lower - tol;
+            r->dof_upper[d] = info.upper + tol;
+        } else {
+            r->dof_lower[d] = -DBL_MAX;
+            r->dof_upper[d] = DBL_MAX;
+        }
+        r->q[d] = def->initial_positions ? def->initial_positions[d]
+                                         : fmin(fmax(0.0, info.lower), info.upper);
+    }
+    gjk_transform base = def->base_pose ? *def->base_pose : gjk_transform_identity();
+    int32_t bad = -1;
+    s = robot_forward(r, r->q, base, &bad);
+    if (s != GJK_WORLD_OK) {
+        robot_joint_error(def, GJK_KIN_BAD_LIMITS, bad,
+                          bad >= 0 ? "initial position is not finite or outside the joint's limits"
+                                   : "invalid base pose");
+        return GJK_STATUS_INVALID_INPUT;
     }
     return GJK_WORLD_OK;
 }
@@ -499,6 +582,13 @@ static gjk_status robot_build(const gjk_robot_def *def, wrobot **out)
         }
         r->disabled[(size_t)a * n + (size_t)b] = 1;
         r->disabled[(size_t)b * n + (size_t)a] = 1;
+    }
+    if (def->joint_count > 0) {
+        gjk_status s = robot_build_kinematics(r, def);
+        if (s != GJK_WORLD_OK) {
+            robot_free(r);
+            return s;
+        }
     }
     *out = r;
     return GJK_WORLD_OK;
@@ -632,8 +722,8 @@ gjk_status gjk_world_set_link_poses(gjk_world *world, int32_t robot, const gjk_t
     wrobot *r = (wrobot *)gjk_world_robot_by_id(world, robot);
     if (!r)
         return GJK_STATUS_NOT_FOUND;
-    if (count != r->link_count || !poses)
-        return GJK_STATUS_INVALID_INPUT;
+    if (count != r->link_count || !poses || r->kin)
+        return GJK_STATUS_INVALID_INPUT; /* a robot with joints moves by its joints */
     for (int32_t l = 0; l < count; ++l)
         if (!gjk_transform_is_valid(poses[l]))
             return GJK_STATUS_INVALID_INPUT;
@@ -641,6 +731,71 @@ gjk_status gjk_world_set_link_poses(gjk_world *world, int32_t robot, const gjk_t
         pose_normalize(poses[l], &r->links[l].pose);
     ++world->pose_revision;
     return GJK_WORLD_OK;
+}
+
+gjk_status gjk_world_set_joint_positions(gjk_world *world, int32_t robot, const int32_t *dofs,
+                                         const double *values, int32_t count,
+                                         const gjk_transform *base_pose, int32_t *bad_joint)
+{
+    if (bad_joint)
+        *bad_joint = -1;
+    if (!world)
+        return GJK_STATUS_INVALID_INPUT;
+    wrobot *r = (wrobot *)gjk_world_robot_by_id(world, robot);
+    if (!r)
+        return GJK_STATUS_NOT_FOUND;
+    if (!r->kin || count < 0 || (count > 0 && !values) || (!dofs && count != r->dof_count) ||
+        count > r->dof_count || (base_pose && !gjk_transform_is_valid(*base_pose)))
+        return GJK_STATUS_INVALID_INPUT;
+    /* The new vector in the FK state's scratch: r->q changes only on success. */
+    double stack[64];
+    double *q = r->dof_count <= 64 ? stack : malloc((size_t)r->dof_count * sizeof *q);
+    if (!q)
+        return GJK_STATUS_OUT_OF_MEMORY;
+    gjk_status s = GJK_WORLD_OK;
+    if (r->dof_count > 0)
+        memcpy(q, r->q, (size_t)r->dof_count * sizeof *q);
+    if (!dofs) {
+        if (count > 0)
+            memcpy(q, values, (size_t)count * sizeof *q);
+    } else {
+        for (int32_t i = 0; i < count && s == GJK_WORLD_OK; ++i) {
+            if (dofs[i] < 0 || dofs[i] >= r->dof_count)
+                s = GJK_STATUS_INVALID_INPUT;
+            for (int32_t k = 0; k < i && s == GJK_WORLD_OK; ++k)
+                if (dofs[k] == dofs[i])
+                    s = GJK_STATUS_INVALID_INPUT; /* one DOF set twice */
+            if (s == GJK_WORLD_OK)
+                q[dofs[i]] = values[i];
+        }
+    }
+    if (s == GJK_WORLD_OK)
+        s = robot_forward(r, q, base_pose ? *base_pose : r->base, bad_joint);
+    if (q != stack)
+        free(q);
+    if (s != GJK_WORLD_OK)
+        return s;
+    ++world->pose_revision;
+    return GJK_WORLD_OK;
+}
+
+const gjk_kinematics *gjk_world_robot_kinematics(const gjk_world *world, int32_t robot)
+{
+    const wrobot *r = world ? gjk_world_robot_by_id(world, robot) : NULL;
+    return r ? r->kin : NULL;
+}
+
+int32_t gjk_world_joint_positions(const gjk_world *world, int32_t robot, double *values,
+                                  int32_t capacity, gjk_transform *base_pose)
+{
+    const wrobot *r = world ? gjk_world_robot_by_id(world, robot) : NULL;
+    if (!r)
+        return -1;
+    for (int32_t d = 0; d < r->dof_count && d < capacity && values; ++d)
+        values[d] = r->q[d];
+    if (base_pose)
+        *base_pose = r->kin ? r->base : gjk_transform_identity();
+    return r->dof_count;
 }
 
 gjk_status gjk_world_set_self_collision(gjk_world *world, int32_t robot, bool enabled)
@@ -941,6 +1096,8 @@ gjk_status gjk_world_robot_info(const gjk_world *world, int32_t robot, gjk_robot
     info->link_count = r->link_count;
     info->part_count = r->part_count;
     info->self_collision = r->self_collision;
+    info->joint_count = r->kin ? gjk_kinematics_joint_count(r->kin) : 0;
+    info->dof_count = r->dof_count;
     return GJK_WORLD_OK;
 }
 

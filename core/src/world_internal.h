@@ -37,6 +37,14 @@ typedef struct wrobot {
     int32_t part_count; /* over all links */
     bool self_collision;
     uint8_t *disabled; /* link_count^2, symmetric: 1 = the def's disabled pair */
+    /* A robot with joints (kin != NULL): link poses = FK(q, base), kept in kstate too. */
+    gjk_kinematics *kin;
+    gjk_kinematics_state *kstate; /* FK of the current q and base (gradients of state queries) */
+    int32_t dof_count;
+    double *q;         /* dof_count current values */
+    double *dof_lower; /* dof_count limits, tolerance included (as gjk_kinematics_forward) */
+    double *dof_upper;
+    gjk_transform base;
 } wrobot;
 
 typedef struct wobstacle {

@@ -65,6 +65,11 @@ typedef struct qworker {
     struct qjob *job;
     qrobot *active; /* the job's active robots, placed by this worker (state query) */
     qrobot *place;  /* trajectory: the robot placed at each waypoint of the block */
+    /* joint-space trajectory: the FK state of each waypoint of the block (gradients) */
+    gjk_kinematics_state *kst[GJK_WORLD_BLOCK_WAYPOINTS];
+    int32_t block_start;
+    double *grads; /* options.gradients: the waypoint's gradients before they are kept */
+    int32_t grad_count, grad_capacity;
     /* Obstacle candidates of each active link part for the current block: one tree query per
      * link part and block (its box swept over the block) instead of one per waypoint. */
     int32_t *part_base;  /* first slot of active robot i */
@@ -484,6 +489,8 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     h->status = status;
     h->collision = collision;
     h->part_pairs = 1;
+    h->feature_a = cache.count > 0 ? cache.index_a[0] : GJK_CACHE_NO_INDEX;
+    h->feature_b = cache.count > 0 ? cache.index_b[0] : GJK_CACHE_NO_INDEX;
     if (job->mode == GJK_WORLD_MODE_CLOSEST)
         wk->best = fmin(wk->best, distance);
     if (first)
@@ -705,6 +712,73 @@ static int entry_cmp(const void *x, const void *y)
     return 0;
 }
 
+/* ------------------------------------------------------------------ gradients */
+
+/* The FK state a robot's link poses came from at the waypoint in progress. */
+static const gjk_kinematics_state *kin_state(const qworker *wk, const wrobot *r)
+{
+    if (wk->job->traj_q && r == wk->job->active[0])
+        return wk->kst[wk->w - wk->block_start];
+    return r->kstate;
+}
+
+static const wpart *hit_part_b(const qhit *h)
+{
+    return h->ob ? &h->ob->body.parts[h->pb] : &h->rb->links[h->lb].parts[h->pb];
+}
+
+/* d(distance)/dq of the waypoint's first `keep` hits (gjk/world.h, Gradients) into the
+ * worker's buffer (wk->grads, grad_count values); the hits get their offsets and subgradient
+ * flags. */
+static void waypoint_gradients(qworker *wk, int32_t keep)
+{
+    int64_t total = 0;
+    for (int32_t i = 0; i < keep; ++i) {
+        qhit *h = &wk->hits[i];
+        h->grad_a_count = h->ra->kin ? h->ra->dof_count : 0;
+        h->grad_b_count = h->rb && h->rb != h->ra && h->rb->kin ? h->rb->dof_count : 0;
+        h->grad_a = (int32_t)total;
+        total += h->grad_a_count;
+        h->grad_b = (int32_t)total;
+        total += h->grad_b_count;
+        h->subgradient = false;
+    }
+    wk->grad_count = 0;
+    if (total == 0)
+        return;
+    if (total > INT32_MAX ||
+        !grow((void **)&wk->grads, &wk->grad_capacity, (int32_t)total, sizeof *wk->grads)) {
+        wk->failed = true;
+        return;
+    }
+    memset(wk->grads, 0, (size_t)total * sizeof *wk->grads);
+    wk->grad_count = (int32_t)total;
+    for (int32_t i = 0; i < keep; ++i) {
+        qhit *h = &wk->hits[i];
+        if (h->grad_a_count + h->grad_b_count == 0)
+            continue;
+        gjk_vec3 n = h->r.normal;
+        if (gjk_length_sq(n) == 0.0) { /* overlap without depth: no normal, no gradient */
+            h->subgradient = true;
+            continue;
+        }
+        double *ga = wk->grads + h->grad_a, *gb = wk->grads + h->grad_b;
+        if (h->ra->kin) {
+            const gjk_kinematics_state *st = kin_state(wk, h->ra);
+            gjk_kinematics_accumulate_gradient(h->ra->kin, st, h->la, h->r.point_a, n, -1.0, ga);
+            if (h->rb == h->ra) /* self pair: both chains in one vector */
+                gjk_kinematics_accumulate_gradient(h->ra->kin, st, h->lb, h->r.point_b, n, 1.0, ga);
+        }
+        if (h->grad_b_count > 0)
+            gjk_kinematics_accumulate_gradient(h->rb->kin, kin_state(wk, h->rb), h->lb,
+                                               h->r.point_b, n, 1.0, gb);
+        const wpart *pa = &h->ra->links[h->la].parts[h->pa], *pb = hit_part_b(h);
+        h->subgradient = !gjk_wq_witness_unique(
+            &pa->shape, gjk_quat_mul(h->frame_a.q, pa->pose.q), h->feature_a, &pb->shape,
+            gjk_quat_mul(h->frame_b.q, pb->pose.q), h->feature_b, n);
+    }
+}
+
 /* Evaluates waypoint w with the active robots placed at `active` (job->active_count). */
 static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double best)
 {
@@ -752,14 +826,26 @@ static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double b
         keep = job->max_pairs;
         out->truncated = true;
     }
-    if (keep > 0) {
-        out->hits = malloc((size_t)keep * sizeof *out->hits);
+    wk->grad_count = 0;
+    if (job->gradients && keep > 0) {
+        waypoint_gradients(wk, keep);
+        if (wk->failed)
+            return;
+    }
+    if (keep > 0) { /* the hits and their gradients in one allocation (qhit is 8-aligned) */
+        size_t hit_bytes = (size_t)keep * sizeof *out->hits;
+        out->hits = malloc(hit_bytes + (size_t)wk->grad_count * sizeof(double));
         if (!out->hits) {
             wk->failed = true;
             return;
         }
-        memcpy(out->hits, wk->hits, (size_t)keep * sizeof *out->hits);
+        memcpy(out->hits, wk->hits, hit_bytes);
         out->count = keep;
+        if (wk->grad_count > 0) {
+            out->grads = (double *)(void *)((unsigned char *)out->hits + hit_bytes);
+            memcpy(out->grads, wk->grads, (size_t)wk->grad_count * sizeof(double));
+            out->grad_count = wk->grad_count;
+        }
     }
     if (job->record_named && wk->named_count > 0) {
         if (wk->named_count > 1)
@@ -877,6 +963,22 @@ static void run_blocks(qworker *wk)
             end = job->waypoint_count;
         wmap_clear(&wk->map);
         const qrobot *place = wk->active;
+        wk->block_start = start;
+        if (job->traj_q) { /* forward kinematics of the block's waypoints, in place */
+            const wrobot *r = job->active[0];
+            for (int32_t w = start; w < end; ++w) {
+                gjk_kinematics_state *st = wk->kst[w - start];
+                if (gjk_kinematics_forward(r->kin, job->traj_q + (size_t)w * (size_t)r->dof_count,
+                                           r->dof_count, job->base, st,
+                                           NULL) != GJK_KINEMATICS_OK) {
+                    atomic_store(&job->failed, true); /* validated: cannot happen */
+                    return;
+                }
+                memcpy(job->fk_poses + (size_t)w * (size_t)r->link_count,
+                       gjk_kinematics_link_poses(st),
+                       (size_t)r->link_count * sizeof(gjk_transform));
+            }
+        }
         if (job->traj_poses) {
             int32_t links = job->active[0]->link_count;
             for (int32_t w = start; w < end; ++w)
@@ -940,6 +1042,10 @@ static bool worker_init(qworker *wk, qjob *job)
             if (!qrobot_alloc(&wk->place[k], job->active[0]))
                 return false;
     }
+    if (job->traj_q)
+        for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+            if (gjk_kinematics_state_create(job->active[0]->kin, &wk->kst[k]) != GJK_KINEMATICS_OK)
+                return false;
     return true;
 }
 
@@ -953,11 +1059,14 @@ static void worker_free(qworker *wk)
         for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
             qrobot_free(&wk->place[k]);
     free(wk->place);
+    for (int32_t k = 0; k < GJK_WORLD_BLOCK_WAYPOINTS; ++k)
+        gjk_kinematics_state_destroy(&wk->kst[k]);
     free(wk->part_base);
     free(wk->cand_start);
     free(wk->cand);
     free(wk->hits);
     free(wk->body_slots);
+    free(wk->grads);
     free(wk->named);
     free(wk->map.slots);
 }
@@ -995,6 +1104,7 @@ static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
     job->penetration = !o.no_penetration_depth;
     job->body_pairs = job->mode == GJK_WORLD_MODE_ALL_WITHIN && !o.per_part;
     job->gjk = o.gjk;
+    job->gradients = o.gradients;
     gjk_options d = gjk_default_options();
     job->touch_tolerance = o.gjk.touch_tolerance > 0.0 ? o.gjk.touch_tolerance : d.touch_tolerance;
     return GJK_WORLD_OK;
@@ -1008,6 +1118,7 @@ static void job_free(qjob *job)
             free(job->wp[w].named);
         }
     free(job->wp);
+    free(job->fk_poses);
     for (int32_t i = 0; i < job->passive_count; ++i)
         qrobot_free(&job->passive[i]);
     free(job->passive);
@@ -1114,6 +1225,26 @@ gjk_status gjk_world_query_state(const gjk_world *world, const gjk_world_query_o
     return s;
 }
 
+/* A joint-space trajectory of robot r: counts, and every value finite and within its DOF's
+ * limits (the test gjk_kinematics_forward applies, so that the per-block FK cannot fail). */
+static gjk_status joint_trajectory_check(const wrobot *r, const gjk_world_trajectory *t)
+{
+    if (t->link_poses || t->dof_count != r->dof_count || (r->dof_count > 0 && !t->joint_positions))
+        return GJK_STATUS_INVALID_INPUT;
+    for (int32_t w = 0; w < t->waypoint_count; ++w) {
+        const double *q = t->joint_positions + (size_t)w * (size_t)r->dof_count;
+        for (int32_t d = 0; d < r->dof_count; ++d)
+            if (!(q[d] >= r->dof_lower[d] && q[d] <= r->dof_upper[d])) { /* NaN fails too */
+                if (t->bad_waypoint)
+                    *t->bad_waypoint = w;
+                if (t->bad_joint)
+                    *t->bad_joint = gjk_kinematics_dof_joint(r->kin, d);
+                return GJK_STATUS_INVALID_INPUT;
+            }
+    }
+    return GJK_WORLD_OK;
+}
+
 gjk_status gjk_world_query_trajectory(const gjk_world *world,
                                       const gjk_world_trajectory *trajectory,
                                       const gjk_world_query_options *options,
@@ -1133,17 +1264,35 @@ gjk_status gjk_world_query_trajectory(const gjk_world *world,
     const wrobot *r = gjk_world_robot_by_id(world, t->robot);
     if (!r)
         return GJK_STATUS_NOT_FOUND;
-    if (t->waypoint_count < 1 || t->link_count != r->link_count || !t->link_poses ||
-        (int64_t)t->waypoint_count * t->link_count > INT32_MAX ||
+    if (t->bad_waypoint)
+        *t->bad_waypoint = -1;
+    if (t->bad_joint)
+        *t->bad_joint = -1;
+    if (t->waypoint_count < 1 || (int64_t)t->waypoint_count * r->link_count > INT32_MAX ||
         (t->name && strnlen(t->name, GJK_WORLD_NAME_MAX + 1) > GJK_WORLD_NAME_MAX))
         return GJK_STATUS_INVALID_INPUT;
-    int64_t poses = (int64_t)t->waypoint_count * t->link_count;
-    for (int64_t i = 0; i < poses; ++i)
-        if (!gjk_transform_is_valid(t->link_poses[i]))
+    if (r->kin) {
+        s = joint_trajectory_check(r, t);
+        if (s != GJK_WORLD_OK)
+            return s;
+        job.fk_poses =
+            malloc((size_t)t->waypoint_count * (size_t)r->link_count * sizeof *job.fk_poses);
+        if (!job.fk_poses)
+            return GJK_STATUS_OUT_OF_MEMORY;
+        job.traj_q = t->joint_positions;
+        job.traj_poses = job.fk_poses;
+        job.base = r->base;
+    } else {
+        if (t->link_count != r->link_count || !t->link_poses || t->joint_positions)
             return GJK_STATUS_INVALID_INPUT;
+        int64_t poses = (int64_t)t->waypoint_count * t->link_count;
+        for (int64_t i = 0; i < poses; ++i)
+            if (!gjk_transform_is_valid(t->link_poses[i]))
+                return GJK_STATUS_INVALID_INPUT;
+        job.traj_poses = t->link_poses;
+    }
 
     job.waypoint_count = t->waypoint_count;
-    job.traj_poses = t->link_poses;
     s = job_robots(&job, t->robot);
     if (s != GJK_WORLD_OK) {
         job_free(&job);

@@ -22,6 +22,10 @@ typedef struct qhit {
     gjk_status status;
     bool collision;
     int32_t part_pairs; /* gjk_world_pair.part_pair_count */
+    /* options.gradients: offsets into the waypoint's grads (qwp), counts 0 when none */
+    int32_t grad_a, grad_a_count, grad_b, grad_b_count;
+    bool subgradient;
+    uint32_t feature_a, feature_b; /* GJK's last support features (gjk_cache.index_*[0]) */
 } qhit;
 
 /* A part placed in the world. */
@@ -51,6 +55,9 @@ typedef struct qwp {
     gjk_world_counters counters;
     wcache_entry *named;
     int32_t named_count;
+    double *grads; /* options.gradients: the reported pairs' gradients (in the hits'
+                      allocation, after them) */
+    int32_t grad_count;
 } qwp;
 
 /* One query: its options resolved, the robots it moves, the warm-start sources, per-waypoint
@@ -70,6 +77,12 @@ typedef struct qjob {
     int32_t active_count;
     const wrobot **active;
     const gjk_transform *traj_poses; /* trajectory: waypoint-major poses of active[0] */
+    const double *traj_q; /* joint-space trajectory: waypoint-major DOF values of active[0];
+                             each block writes its waypoints' FK into fk_poses (= traj_poses)
+                             before it reads them */
+    gjk_transform *fk_poses;
+    gjk_transform base; /* the base pose of a joint-space trajectory */
+    bool gradients;
     int32_t passive_count;
     qrobot *passive; /* other robots, placed once at their current poses */
     /* warm starts */
@@ -83,6 +96,13 @@ typedef struct qjob {
     atomic_int first_collision;
     atomic_bool failed;
 } qjob;
+
+/* True when the witness pair of shapes a and b (their world rotations rot_a, rot_b) along
+ * normal n (from A towards B) is unique (world_gradient.c; gjk/world.h, Gradients). hint_a,
+ * hint_b: a vertex of each polytope near its supporting face (GJK's last simplex), any value
+ * otherwise. */
+bool gjk_wq_witness_unique(const gjk_shape *a, gjk_quat rot_a, uint32_t hint_a, const gjk_shape *b,
+                           gjk_quat rot_b, uint32_t hint_b, gjk_vec3 n);
 
 /* Builds the result object from the job's waypoints (after every thread joined); in
  * FIRST_COLLISION mode first drops the waypoints after the first collision. */

@@ -123,9 +123,11 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
             memset(p, 0, sizeof *p);
         }
     }
-    size_t total_pairs = 0;
-    for (int32_t w = 0; w < n; ++w)
+    size_t total_pairs = 0, total_grads = 0;
+    for (int32_t w = 0; w < n; ++w) {
         total_pairs += (size_t)job->wp[w].count;
+        total_grads += (size_t)job->wp[w].grad_count;
+    }
 
     /* Intern names (a pass over the pairs), then lay out one block. */
     name_table names;
@@ -153,7 +155,8 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
 
     size_t off_wp = align_up(sizeof(result_block));
     size_t off_pairs = off_wp + align_up((size_t)n * sizeof(gjk_world_waypoint));
-    size_t off_names = off_pairs + align_up(total_pairs * sizeof(gjk_world_pair));
+    size_t off_grads = off_pairs + align_up(total_pairs * sizeof(gjk_world_pair));
+    size_t off_names = off_grads + align_up(total_grads * sizeof(double));
     unsigned char *block = malloc(off_names + names.bytes + 1);
     if (!block) {
         free(names.keys);
@@ -164,6 +167,7 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
     gjk_world_waypoint *wps = (gjk_world_waypoint *)(block + off_wp);
     gjk_world_pair *pairs = (gjk_world_pair *)(block + off_pairs);
     char *arena = (char *)(block + off_names);
+    double *grads = (double *)(block + off_grads);
     for (uint32_t i = 0; i <= names.mask; ++i)
         if (names.keys[i])
             memcpy(arena + names.offsets[i], names.keys[i], strlen(names.keys[i]) + 1);
@@ -178,7 +182,9 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
     res->min_waypoint = -1;
     res->first_collision = first;
     res->trajectory_cache_hit = cache_hit;
-    size_t k = 0;
+    res->gradients = total_grads > 0 ? grads : NULL;
+    res->gradient_count = (int64_t)total_grads;
+    size_t k = 0, g = 0;
     for (int32_t w = 0; w < n; ++w) {
         const qwp *p = &job->wp[w];
         gjk_world_waypoint *o = &wps[w];
@@ -190,8 +196,25 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
         o->counters = p->counters;
         o->pairs = &pairs[k];
         o->pair_count = p->count;
-        for (int32_t i = 0; i < p->count; ++i)
-            fill_pair(&pairs[k++], &p->hits[i], arena, &names);
+        for (int32_t i = 0; i < p->count; ++i) {
+            const qhit *h = &p->hits[i];
+            gjk_world_pair *pair = &pairs[k++];
+            fill_pair(pair, h, arena, &names);
+            if (p->grad_count > 0) {
+                if (h->grad_a_count > 0) {
+                    pair->gradient_a = grads + g + (size_t)h->grad_a;
+                    pair->gradient_a_count = h->grad_a_count;
+                }
+                if (h->grad_b_count > 0) {
+                    pair->gradient_b = grads + g + (size_t)h->grad_b;
+                    pair->gradient_b_count = h->grad_b_count;
+                }
+                pair->subgradient = h->subgradient;
+            }
+        }
+        if (p->grad_count > 0)
+            memcpy(grads + g, p->grads, (size_t)p->grad_count * sizeof *grads);
+        g += (size_t)p->grad_count;
         if (p->evaluated && o->min_distance < res->min_distance) {
             res->min_distance = o->min_distance;
             res->min_waypoint = w;

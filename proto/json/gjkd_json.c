@@ -1089,6 +1089,54 @@ bool gjkd_json_parse_poses(const char *text, size_t length, Gjkd__V1__SetLinkPos
     return true;
 }
 
+/* A joint-space waypoint list: every waypoint an array of the same number of finite values
+ * (DOF values), packed into waypoint_joints with waypoint_count. */
+static bool parse_joint_waypoints(ctx *c, const cJSON *wps, int n,
+                                  Gjkd__V1__TrajectoryQueryRequest *req)
+{
+    int dof = cJSON_GetArraySize(wps->child);
+    if ((req->waypoint_joints = alloc(c, ((size_t)n * (size_t)dof + 1) * sizeof(double))) == NULL)
+        return false;
+    int i = 0;
+    bool ok = true;
+    for (const cJSON *it = wps->child; ok && it; it = it->next, i++) {
+        size_t m = path_push(c, "[%d]", i);
+        if (!cJSON_IsArray(it))
+            ok = fail(c, "expected a joint vector (an array of numbers) like waypoint 0, got %s",
+                      type_name(it));
+        else if (cJSON_GetArraySize(it) != dof)
+            ok = fail(c, "has %d joint values, waypoint 0 has %d", cJSON_GetArraySize(it), dof);
+        else
+            ok = number_array(c, it, dof, req->waypoint_joints + (size_t)i * (size_t)dof,
+                              "a joint vector");
+        path_pop(c, m);
+    }
+    req->n_waypoint_joints = (size_t)n * (size_t)dof;
+    req->waypoint_count = (uint32_t)n;
+    return ok;
+}
+
+static bool parse_joint_names(ctx *c, const cJSON *names, Gjkd__V1__TrajectoryQueryRequest *req)
+{
+    size_t mark = path_push(c, ".joint_names");
+    bool ok = expect_array(c, names, "joint names");
+    int n = ok ? cJSON_GetArraySize(names) : 0;
+    if (ok && n < 1)
+        ok = fail(c, "needs at least one name");
+    if (ok && (req->joint_names = alloc(c, (size_t)n * sizeof(char *))) == NULL)
+        ok = false;
+    int i = 0;
+    for (const cJSON *it = ok ? names->child : NULL; ok && it; it = it->next, i++) {
+        size_t m = path_push(c, "[%d]", i);
+        ok = string_value(c, it, true, &req->joint_names[i]);
+        if (ok)
+            req->n_joint_names = (size_t)(i + 1);
+        path_pop(c, m);
+    }
+    path_pop(c, mark);
+    return ok;
+}
+
 bool gjkd_json_parse_trajectory(const char *text, size_t length,
                                 Gjkd__V1__TrajectoryQueryRequest **out, gjkd_json_error *err)
 {
@@ -1098,7 +1146,7 @@ bool gjkd_json_parse_trajectory(const char *text, size_t length,
     cJSON *root = parse_text(&c, text, length);
     if (root == NULL)
         return false;
-    static const char *const keys[] = {"format", "robot", "name", "waypoints", NULL};
+    static const char *const keys[] = {"format", "robot", "name", "waypoints", "joint_names", NULL};
     static const char *const wp_keys[] = {"link_poses", NULL};
     Gjkd__V1__TrajectoryQueryRequest *req = alloc(&c, sizeof *req);
     bool ok = req != NULL;
@@ -1108,6 +1156,7 @@ bool gjkd_json_parse_trajectory(const char *text, size_t length,
          get_string(&c, root, "robot", true, &req->robot) &&
          get_string(&c, root, "name", false, &req->name);
     const cJSON *wps = ok ? member(root, "waypoints") : NULL;
+    const cJSON *names = ok ? member(root, "joint_names") : NULL;
     if (ok) {
         size_t mark = path_push(&c, ".waypoints");
         ok = wps != NULL ? expect_array(&c, wps, "waypoints")
@@ -1115,11 +1164,19 @@ bool gjkd_json_parse_trajectory(const char *text, size_t length,
         int n = ok ? cJSON_GetArraySize(wps) : 0;
         if (ok && n < 1)
             ok = fail(&c, "needs at least one waypoint");
-        if (ok && (req->waypoints = alloc(&c, (size_t)n * sizeof(void *))) == NULL)
+        /* Joint vectors (arrays) or link poses (objects), decided by waypoint 0. */
+        bool joints = ok && cJSON_IsArray(wps->child);
+        if (ok && !joints && names != NULL)
+            ok = fail(&c, "\"joint_names\" goes with joint-vector waypoints ([q0, q1, ...])");
+        if (ok && joints) {
+            ok = parse_joint_waypoints(&c, wps, n, req);
+            n = 0; /* no waypoint messages */
+        }
+        if (ok && n > 0 && (req->waypoints = alloc(&c, (size_t)n * sizeof(void *))) == NULL)
             ok = false;
         size_t first_count = 0;
         int i = 0;
-        for (const cJSON *it = ok ? wps->child : NULL; ok && it; it = it->next, i++) {
+        for (const cJSON *it = ok && n > 0 ? wps->child : NULL; ok && it; it = it->next, i++) {
             size_t m = path_push(&c, "[%d]", i);
             Gjkd__V1__Waypoint *wp = NULL;
             Gjkd__V1__LinkPoses *lp = NULL;
@@ -1147,6 +1204,15 @@ bool gjkd_json_parse_trajectory(const char *text, size_t length,
             path_pop(&c, m);
         }
         path_pop(&c, mark);
+    }
+    if (ok && names != NULL) {
+        ok = parse_joint_names(&c, names, req);
+        if (ok && req->n_waypoint_joints / req->waypoint_count != req->n_joint_names) {
+            size_t mark = path_push(&c, ".joint_names");
+            ok = fail(&c, "%zu names for joint vectors of %zu values", req->n_joint_names,
+                      req->n_waypoint_joints / req->waypoint_count);
+            path_pop(&c, mark);
+        }
     }
     ok = ok && own_strings(&c, &req->base);
     cJSON_Delete(root);
@@ -1583,8 +1649,17 @@ char *gjkd_json_write_trajectory(const Gjkd__V1__TrajectoryQueryRequest *t)
               cJSON_AddStringToObject(root, "robot", t->robot) != NULL &&
               (t->name == NULL || t->name[0] == '\0' ||
                cJSON_AddStringToObject(root, "name", t->name) != NULL);
+    if (ok && t->n_joint_names > 0) {
+        cJSON *names = cJSON_AddArrayToObject(root, "joint_names");
+        ok = names != NULL;
+        for (size_t i = 0; ok && i < t->n_joint_names; i++)
+            ok = cJSON_AddItemToArray(names, cJSON_CreateString(t->joint_names[i]));
+    }
     cJSON *wps = ok ? cJSON_AddArrayToObject(root, "waypoints") : NULL;
     ok = wps != NULL;
+    size_t dof = t->waypoint_count > 0 ? t->n_waypoint_joints / t->waypoint_count : 0;
+    for (size_t i = 0; ok && t->n_waypoint_joints > 0 && i < t->waypoint_count; i++)
+        ok = cJSON_AddItemToArray(wps, number_array_node(t->waypoint_joints + i * dof, (int)dof));
     for (size_t i = 0; ok && i < t->n_waypoints; i++) {
         const Gjkd__V1__Waypoint *w = t->waypoints[i];
         cJSON *o = cJSON_CreateObject();

@@ -19,6 +19,9 @@
  *   poses       {"robot": "arm", "link_poses": [POSE...]}  or  {"robots": [{...}, ...]}
  *   trajectory  {"robot": "arm", "name": "optional cache name",
  *                "waypoints": [{"link_poses": [POSE...]}, ...]}
+ *               or, for a robot with joints, joint vectors (packed into waypoint_joints):
+ *               {"robot": "arm", "joint_names": ["j1", ...] (optional: the columns; absent =
+ *                the robot's DOF order), "waypoints": [[q0, q1, ...], ...]}
  *
  * Every document may carry "format" ("gjkd-scene/1", "gjkd-poses/1", "gjkd-trajectory/1";
  * checked when present) and "comment" (ignored). Any other unknown key is an error (typos like

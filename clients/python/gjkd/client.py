@@ -154,16 +154,37 @@ def _pair_dict(names, geometry, distance, status, iterations, epa_iterations, pa
     return d
 
 
+def _gradients(p, d):
+    """QueryOptions.gradients: "gradient": {robot: [d(distance)/dq ...]} in the DOF order of
+    the answer's "joint_names" (A's robot: both chains for a self pair; B's robot when it is
+    another robot with joints), and "subgradient" (the witnesses are not unique)."""
+    if len(p.gradient_a) == 0 and len(p.gradient_b) == 0:
+        return d
+    g = {}
+    if len(p.gradient_a):
+        g[d["a"]["robot"]] = list(p.gradient_a)
+    if len(p.gradient_b):
+        g[d["b"]["robot"]] = list(p.gradient_b)
+    d["gradient"] = g
+    d["subgradient"] = p.subgradient
+    return d
+
+
 def pair_to_dict(p, table=None):
     """A PairResult as a dict. A compact pair (geometry set, QueryOptions.compact) takes its
     bodies, parts, ids and padding from table[p.pair_index] (TrajectoryResult.pair_table)."""
     if len(p.geometry) == 0:
-        return _pair_dict(p, None, p.distance, p.status, p.iterations, p.epa_iterations,
-                          p.part_pair_count)
+        return _gradients(p, _pair_dict(p, None, p.distance, p.status, p.iterations,
+                                        p.epa_iterations, p.part_pair_count))
     if len(p.geometry) != 15 or table is None or p.pair_index >= len(table):
         raise GjkdError(102, "inconsistent compact pair in the reply")
-    return _pair_dict(table[p.pair_index], tuple(p.geometry), p.distance, p.status,
-                      p.iterations, p.epa_iterations, p.part_pair_count)
+    return _gradients(p, _pair_dict(table[p.pair_index], tuple(p.geometry), p.distance,
+                                    p.status, p.iterations, p.epa_iterations, p.part_pair_count))
+
+
+def joint_names_to_dict(joint_names):
+    """RobotJoints messages -> {robot: [DOF names in order]}."""
+    return {j.robot: list(j.names) for j in joint_names}
 
 
 _FLAG = {name: pb.WaypointFlag.Value("WAYPOINT_FLAG_" + name.upper())
@@ -214,7 +235,7 @@ def state_to_dict(s, table=None):
 
 
 def _options(o, max_distance=None, mode="closest", pair_kinds=0, no_penetration_depth=False,
-             max_pairs=0, robot=None, per_part=False):
+             max_pairs=0, robot=None, per_part=False, gradients=False):
     """QueryOptions from keyword arguments. Every default is the field's zero, the wire's and
     the core's default (gjkd.proto QueryOptions): no cutoff, the closest pair, every pair
     kind, penetration depth on, the daemon's max_pairs, all robots, body pairs."""
@@ -229,6 +250,7 @@ def _options(o, max_distance=None, mode="closest", pair_kinds=0, no_penetration_
     if robot:
         o.robot = robot
     o.per_part = bool(per_part)
+    o.gradients = bool(gradients)
 
 
 class Client:
@@ -390,7 +412,9 @@ class Client:
         s = r.scene_summary
         out = {"revision": r.revision, "allowed_pairs": s.allowed_pairs,
                "robots": [{"name": x.name, "id": x.id, "links": list(x.links), "parts": x.parts,
-                           "self_collision": x.self_collision} for x in s.robots],
+                           "self_collision": x.self_collision,
+                           "joint_names": list(x.joint_names), "positions": list(x.positions)}
+                          for x in s.robots],
                "obstacles": [{"name": x.name, "id": x.id, "parts": x.parts,
                               "pose": {"position": _vec(x.pose.position),
                                        "quat_wxyz": (x.pose.orientation.w, x.pose.orientation.x,
@@ -473,41 +497,79 @@ class Client:
         self._ok(req, expected_revision)
         return {"revision": self.revision}
 
+    def set_joint_positions(self, robot, names, positions, base_pose=None,
+                            expected_revision=None):
+        """Joint positions of a robot with joints, as a sensor_msgs/JointState gives them:
+        names[i] with positions[i], in any order, a subset (the other joints keep their
+        values); names None: positions is the full vector in the robot's DOF order
+        (scene_summary()["robots"][i]["joint_names"]). base_pose (a pose dict) moves the base.
+        Link poses follow by forward kinematics. Mimic and fixed joints, unknown names and
+        positions outside the limits are refused (GjkdError naming the joint)."""
+        req = pb.Request()
+        rs = req.set_link_poses.robots.add()
+        rs.robot = robot
+        jp = rs.joint_positions
+        jp.SetInParent()
+        positions = [float(v) for v in positions]
+        if names is not None:
+            names = list(names)
+            if len(names) != len(positions):
+                raise ValueError("names and positions differ in length")
+            jp.names.extend(names)
+        jp.positions.extend(positions)
+        if base_pose is not None:
+            documents.pose_to_pb(base_pose, jp.base_pose, "base_pose")
+        self._ok(req, expected_revision)
+        return {"revision": self.revision}
+
     def query_state(self, max_distance=None, mode="closest", pair_kinds=0,
                     no_penetration_depth=False, max_pairs=0, robot=None, expected_revision=None,
-                    per_part=False):
+                    per_part=False, gradients=False):
         """Distances at the current link poses. mode: "closest", "all" (every body pair --
         link-obstacle, link-link -- within max_distance once: its nearest part pair, with
-        "part_pair_count"; per_part=True: every part pair) or "first_collision"."""
+        "part_pair_count"; per_part=True: every part pair) or "first_collision".
+        gradients=True: every pair carries "gradient": {robot: [d(distance)/dq ...]} and
+        "subgradient", in the DOF order of the answer's "joint_names": {robot: [...]}."""
         req = pb.Request()
         req.state_query.SetInParent()
         _options(req.state_query.options, max_distance, mode, pair_kinds, no_penetration_depth,
-                 max_pairs, robot, per_part)
+                 max_pairs, robot, per_part, gradients)
         r = self._ok(req, expected_revision, body="state")
         out = state_to_dict(r.state)
         out["revision"] = r.revision
+        if gradients:
+            out["joint_names"] = joint_names_to_dict(r.state.joint_names)
         return out
 
-    def query_trajectory(self, robot, waypoints, name=None, max_distance=None, mode="closest",
-                         pair_kinds=0, no_penetration_depth=False, max_pairs=0,
-                         expected_revision=None, per_part=False):
-        """waypoints: a list of waypoints, each a list of link poses. name: warm-start cache
-        name (the next query with this name starts from this one's answers). Options as for
-        query_state."""
+    def query_trajectory(self, robot, waypoints=None, name=None, max_distance=None,
+                         mode="closest", pair_kinds=0, no_penetration_depth=False, max_pairs=0,
+                         expected_revision=None, per_part=False, joint_waypoints=None,
+                         joint_names=None, gradients=False):
+        """waypoints: a list of waypoints, each a list of link poses; or, for a robot with
+        joints, joint_waypoints: a list of joint vectors (one per waypoint), the columns in the
+        order of joint_names (every DOF once) or, with joint_names None, in the robot's DOF
+        order. name: warm-start cache name (the next query with this name starts from this
+        one's answers). Options as for query_state (gradients too: "joint_names" in the
+        answer)."""
+        if (waypoints is None) == (joint_waypoints is None):
+            raise ValueError("give waypoints (link poses) or joint_waypoints, not both")
         req = pb.Request()
         t = req.trajectory_query
         t.robot = robot
         if name:
             t.name = name
         _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs,
-                 per_part=per_part)
+                 per_part=per_part, gradients=gradients)
         # The leanest forms the daemon has, expanded below so the result is the same: columns
-        # (closest and first-collision modes), else compact pairs; all waypoints in one packed
-        # array when they have the same number of poses (else one message each, so that the
-        # daemon's error names the waypoint).
+        # (closest and first-collision modes; not with gradients, which columns do not carry),
+        # else compact pairs; all waypoints in one packed array when they have the same number
+        # of poses (else one message each, so that the daemon's error names the waypoint).
         t.options.compact = True
-        t.options.columnar = True
-        documents.waypoints_to_pb(waypoints, t)
+        t.options.columnar = not gradients
+        if joint_waypoints is not None:
+            documents.joint_waypoints_to_pb(joint_waypoints, joint_names, t)
+        else:
+            documents.waypoints_to_pb(waypoints, t)
         r = self._ok(req, expected_revision, body="trajectory")
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
@@ -515,11 +577,14 @@ class Client:
             states = columns_to_states(tr.columns, tr.pair_table)
         else:
             states = [state_to_dict(s, tr.pair_table) for s in tr.waypoints]
-        return {"revision": r.revision,
-                "min_distance": tr.min_distance if has_min else None,
-                "min_waypoint": tr.min_waypoint, "first_collision": tr.first_collision,
-                "colliding_waypoints": tr.colliding_waypoints,
-                "cache_hit": tr.trajectory_cache_hit, "waypoints": states}
+        out = {"revision": r.revision,
+               "min_distance": tr.min_distance if has_min else None,
+               "min_waypoint": tr.min_waypoint, "first_collision": tr.first_collision,
+               "colliding_waypoints": tr.colliding_waypoints,
+               "cache_hit": tr.trajectory_cache_hit, "waypoints": states}
+        if gradients:
+            out["joint_names"] = joint_names_to_dict(tr.joint_names)
+        return out
 
 
 class PoseStream:

@@ -117,6 +117,31 @@ def waypoints_to_pb(waypoints, out, path="waypoints"):
     return out
 
 
+def joint_waypoints_to_pb(waypoints, joint_names, out, path="joint_waypoints"):
+    """Joint vectors (one list of DOF values per waypoint, all of one length) -> the packed
+    waypoint_joints of the TrajectoryQueryRequest `out`, with joint_names (the columns' joint
+    names, every DOF once) unless None (the robot's DOF order)."""
+    waypoints = _list(waypoints, path)
+    if not waypoints:
+        raise DocumentError(path + ": needs at least one waypoint")
+    rows = [_list(q, "%s[%d]" % (path, i)) for i, q in enumerate(waypoints)]
+    n = len(rows[0])
+    for i, q in enumerate(rows):
+        if len(q) != n:
+            raise DocumentError("%s[%d]: has %d joint values, waypoint 0 has %d"
+                                % (path, i, len(q), n))
+        out.waypoint_joints.extend(_num(v, "%s[%d][%d]" % (path, i, j)) for j, v in enumerate(q))
+    out.waypoint_count = len(rows)
+    if joint_names is not None:
+        names = [_str(x, "joint_names[%d]" % i) for i, x in enumerate(_list(joint_names,
+                                                                          "joint_names"))]
+        if len(names) != n:
+            raise DocumentError("joint_names: %d names for joint vectors of %d values"
+                                % (len(names), n))
+        out.joint_names.extend(names)
+    return out
+
+
 def _part(d, out, path):
     t = d.get("type") if isinstance(d, dict) else None
     if t not in _SHAPE_KEYS:
@@ -251,8 +276,42 @@ def poses_to_pb(doc):
     return out
 
 
+def is_joint_trajectory(doc):
+    """True when a trajectory document gives joint vectors ("waypoints": [[q...], ...])."""
+    wps = doc.get("waypoints") if isinstance(doc, dict) else None
+    return isinstance(wps, list) and bool(wps) and isinstance(wps[0], list)
+
+
+def joint_trajectory_doc(doc):
+    """A joint-space trajectory document ({"robot", "name", "joint_names" (optional),
+    "waypoints": [[q...], ...]}) -> (robot, name, joint_names or None, [[q...] per
+    waypoint])."""
+    _obj(doc, "$", ("format", "robot", "name", "waypoints", "joint_names"),
+         ("robot", "waypoints"))
+    wps = [[_num(v, "$.waypoints[%d][%d]" % (i, j))
+            for j, v in enumerate(_list(q, "$.waypoints[%d]" % i))]
+           for i, q in enumerate(_list(doc["waypoints"], "$.waypoints"))]
+    if not wps:
+        raise DocumentError("$.waypoints: needs at least one waypoint")
+    for i, q in enumerate(wps):
+        if len(q) != len(wps[0]):
+            raise DocumentError("$.waypoints[%d]: has %d joint values, waypoint 0 has %d"
+                                % (i, len(q), len(wps[0])))
+    names = doc.get("joint_names")
+    if names is not None:
+        names = [_str(x, "$.joint_names[%d]" % i)
+                 for i, x in enumerate(_list(names, "$.joint_names"))]
+        if len(names) != len(wps[0]):
+            raise DocumentError("$.joint_names: %d names for joint vectors of %d values"
+                                % (len(names), len(wps[0])))
+    return _str(doc["robot"], "$.robot"), doc.get("name", ""), names, wps
+
+
 def trajectory_doc(doc):
-    """A trajectory document -> (robot, name, [[pose per link] per waypoint])."""
+    """A trajectory document of link poses -> (robot, name, [[pose per link] per waypoint]).
+    Joint-vector documents: joint_trajectory_doc."""
+    if is_joint_trajectory(doc):
+        raise DocumentError("$.waypoints: joint vectors (read it with joint_trajectory_doc)")
     _obj(doc, "$", ("format", "robot", "name", "waypoints"), ("robot", "waypoints"))
     wps = []
     for i, w in enumerate(_list(doc["waypoints"], "$.waypoints")):

@@ -92,6 +92,7 @@
 #define GJK_WORLD_H
 
 #include "base.h"
+#include "kinematics.h"
 #include "query.h"
 #include "shape.h"
 #include "vecmath.h"
@@ -186,7 +187,16 @@ typedef struct gjk_robot_def {
     const gjk_link_name_pair *disabled_pairs; /* link-link pairs never checked (e.g. adjacent) */
     int32_t disabled_pair_count;
     const gjk_transform *link_poses; /* optional initial link poses (world), link_count of
-                                        them; NULL = identity */
+                                        them; NULL = identity. Must be NULL with joints. */
+    /* Kinematics (see Robots with joints below). joint_count 0: a link-pose robot. */
+    const gjk_joint_def *joints;       /* joint_count joints over the links (link indices) */
+    int32_t joint_count;               /* 0, or link_count - 1 (a tree) */
+    const gjk_transform *base_pose;    /* with joints: the root link's world pose; NULL =
+                                          identity */
+    const double *initial_positions;   /* with joints: DOF values (DOF order); NULL = zero
+                                          clamped into each DOF's limits */
+    gjk_kinematics_error *joint_error; /* optional output: why the joints were refused
+                                          (code GJK_KIN_OK when they were not) */
 } gjk_robot_def;
 
 typedef struct gjk_obstacle_def {
@@ -198,8 +208,11 @@ typedef struct gjk_obstacle_def {
 } gjk_obstacle_def;
 
 /* Adds a robot, or replaces the robot with the same name (keeping its id). A replace resets
- * the link poses (to def->link_poses or identity) and keeps the allowed pairs and per-pair
- * paddings whose link names still exist. *id (may be NULL) receives the robot id. */
+ * the link poses (to def->link_poses or identity; a robot with joints to its initial
+ * positions and base pose) and keeps the allowed pairs and per-pair paddings whose link names
+ * still exist. *id (may be NULL) receives the robot id. A def with joints that the kinematics
+ * builder refuses, or initial positions outside the limits, gives INVALID_INPUT and, with
+ * def->joint_error, the reason and the joint. */
 GJK_API gjk_status gjk_world_put_robot(gjk_world *world, const gjk_robot_def *def, int32_t *id);
 /* Removes a robot and every allowed pair and per-pair padding that names it. */
 GJK_API gjk_status gjk_world_remove_robot(gjk_world *world, int32_t robot);
@@ -215,11 +228,39 @@ GJK_API gjk_status gjk_world_set_obstacle_pose(gjk_world *world, int32_t obstacl
 
 /* Sets all link poses of a robot (world frame, link order of the def): count must equal the
  * robot's link count; every pose must be valid (finite, |q| = 1 within
- * GJK_QUAT_NORM_TOLERANCE; near-unit quaternions are normalised). Link poses are the only
- * form of state in this version; a kinematics layer (joint positions -> link poses) will sit
- * on top of this call and of gjk_world_trajectory without changing how queries work. */
+ * GJK_QUAT_NORM_TOLERANCE; near-unit quaternions are normalised). A link-pose robot only: a
+ * robot with joints takes gjk_world_set_joint_positions (INVALID_INPUT here). */
 GJK_API gjk_status gjk_world_set_link_poses(gjk_world *world, int32_t robot,
                                             const gjk_transform *poses, int32_t count);
+
+/* Robots with joints. A robot whose def has joints is driven by joint positions: the world
+ * builds and owns its gjk_kinematics (gjk/kinematics.h: DOF order, limits, mimic) and its link
+ * poses are always the forward kinematics of its current DOF values and base pose.
+ * gjk_world_set_link_poses and link-pose trajectories are refused for it (INVALID_INPUT):
+ * there is one source of its state. A link-pose robot (no joints) works as before and has no
+ * DOF. Joint-position changes are state: they increment the pose revision. */
+
+/* Sets DOF values of a robot with joints. dofs NULL: values is the full vector (count = the
+ * robot's DOF count, DOF order). Otherwise dofs[i] (0..dof_count-1, each at most once) is the
+ * DOF that values[i] sets and the other DOF keep their value (a JointState naming a subset;
+ * map names with gjk_kinematics_map_dofs on gjk_world_robot_kinematics). base_pose (NULL =
+ * keep) moves the root link. A value that is non-finite or outside its limits (within
+ * GJK_KINEMATICS_LIMIT_TOLERANCE, see kinematics.h) is refused with INVALID_INPUT and
+ * *bad_joint (may be NULL) = that joint's index in the def (gjk_kinematics_joint_info names
+ * it); -1 for any other refusal (not a robot with joints, wrong count, a DOF index out of
+ * range or repeated, an invalid base pose). NOT_FOUND for an unknown robot. */
+GJK_API gjk_status gjk_world_set_joint_positions(gjk_world *world, int32_t robot,
+                                                 const int32_t *dofs, const double *values,
+                                                 int32_t count, const gjk_transform *base_pose,
+                                                 int32_t *bad_joint);
+/* The robot's kinematic model (owned by the world, valid until the robot is replaced or
+ * removed); NULL for an unknown robot or a link-pose robot. */
+GJK_API const gjk_kinematics *gjk_world_robot_kinematics(const gjk_world *world, int32_t robot);
+/* Current DOF values: writes min(dof_count, capacity) values, returns dof_count (0 for a
+ * link-pose robot, -1 for an unknown robot). *base_pose (may be NULL) = the base pose
+ * (identity for a link-pose robot). */
+GJK_API int32_t gjk_world_joint_positions(const gjk_world *world, int32_t robot, double *values,
+                                          int32_t capacity, gjk_transform *base_pose);
 
 /* Marks the pair (a, b) allowed (never checked) or checked again. a and b must exist; a LINK
  * with link = -1 means every link of the robot. Self pairs (two links of one robot) and
@@ -258,6 +299,8 @@ typedef struct gjk_robot_info {
     int32_t link_count;
     int32_t part_count; /* over all links */
     bool self_collision;
+    int32_t joint_count; /* 0 for a link-pose robot */
+    int32_t dof_count;   /* 0 for a link-pose robot */
 } gjk_robot_info;
 
 typedef struct gjk_link_info {
@@ -347,6 +390,9 @@ typedef struct gjk_world_query_options {
                                   more than the number of blocks is pointless. Threads are
                                   created per query. */
     gjk_options gjk;           /* narrow-phase options (zeroed = defaults) */
+    bool gradients;            /* false (default): none. true: every reported pair carries
+                                  d(distance)/dq for the robots with joints it involves (see
+                                  Gradients below) */
 } gjk_world_query_options;
 
 /* A zeroed gjk_world_query_options: the defaults. */
@@ -378,7 +424,43 @@ typedef struct gjk_world_pair {
                                 pairs of this body pair within max_distance (>= 1; the entry
                                 is the nearest of them); 1 with per_part and in the other
                                 modes */
+    /* options.gradients (see Gradients): d(distance)/dq, pointing into the result's gradient
+     * block (gjk_world_result.gradients); NULL with count 0 when there is none. */
+    const double *gradient_a; /* over the DOF of A's robot (self pairs: both chains) */
+    int32_t gradient_a_count; /* A's robot's DOF count, or 0 */
+    const double *gradient_b; /* over the DOF of B's robot: robot-robot pairs only */
+    int32_t gradient_b_count; /* B's robot's DOF count, or 0 */
+    bool subgradient;         /* the witness points are not unique: the gradient is one valid
+                                 subgradient (see Gradients) */
 } gjk_world_pair;
+
+/* Gradients. With options.gradients every reported pair carries the derivative of its signed
+ *  distance with respect to the DOF of the robots with joints it involves,
+ *      d(distance)/dq = n . (J_B(w_B) - J_A(w_A)),
+ *  n the pair's normal and w_A, w_B its witness points (gjk_kinematics_accumulate_gradient).
+ *  gradient_a is over A's robot's DOF: -n . J_A(w_A), plus n . J_B(w_B) in a self pair (both
+ *  links belong to that robot); gradient_b, over B's robot's DOF, is n . J_B(w_B) when B is a
+ *  link of another robot with joints. Obstacles and link-pose robots contribute nothing (count
+ *  0). It has the sign of the signed distance: positive entries move the pair apart, for
+ *  separated pairs (GJK's witnesses) and for overlapping ones (EPA's normal and deepest
+ *  points: distance = -depth). Padding changes nothing (it moves witnesses along n). Where
+ *  distance is not differentiable the value is still n . (J_B(w_B) - J_A(w_A)) at the reported
+ *  witnesses (a subgradient) and the pair is flagged:
+ *      subgradient = the supporting features of A (towards +n) and of B (towards -n) at the
+ *      witnesses, both within GJK_WORLD_FEATURE_TOLERANCE metres of their supporting planes,
+ *      are both of dimension >= 1, and are not two non-parallel segments;
+ *  i.e. the set of witness pairs may hold more than one point (edge-edge parallel, edge-face,
+ *  face-face), so that the distance's derivative depends on which one moves first. Vertex
+ *  features, curved surfaces (spheres, rounded margins do not count: a box with a margin keeps
+ *  its flat faces) and crossing edges give a unique witness and a true gradient. Pairs with
+ *  an unknown normal (no_penetration_depth on an overlap) get a zero gradient, flagged.
+ *  In a result the gradients of every pair lie in one block, in pair order (waypoint-major),
+ *  gradient_a then gradient_b of each pair: gjk_world_result.gradients, gradient_count values.
+ *  Cost: O(chain length) per side and pair, and for the flag a polytope's supporting face is
+ *  found from GJK's last support vertex by ascent over the vertex adjacency (a scan of the
+ *  vertices without adjacency); no allocation per pair. Trajectories: the same, at each
+ *  waypoint's joint positions. */
+#define GJK_WORLD_FEATURE_TOLERANCE 1e-9
 
 /* Work counters of one waypoint. */
 typedef struct gjk_world_counters {
@@ -429,6 +511,9 @@ typedef struct gjk_world_result {
     int32_t segment_count;   /* 0 in this version */
     const gjk_world_segment *segments;
     bool trajectory_cache_hit; /* the named cache held this trajectory (warm start used) */
+    const double *gradients;   /* options.gradients: every pair's gradient_a and gradient_b,
+                                  in pair order (NULL when there are none) */
+    int64_t gradient_count;
 } gjk_world_result;
 
 /* Frees a result; sets *result to NULL; safe on NULL. */
@@ -446,13 +531,26 @@ GJK_API gjk_status gjk_world_query_state(const gjk_world *world,
 typedef struct gjk_world_trajectory {
     int32_t robot;                   /* robot id */
     int32_t waypoint_count;          /* >= 1 */
-    int32_t link_count;              /* must equal the robot's link count */
+    int32_t link_count;              /* must equal the robot's link count (link poses) */
     const gjk_transform *link_poses; /* waypoint_count * link_count world poses, waypoint-major:
-                                        link l at waypoint w is link_poses[w * link_count + l] */
-    const char *name;                /* NULL or "": no named cache. Otherwise each
-                                        (pair, waypoint) warm-starts from the same waypoint of
-                                        the previous query with this name, and this query's
-                                        caches replace that entry. */
+                                        link l at waypoint w is link_poses[w * link_count + l].
+                                        A link-pose robot only. */
+    /* A robot with joints gives joint vectors instead of link poses (link_poses NULL): */
+    int32_t dof_count;             /* must equal the robot's DOF count */
+    const double *joint_positions; /* waypoint_count * dof_count DOF values, waypoint-major
+                                      (DOF order); every waypoint at the robot's current base
+                                      pose. Link poses follow by forward kinematics per
+                                      waypoint inside the query (no allocation per waypoint):
+                                      the answer is bit for bit the one for the link poses
+                                      that gjk_kinematics_forward gives. Out-of-limit values
+                                      are refused (INVALID_INPUT) with bad_waypoint and
+                                      bad_joint set. */
+    int32_t *bad_waypoint;         /* optional outputs on such a refusal (else -1): the */
+    int32_t *bad_joint;            /* first waypoint and its joint (def index) refused */
+    const char *name;              /* NULL or "": no named cache. Otherwise each
+                                      (pair, waypoint) warm-starts from the same waypoint of
+                                      the previous query with this name, and this query's
+                                      caches replace that entry. */
 } gjk_world_trajectory;
 
 /* Trajectory query: the state query at every waypoint (pairs involving the trajectory's robot:
