@@ -9,11 +9,11 @@ endif()
 
 # e2e_urdf_* (label e2e, tests/e2e/e2e_urdf.py, the e2e.py harness):
 #   cli     gjkctl load-urdf (--dry-run, --json, into a daemon) and urdf-to-proto, bad input
-
+#   python  Client.load_urdf / urdf_to_robot through gjkctl urdf-to-proto (one C import)
 # (e2e_client is tests/e2e.cmake's; generator expressions see it.)
 find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(TARGET gjkd AND TARGET gjkctl AND GJK_SYSTEM_PYTHON)
-  foreach(group cli)
+  foreach(group cli python)
     add_test(NAME e2e_urdf_${group}
              COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_urdf.py
                      --group ${group}
