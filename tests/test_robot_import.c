@@ -19,6 +19,7 @@
 
 #include "gjk/hull.h"
 #include "gjk/kinematics.h"
+#include "gjkd_json.h"
 #include "gjkd_urdf.h"
 
 static const char *robots_dir;
@@ -1010,6 +1011,81 @@ static void test_structure(void **state)
     assert_non_null(strstr(err, "p1/mypkg/t.obj"));
 }
 
+/* The JSON scene codec carries joints, base pose and initial positions exactly: the imported
+ * Panda and UR5 (and a robot with a base pose, initial positions and a mimic offset) written
+ * as a scene document read back to the same message, byte for byte. */
+static void check_json_round_trip(Gjkd__V1__Robot *robot)
+{
+    Gjkd__V1__Robot *robots[1] = {robot};
+    Gjkd__V1__Scene scene = GJKD__V1__SCENE__INIT;
+    scene.n_robots = 1;
+    scene.robots = robots;
+    char *text = gjkd_json_write_scene(&scene);
+    assert_non_null(text);
+    Gjkd__V1__Scene *back = NULL;
+    gjkd_json_error err;
+    if (!gjkd_json_parse_scene(text, strlen(text), &back, &err)) {
+        print_error("parse: %s\n", err.message);
+        fail();
+    }
+    free(text);
+    assert_int_equal(back->n_robots, 1);
+    size_t n = gjkd__v1__robot__get_packed_size(robot);
+    assert_int_equal(gjkd__v1__robot__get_packed_size(back->robots[0]), n);
+    uint8_t *a = malloc(n), *b = malloc(n);
+    assert_non_null(a);
+    assert_non_null(b);
+    gjkd__v1__robot__pack(robot, a);
+    gjkd__v1__robot__pack(back->robots[0], b);
+    assert_memory_equal(a, b, n);
+    free(a);
+    free(b);
+    gjkd_json_scene_free(&back);
+}
+
+static void test_json_round_trip(void **state)
+{
+    (void)state;
+    char urdf[512], srdf[512], meshes[512];
+    panda_paths(urdf, srdf, meshes, sizeof urdf);
+    gjkd_urdf_result res;
+    assert_true(import(urdf, srdf, robots_dir, &res, NULL));
+    assert_true(res.robot->n_joints == 12);
+    check_json_round_trip(res.robot);
+    /* with a base pose and initial positions (the import leaves them for the user) */
+    Gjkd__V1__Robot *r = res.robot;
+    gjk_transform base = {{0.5, 0.5, 0.5, 0.5}, {0.1, 1.0 / 3.0, -2e-9}};
+    r->base_pose = malloc(sizeof *r->base_pose);
+    assert_non_null(r->base_pose);
+    gjkd__v1__pose__init(r->base_pose);
+    r->base_pose->position = malloc(sizeof *r->base_pose->position);
+    r->base_pose->orientation = malloc(sizeof *r->base_pose->orientation);
+    assert_non_null(r->base_pose->position);
+    assert_non_null(r->base_pose->orientation);
+    gjkd__v1__vec3__init(r->base_pose->position);
+    gjkd__v1__quaternion__init(r->base_pose->orientation);
+    r->base_pose->position->x = base.p.x, r->base_pose->position->y = base.p.y;
+    r->base_pose->position->z = base.p.z;
+    r->base_pose->orientation->w = base.q.w, r->base_pose->orientation->x = base.q.x;
+    r->base_pose->orientation->y = base.q.y, r->base_pose->orientation->z = base.q.z;
+    r->n_initial_positions = 8;
+    r->initial_positions = malloc(8 * sizeof(double));
+    assert_non_null(r->initial_positions);
+    for (int i = 0; i < 8; ++i)
+        r->initial_positions[i] = 0.1 * (i + 1) / 3.0;
+    r->initial_positions[3] = -1.5;
+    find_joint(r, "panda_finger_joint2")->mimic->offset = 1e-17;
+    check_json_round_trip(r);
+    gjkd_urdf_result_free(&res);
+
+    char u[512];
+    snprintf(u, sizeof u, "%s/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf",
+             robots_dir);
+    assert_true(import(u, NULL, robots_dir, &res, NULL));
+    check_json_round_trip(res.robot);
+    gjkd_urdf_result_free(&res);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1044,6 +1120,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stl_ascii_binary),
         cmocka_unit_test(test_mesh_precision),
         cmocka_unit_test(test_structure),
+        cmocka_unit_test(test_json_round_trip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

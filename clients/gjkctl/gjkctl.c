@@ -48,6 +48,8 @@ static const char usage_text[] =
     "        [--dry-run]               import a URDF (+ SRDF, meshes hulled here) and put the\n"
     "                                  robot; prints links, joints, DOF, parts, hull vertices\n"
     "                                  and notes (--dry-run: import only, no daemon)\n"
+    "  urdf-to-json ROBOT.urdf [same options]    the imported robot as a scene document\n"
+    "                                  (gjkd-scene/1, for load or --scene) on stdout\n"
     "  urdf-to-proto ROBOT.urdf [same options]   the imported robot as a serialized\n"
     "                                  gjkd.v1.Robot on stdout (no daemon; for programs)\n"
     "\n"
@@ -1293,6 +1295,32 @@ static int cmd_load_urdf(gjkd_client *c, const args *a)
     return 0;
 }
 
+/* gjkctl urdf-to-json ROBOT.urdf: a scene document holding the imported robot, on stdout. */
+static int cmd_urdf_to_json(const args *a)
+{
+    gjkd_urdf_result res;
+    double ms;
+    if (!import_urdf(a, &res, &ms))
+        return EXIT_USAGE;
+    Gjkd__V1__Robot *robots[1] = {res.robot};
+    Gjkd__V1__Scene scene = GJKD__V1__SCENE__INIT;
+    scene.n_robots = 1;
+    scene.robots = robots;
+    char *text = gjkd_json_write_scene(&scene);
+    gjkd_urdf_result_free(&res);
+    if (text == NULL) {
+        fputs("gjkctl: cannot write the robot as JSON (out of memory)\n", stderr);
+        return EXIT_USAGE;
+    }
+    bool ok = puts(text) >= 0 && fflush(stdout) == 0;
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: cannot write stdout: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* gjkctl urdf-to-proto ROBOT.urdf: the imported Robot, serialized, on stdout. */
 static int cmd_urdf_to_proto(const args *a)
 {
@@ -1334,6 +1362,8 @@ int main(int argc, char **argv)
     /* The URDF commands that need no daemon. */
     if (strcmp(a.command, "urdf-to-proto") == 0)
         return cmd_urdf_to_proto(&a);
+    if (strcmp(a.command, "urdf-to-json") == 0)
+        return cmd_urdf_to_json(&a);
     if (strcmp(a.command, "load-urdf") == 0 && a.dry_run)
         return cmd_load_urdf(NULL, &a);
     static const struct {

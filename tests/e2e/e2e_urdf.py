@@ -8,12 +8,14 @@ and arguments as e2e.py, whose helpers (Daemon, run, gjkctl, check, reaping) it 
         --python-proto BUILD/python --source-dir .
 
 Groups:
-  cli     load-urdf --dry-run (tables and --json) and urdf-to-proto without any daemon (the
-          endpoint given is served by nobody: a request would time out); the counts, DOF and
+  cli     load-urdf --dry-run (tables and --json), urdf-to-proto and urdf-to-json without any
+          daemon (the endpoint given is served by nobody: a request would time out); the
+          counts, DOF and
           notes; urdf-to-proto's bytes parse as a gjkd.v1.Robot that equals the --json summary;
-          package:// found with --package-path and, without one, above the URDF; bad input
-          exits 2 with one line naming the file and the element; load-urdf puts the robot into
-          a daemon (scene lists its links)
+          package:// found with --package-path and, without one, above the URDF; urdf-to-json
+          holds the joints (limits, axes, mimic) and hulls with adjacency, and loads with
+          gjkctl load; bad input exits 2 with one line naming the file and the element;
+          load-urdf puts the robot into a daemon (scene lists its links)
   python  Client.load_urdf runs the same C import (gjkctl urdf-to-proto, found through
           GJKD_GJKCTL) and puts the robot: the robot the daemon stores equals gjkctl's bytes;
           urdf_to_robot without a daemon; a bad file raises UrdfImportError with gjkctl's
@@ -133,10 +135,31 @@ def group_cli():
         check("none.urdf" in err, "missing file named: %r" % err)
         offline("load-urdf", expect=2)
 
+    # urdf-to-json: a scene document with the robot's joints, numbers exact.
+    doc = json.loads(offline("urdf-to-json", urdf, "--srdf", srdf)[0])
+    check(doc["format"] == "gjkd-scene/1" and len(doc["robots"]) == 1, "urdf-to-json document")
+    jr = doc["robots"][0]
+    check(len(jr["joints"]) == 12 and len(jr["links"]) == 13
+          and len(jr["disabled_pairs"]) == 35, "urdf-to-json robot")
+    jj = {j["name"]: j for j in jr["joints"]}
+    check(jj["panda_joint4"]["limits"] == {"lower": -3.0718, "upper": -0.0698}
+          and jj["panda_finger_joint2"]["mimic"]["joint"] == "panda_finger_joint1"
+          and jj["panda_joint1"]["axis"] == [0.0, 0.0, 1.0] and "axis" not in jj["panda_joint8"],
+          "urdf-to-json joints: %r" % jj["panda_joint4"])
+    pts = [p for l in jr["links"] for p in l["parts"] if p["type"] == "convex"]
+    check(all(len(p["points"]) > 4 and len(p["adjacency_start"]) == len(p["points"]) + 1
+              for p in pts), "hull vertices with their adjacency")
+
     # Into a daemon.
     d = e2e.Daemon()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write(tmp, "panda.json", json.dumps(doc))
+        ld = gjkctl_json(d, "load", path, "--merge")
+        check(ld["robots"] == 1, "the urdf-to-json document loads: %r" % ld)
     put = gjkctl_json(d, "load-urdf", urdf, "--srdf", srdf, "--package-path", robots())
-    check(put["revision"] >= 1 and not put["dry_run"] and not put["replaced"], "put: %r" % put)
+    check(put["revision"] > ld["revision"] and not put["dry_run"] and put["replaced"],
+          "put replaces the panda the document loaded: %r" % {k: put[k] for k in
+                                                                ("revision", "replaced")})
     out, _ = gjkctl(d, "load-urdf", u, "--srdf", usrdf)
     check("put robot ur5: id" in out, "load-urdf table: %r" % out[-300:])
     sc = gjkctl_json(d, "scene")
