@@ -676,6 +676,17 @@ static void test_limits(void **state)
     gjkd_urdf_options_init(&o);
     assert_true(gjkd_urdf_import(tmp_path("lim.urdf"), &o, &r, err, sizeof err));
     assert_int_equal(r.dof, 2);
+    assert_int_equal(r.note_count, 0);
+    gjkd_urdf_result_free(&r);
+    /* a revolute joint whose limits leave no motion is imported with a note */
+    write_file(
+        "locked.urdf",
+        URDF_HEAD LINK("a")
+            LINK("b") "<joint name=\"lk\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>"
+                      "<limit effort=\"1\" velocity=\"1\"/></joint></robot>");
+    assert_true(gjkd_urdf_import(tmp_path("locked.urdf"), &o, &r, err, sizeof err));
+    assert_int_equal(r.note_count, 1);
+    assert_non_null(strstr(r.notes[0], "joint \"lk\": <limit> lower == upper == 0"));
     gjkd_urdf_result_free(&r);
 
     write_file("cube.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 1 1 1\nf 1 2 3\nf 1 2 4\n"
@@ -798,6 +809,21 @@ static void test_obj_two_objects(void **state)
         print_error("note: %s\n", r.notes[0]);
         fail();
     }
+    gjkd_urdf_result_free(&r);
+
+    /* More sub-meshes than a link may have parts: one hull of all of them, said so. */
+    gjkd_urdf_options o;
+    gjkd_urdf_options_init(&o);
+    o.max_parts_per_link = 1;
+    char err[GJKD_URDF_ERROR_SIZE];
+    assert_true(gjkd_urdf_import(tmp_path("two.urdf"), &o, &r, err, sizeof err));
+    l = r.robot->links[0];
+    assert_int_equal(l->n_parts, 1);
+    assert_string_equal(l->parts[0]->name, "pieces");
+    /* the hull of both: the first 4 points and the second 5 but (5 5 5), on the segment from
+     * (0 0 0) to (6 6 6) */
+    assert_int_equal(l->parts[0]->shape->convex->n_xyz, 3 * 8);
+    assert_non_null(strstr(r.notes[0], "(2 sub-meshes, more than 1 parts: hulled together)"));
     gjkd_urdf_result_free(&r);
 }
 
@@ -1005,10 +1031,47 @@ static void test_structure(void **state)
     assert_true(gjkd_urdf_import(tmp_path("s.urdf"), &o, &res, err, sizeof err));
     assert_int_equal(res.robot->n_disabled_pairs, 0);
     gjkd_urdf_result_free(&res);
-    /* the package is looked up in the given paths only (p1 lacks it, p2 has it) */
+    /* the package is looked up in the given paths (p1 lacks it, p2 has it), then above the
+     * URDF (s.urdf is not inside mypkg) */
     o.package_path_count = 1;
     assert_false(gjkd_urdf_import(tmp_path("s.urdf"), &o, &res, err, sizeof err));
     assert_non_null(strstr(err, "p1/mypkg/t.obj"));
+}
+
+/* package://PKG found in a directory PKG above the URDF, also when the URDF path is relative
+ * and PKG is the working directory (the ancestor search used the relative path, which ended
+ * at ".", and missed it), and with "package:///PKG/..." (three slashes, as some files have). */
+static void test_package_above_urdf(void **state)
+{
+    (void)state;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/anc", tmp_dir);
+    mkdir(dir, 0700);
+    snprintf(dir, sizeof dir, "%s/anc/kitpkg", tmp_dir);
+    mkdir(dir, 0700);
+    snprintf(dir, sizeof dir, "%s/anc/kitpkg/urdf", tmp_dir);
+    mkdir(dir, 0700);
+    write_file("anc/kitpkg/m.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n");
+    write_file("anc/kitpkg/urdf/r.urdf",
+               URDF_HEAD "<link name=\"a\"><collision><geometry>"
+                         "<mesh filename=\"package://kitpkg/m.obj\"/></geometry></collision>"
+                         "<collision><geometry><mesh filename=\"package:///kitpkg/m.obj\" "
+                         "scale=\"2 2 2\"/></geometry></collision></link></robot>");
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(dir, sizeof dir, "%s/anc/kitpkg", tmp_dir);
+    assert_int_equal(chdir(dir), 0);
+    gjkd_urdf_result r;
+    char err[GJKD_URDF_ERROR_SIZE];
+    bool ok = import("urdf/r.urdf", NULL, NULL, &r, err);
+    assert_int_equal(chdir(cwd), 0);
+    if (!ok) {
+        print_error("%s\n", err);
+        fail();
+    }
+    assert_int_equal(r.robot->links[0]->n_parts, 2);
+    assert_int_equal(r.mesh_files, 2); /* one file, two scales */
+    gjkd_urdf_result_free(&r);
 }
 
 /* The JSON scene codec carries joints, base pose and initial positions exactly: the imported
@@ -1121,6 +1184,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mesh_precision),
         cmocka_unit_test(test_structure),
         cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_package_above_urdf),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

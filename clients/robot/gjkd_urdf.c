@@ -1,5 +1,5 @@
 /* gjkd_urdf.c — URDF/SRDF + meshes -> gjkd.v1 Robot (see gjkd_urdf.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath, strdup, strndup */
 #include "gjkd_urdf.h"
 
 #include <ctype.h>
@@ -173,6 +173,8 @@ static char *resolve_mesh(ctx *c, const char *uri, const char *loc, const char *
     char tried[768] = "";
     if (strncmp(uri, "package://", 10) == 0) {
         const char *pkg = uri + 10;
+        while (*pkg == '/') /* "package:///PKG/..." (some descriptions write three) */
+            ++pkg;
         const char *slash = strchr(pkg, '/');
         if (!slash || slash == pkg || slash[1] == '\0')
             return fail(c, "%s: %s: mesh \"%s\": expected package://PACKAGE/PATH", loc, elem, uri),
@@ -190,11 +192,10 @@ static char *resolve_mesh(ctx *c, const char *uri, const char *loc, const char *
             tried_add(tried, sizeof tried, p);
             free(p);
         }
-        /* The ROS source layout: a directory named PACKAGE above the URDF. */
-        char *dir = strdup(c->urdf_dir);
-        if (!dir)
-            return fail(c, "out of memory"), NULL;
-        for (int depth = 0; depth < 64; ++depth) {
+        /* The ROS source layout: a directory named PACKAGE above the URDF (its absolute
+         * path: a relative URDF path may not name the ancestor). */
+        char *dir = realpath(c->urdf_dir, NULL);
+        for (int depth = 0; dir && depth < 64; ++depth) {
             const char *base = strrchr(dir, '/');
             base = base ? base + 1 : dir;
             if (strlen(base) == pkg_len && strncmp(base, pkg, pkg_len) == 0) {
@@ -218,8 +219,9 @@ static char *resolve_mesh(ctx *c, const char *uri, const char *loc, const char *
         free(dir);
         if (!*tried)
             return fail(c,
-                        "%s: %s: mesh \"%s\": package \"%.*s\" not found (no package path given: "
-                        "--package-path DIR, where DIR/%.*s is the package)",
+                        "%s: %s: mesh \"%s\": package \"%.*s\" not found (no package path given "
+                        "and no directory of that name above the URDF: --package-path DIR, "
+                        "where DIR/%.*s is the package)",
                         loc, elem, uri, (int)pkg_len, pkg, (int)pkg_len, pkg),
                    NULL;
         return fail(c, "%s: %s: mesh \"%s\": not found (tried %s)", loc, elem, uri, tried), NULL;
@@ -413,6 +415,8 @@ typedef struct mesh_entry {
     hull_piece *pieces;
     size_t piece_count;
     uint64_t vertices; /* read from the file (all instances) */
+    size_t sub_meshes; /* (node, mesh) instances in the file */
+    bool merged;       /* more sub-meshes than parts allowed: one hull of all */
 } mesh_entry;
 
 static void mesh_entry_free(mesh_entry *m)
@@ -559,41 +563,47 @@ static bool load_mesh(ctx *c, const char *path, const double scale[3], mesh_entr
         fail(c, "%s: %s: mesh %s: no vertices", loc, elem, path);
         goto done;
     }
-    if (inst.n > c->opt->max_parts_per_link) {
-        fail(c, "%s: %s: mesh %s: %zu sub-meshes, the limit is %u parts per link", loc, elem, path,
-             inst.n, c->opt->max_parts_per_link);
-        goto done;
-    }
+    /* More sub-meshes than a link may have parts: one hull of them all (still conservative). */
+    e->merged = inst.n > c->opt->max_parts_per_link;
+    size_t pieces = e->merged ? 1 : inst.n;
     uint64_t total = 0, largest = 0;
     for (size_t i = 0; i < inst.n; ++i) {
         total += inst.v[i].mesh->mNumVertices;
         if (inst.v[i].mesh->mNumVertices > largest)
             largest = inst.v[i].mesh->mNumVertices;
     }
-    if (total > c->opt->max_mesh_vertices) {
+    if (e->merged)
+        largest = total;
+    if (total > c->opt->max_mesh_vertices || total > (uint64_t)INT32_MAX) {
         fail(c, "%s: %s: mesh %s: %llu vertices, the limit is %u", loc, elem, path,
              (unsigned long long)total, c->opt->max_mesh_vertices);
         goto done;
     }
-    e->pieces = calloc(inst.n, sizeof *e->pieces);
+    e->pieces = calloc(pieces, sizeof *e->pieces);
     pts = malloc((size_t)largest * sizeof *pts);
     if (!e->pieces || !pts) {
         fail(c, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < inst.n; ++i) {
-        const struct aiMesh *mesh = inst.v[i].mesh;
-        const affine *t = &inst.v[i].t;
-        int32_t n = (int32_t)mesh->mNumVertices;
-        for (int32_t k = 0; k < n; ++k) {
-            double x = mesh->mVertices[k].x, y = mesh->mVertices[k].y, z = mesh->mVertices[k].z;
-            double px = t->m[0][0] * x + t->m[0][1] * y + t->m[0][2] * z + t->m[0][3];
-            double py = t->m[1][0] * x + t->m[1][1] * y + t->m[1][2] * z + t->m[1][3];
-            double pz = t->m[2][0] * x + t->m[2][1] * y + t->m[2][2] * z + t->m[2][3];
-            pts[k] = (gjk_vec3){px * scale[0], py * scale[1], pz * scale[2]};
-            if (!isfinite(pts[k].x) || !isfinite(pts[k].y) || !isfinite(pts[k].z)) {
-                fail(c, "%s: %s: mesh %s: vertex %d is not finite", loc, elem, path, (int)k);
-                goto done;
+    for (size_t i = 0; i < pieces; ++i) {
+        /* Piece i: instance i, or every instance when merged. */
+        size_t first = e->merged ? 0 : i, end = e->merged ? inst.n : i + 1;
+        int32_t n = 0;
+        for (size_t m = first; m < end; ++m) {
+            const struct aiMesh *mesh = inst.v[m].mesh;
+            const affine *t = &inst.v[m].t;
+            for (unsigned k = 0; k < mesh->mNumVertices; ++k, ++n) {
+                double x = mesh->mVertices[k].x, y = mesh->mVertices[k].y;
+                double z = mesh->mVertices[k].z;
+                double px = t->m[0][0] * x + t->m[0][1] * y + t->m[0][2] * z + t->m[0][3];
+                double py = t->m[1][0] * x + t->m[1][1] * y + t->m[1][2] * z + t->m[1][3];
+                double pz = t->m[2][0] * x + t->m[2][1] * y + t->m[2][2] * z + t->m[2][3];
+                pts[n] = (gjk_vec3){px * scale[0], py * scale[1], pz * scale[2]};
+                if (!isfinite(pts[n].x) || !isfinite(pts[n].y) || !isfinite(pts[n].z)) {
+                    fail(c, "%s: %s: mesh %s: sub-mesh %zu: vertex %u is not finite", loc, elem,
+                         path, m, k);
+                    goto done;
+                }
             }
         }
         gjk_polytope poly;
@@ -630,6 +640,7 @@ static bool load_mesh(ctx *c, const char *path, const double scale[3], mesh_entr
         gjk_polytope_destroy(&poly);
     }
     e->vertices = total;
+    e->sub_meshes = inst.n;
     ok = true;
 done:
     free(pts);
@@ -885,11 +896,16 @@ static bool build_link(ctx *c, const link_rec *lr, Gjkd__V1__Link *link)
                                             (int)e->pieces[k].count);
                 if (e->piece_count > sizeof counts / 16)
                     snprintf(counts + len, sizeof counts - len, "+...");
+                char merged[96] = "";
+                if (e->merged)
+                    snprintf(merged, sizeof merged,
+                             " (%zu sub-meshes, more than %u parts: hulled together)",
+                             e->sub_meshes, c->opt->max_parts_per_link);
                 good = note(c,
                             "link \"%s\": collision[%d]: mesh %s: %zu part%s, hulled %llu "
-                            "vertices -> %s%s",
+                            "vertices -> %s%s%s",
                             lr->name, index, fn, e->piece_count, e->piece_count > 1 ? "s" : "",
-                            (unsigned long long)e->vertices, counts,
+                            (unsigned long long)e->vertices, counts, merged,
                             fresh ? "" : " (read once, reused)");
             }
             free(path);
@@ -1008,6 +1024,10 @@ static bool parse_joint(ctx *c, const xmlNode *n, joint_rec *j, const link_rec *
         if (j->lower > j->upper)
             return fail(c, "%s: %s: <limit>: lower %.17g > upper %.17g", loc, elem, j->lower,
                         j->upper);
+        if (j->lower == j->upper &&
+            !note(c, "%s: %s: <limit> lower == upper == %.17g: the joint cannot move", loc, elem,
+                  j->lower))
+            return false;
     }
     j->mimic = NULL;
     j->multiplier = 1, j->offset = 0;
