@@ -706,7 +706,7 @@ static void test_limits(void **state)
 }
 
 /* A small COLLADA triangle set (two triangles spanning a 10 x 20 x 30 box in file units). */
-static void write_dae(const char *name, const char *unit, const char *up)
+static void write_dae(const char *name, const char *unit, const char *up, const char *xform)
 {
     char text[4096];
     snprintf(text, sizeof text,
@@ -723,10 +723,10 @@ static void write_dae(const char *name, const char *unit, const char *up)
              "<triangles count=\"2\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/>"
              "<p>0 1 2 3 4 5</p></triangles>\n"
              "</mesh></geometry></library_geometries>\n"
-             "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\">"
+             "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\">%s"
              "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes>\n"
              "<scene><instance_visual_scene url=\"#s\"/></scene>\n</COLLADA>\n",
-             unit, up);
+             unit, up, xform);
     write_file(name, text);
 }
 
@@ -745,16 +745,22 @@ static void mesh_bbox(const Gjkd__V1__Link *l, double lo[3], double hi[3])
 }
 
 /* COLLADA: <unit meter="0.001"/> scales to metres; <up_axis> does not rotate (the file's
- * coordinates are the link frame's, as in rviz and MoveIt): Z_UP and Y_UP give one hull. */
+ * coordinates are the link frame's, as in rviz and MoveIt): Z_UP and Y_UP give one hull; node
+ * transforms apply (in file units, scaled with the rest). */
 static void test_collada_units_up_axis(void **state)
 {
     (void)state;
-    write_dae("mm_z.dae", "<unit meter=\"0.001\" name=\"millimeter\"/>", "Z_UP");
-    write_dae("mm_y.dae", "<unit meter=\"0.001\" name=\"millimeter\"/>", "Y_UP");
-    write_dae("m_z.dae", "", "Z_UP");
-    const char *files[3] = {"mm_z.dae", "mm_y.dae", "m_z.dae"};
-    const double unit[3] = {0.001, 0.001, 1.0};
-    for (int f = 0; f < 3; ++f) {
+    const char *mm = "<unit meter=\"0.001\" name=\"millimeter\"/>";
+    write_dae("mm_z.dae", mm, "Z_UP", "");
+    write_dae("mm_y.dae", mm, "Y_UP", "");
+    write_dae("m_z.dae", "", "Z_UP", "");
+    /* x' = 100 - y, y' = x: rotate 90 degrees about z, then translate 100 along x */
+    write_dae("mm_node.dae", mm, "Y_UP", "<translate>100 0 0</translate><rotate>0 0 1 90</rotate>");
+    const char *files[4] = {"mm_z.dae", "mm_y.dae", "m_z.dae", "mm_node.dae"};
+    const double lo_want[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0.08, 0, 0}};
+    const double hi_want[4][3] = {
+        {0.01, 0.02, 0.03}, {0.01, 0.02, 0.03}, {10, 20, 30}, {0.1, 0.01, 0.03}};
+    for (int f = 0; f < 4; ++f) {
         char urdf[1024];
         snprintf(urdf, sizeof urdf,
                  URDF_HEAD "<link name=\"a\"><collision><geometry><mesh filename=\"%s\"/>"
@@ -767,11 +773,10 @@ static void test_collada_units_up_axis(void **state)
         assert_int_equal(l->n_parts, 1);
         double lo[3], hi[3];
         mesh_bbox(l, lo, hi);
-        const double extent[3] = {10, 20, 30};
         for (int a = 0; a < 3; ++a) {
-            assert_near(lo[a], 0, 1e-15);
-            /* assimp applies the unit as a float matrix: float32 precision */
-            assert_near(hi[a], extent[a] * unit[f], 1e-7 * extent[a] * unit[f]);
+            /* assimp applies units and node transforms as float matrices: float32 precision */
+            assert_near(lo[a], lo_want[f][a], 1e-7 * fmax(hi_want[f][a], 1e-3));
+            assert_near(hi[a], hi_want[f][a], 1e-7 * hi_want[f][a]);
         }
         assert_int_equal(l->parts[0]->shape->convex->n_xyz, 18);
         gjkd_urdf_result_free(&r);

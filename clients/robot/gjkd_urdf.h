@@ -15,8 +15,9 @@
  *    convex parts (below).
  *  - Joints: fixed, revolute, continuous, prismatic with <origin>, <axis xyz> (default 1 0 0),
  *    <limit lower upper> (required for revolute and prismatic, as in urdfdom; missing
- *    attributes are 0), <mimic joint multiplier offset> (defaults 1, 0; a mimic of a mimic is
- *    flattened into a mimic of the active joint). floating and planar joints are refused,
+ *    attributes are 0, and lower == upper gets a note: the joint cannot move), <mimic joint
+ *    multiplier offset> (defaults 1, 0; a mimic of a mimic is flattened into a mimic of the
+ *    active joint, with a note). floating and planar joints are refused,
  *    naming the joint: gjkd has no multi-DOF joints (a mobile or floating base is the robot's
  *    base pose).
  *  - SRDF (optional): every <disable_collisions link1 link2> becomes a disabled pair; other
@@ -27,18 +28,21 @@
  *    neighbour.
  *
  * Meshes (assimp, from memory after the size check, only .stl (ASCII and binary), .obj, .dae;
- * case-insensitive): package://PKG/REST is looked up as DIR/PKG/REST for each package path in
- * order, then in the URDF's ancestors (a directory named PKG above the URDF: the ROS source
- * layout); file:///ABS and absolute paths are used as they are; other paths are relative to
- * the URDF's directory. Every (node, mesh) instance of the file — each sub-mesh, as V-HACD and
+ * case-insensitive): package://PKG/REST (also package:///PKG/REST) is looked up as
+ * DIR/PKG/REST for each package path in order, then as A/REST for each directory A named PKG
+ * above the URDF (its absolute path: the ROS source layout, no package path needed);
+ * file:///ABS and absolute paths are used as they are; other paths are relative to the
+ * URDF's directory. Every (node, mesh) instance of the file — each sub-mesh, as V-HACD and
  * CoACD export pre-decomposed convex pieces — becomes one part: the convex hull (qhull,
  * gjk_hull_build) of its vertices after the file's node transforms and the URDF scale, sent as
  * ConvexVertices with their adjacency (only hull vertices travel, never the raw mesh). The part
- * pose is the collision origin. Hulling a non-convex mesh covers it conservatively; a note per
- * mesh says "hulled N vertices -> M". COLLADA: the <unit meter> scale is applied, the
- * <up_axis> is ignored (the file's coordinates are the link frame's, as rviz and MoveIt use
- * them; assimp would otherwise rotate Z_UP files to Y_UP). Precision: Debian's assimp is built
- * with float (ai_real = float), so mesh coordinates are float32 values widened to double:
+ * pose is the collision origin. A file with more sub-meshes than max_parts_per_link becomes one
+ * hull of all of them (noted). Hulling a non-convex mesh covers it conservatively; a note per
+ * mesh says "hulled N vertices -> M" (N as assimp gives them: STL and OBJ faces bring their
+ * own vertices, so N counts corners of faces, not distinct points). COLLADA: the <unit meter> scale
+ * is applied, the <up_axis> is ignored (the file's coordinates are the link frame's, as rviz and
+ * MoveIt use them; assimp would otherwise rotate Z_UP files to Y_UP). Precision: Debian's assimp is
+ * built with float (ai_real = float), so mesh coordinates are float32 values widened to double:
  * exact for binary STL (its coordinates are float32), within 2^-24 relative (6e-8 |x|) of the
  * decimal text in ASCII STL, OBJ and COLLADA. A mesh file used by several collisions with the
  * same scale is read once.
