@@ -697,7 +697,7 @@ static void test_limits(void **state)
     gjkd_urdf_options_init(&o);
     o.max_mesh_vertices = 3;
     assert_false(gjkd_urdf_import(tmp_path("mesh.urdf"), &o, &r, err, sizeof err));
-    assert_non_null(strstr(err, "vertices, the limit is 3"));
+    assert_non_null(strstr(err, "cube.obj: over the vertex limit of 3"));
     gjkd_urdf_options_init(&o);
     o.max_mesh_bytes = 10;
     assert_false(gjkd_urdf_import(tmp_path("mesh.urdf"), &o, &r, err, sizeof err));
@@ -783,8 +783,8 @@ static void test_collada_units_up_axis(void **state)
     }
 }
 
-/* An OBJ with two objects -> two parts (pre-decomposed convex pieces). assimp gives each face its
- * own three vertices: 8 faces, 24 vertices hulled. */
+/* An OBJ with two objects -> two parts (pre-decomposed convex pieces), each hulling the distinct
+ * vertices its faces use (4 + 5). */
 static void test_obj_two_objects(void **state)
 {
     (void)state;
@@ -810,7 +810,7 @@ static void test_obj_two_objects(void **state)
     for (int a = 0; a < 3; ++a)
         assert_true(lo[a] == 0 && hi[a] == 12); /* scale 2 applied */
     assert_int_equal(r.note_count, 1);
-    if (!strstr(r.notes[0], "2 parts, hulled 24 vertices -> 4+5")) {
+    if (!strstr(r.notes[0], "2 parts, hulled 9 vertices -> 4+5")) {
         print_error("note: %s\n", r.notes[0]);
         fail();
     }
@@ -890,9 +890,11 @@ static void test_stl_ascii_binary(void **state)
     gjkd_urdf_result_free(&r);
 }
 
-/* Mesh coordinates pass through assimp's float (Debian builds it without double precision):
- * decimal text is rounded to the nearest float32, within 2^-24 relative. This measures it on
- * coordinates with 17 significant digits and bounds it. */
+/* Mesh coordinates in double: OBJ and ASCII STL are read here with strtod, so a hull vertex is
+ * exactly the double of the file's decimal text; COLLADA goes through assimp, which Debian
+ * builds with float (ai_real = float): its coordinates are float32, within 2^-24 relative. The
+ * difference is measured here on the same 17-digit points (the float path's deviation is
+ * printed and bounded, the double paths' is zero). */
 static void test_mesh_precision(void **state)
 {
     (void)state;
@@ -901,36 +903,150 @@ static void test_mesh_precision(void **state)
                             {0.0, 0.0, 0.34567890123456789},
                             {0.98765432109876543, 0.87654321098765432, 0.76543210987654321},
                             {-0.11111111111111111, -0.22222222222222222, -0.33333333333333333}};
-    char text[2048];
-    size_t len = 0;
-    for (int i = 0; i < 5; ++i)
-        len += (size_t)snprintf(text + len, sizeof text - len, "v %.17g %.17g %.17g\n", p[i][0],
-                                p[i][1], p[i][2]);
-    snprintf(text + len, sizeof text - len, "f 1 2 3\nf 1 2 4\nf 1 3 5\nf 2 4 5\n");
-    write_file("prec.obj", text);
-    write_file("prec.urdf", URDF_HEAD "<link name=\"a\"><collision><geometry>"
-                                      "<mesh filename=\"prec.obj\"/></geometry></collision>"
-                                      "</link></robot>");
-    gjkd_urdf_result r;
-    assert_true(import(tmp_path("prec.urdf"), NULL, NULL, &r, NULL));
-    const Gjkd__V1__ConvexVertices *cv = r.robot->links[0]->parts[0]->shape->convex;
-    assert_int_equal(cv->n_xyz, 15);
-    double worst = 0;
-    for (size_t i = 0; i < 15; i += 3) {
-        double best = INFINITY;
-        for (int k = 0; k < 5; ++k) {
-            double d = fabs(cv->xyz[i] - p[k][0]) + fabs(cv->xyz[i + 1] - p[k][1]) +
-                       fabs(cv->xyz[i + 2] - p[k][2]);
-            best = fmin(best, d);
-        }
-        worst = fmax(worst, best);
-        for (int a = 0; a < 3; ++a) /* each coordinate is a float32 value */
-            assert_true((double)(float)cv->xyz[i + (size_t)a] == cv->xyz[i + (size_t)a]);
+    const int faces[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 4}, {1, 3, 4}};
+    char obj[2048], stl[4096], dae[4096], arr[1024];
+    size_t lo = 0, ls = 0, la = 0;
+    ls += (size_t)snprintf(stl + ls, sizeof stl - ls, "solid prec\n");
+    for (int i = 0; i < 5; ++i) {
+        lo += (size_t)snprintf(obj + lo, sizeof obj - lo, "v %.17g %.17g %.17g\n", p[i][0], p[i][1],
+                               p[i][2]);
+        la += (size_t)snprintf(arr + la, sizeof arr - la, "%.17g %.17g %.17g ", p[i][0], p[i][1],
+                               p[i][2]);
     }
-    printf("# float32 mesh coordinates: worst deviation %.3g m over 3 coordinates of |x| < 1\n",
-           worst);
-    assert_true(worst > 0 && worst <= 3 * 0x1p-24);
+    for (int f = 0; f < 4; ++f) {
+        lo += (size_t)snprintf(obj + lo, sizeof obj - lo, "f %d %d %d\n", faces[f][0] + 1,
+                               faces[f][1] + 1, faces[f][2] + 1);
+        ls += (size_t)snprintf(stl + ls, sizeof stl - ls, "facet normal 0 0 0\nouter loop\n");
+        for (int k = 0; k < 3; ++k) {
+            const double *x = p[faces[f][k]];
+            ls += (size_t)snprintf(stl + ls, sizeof stl - ls, "vertex %.17g %.17g %.17g\n", x[0],
+                                   x[1], x[2]);
+        }
+        ls += (size_t)snprintf(stl + ls, sizeof stl - ls, "endloop\nendfacet\n");
+    }
+    snprintf(stl + ls, sizeof stl - ls, "endsolid prec\n");
+    snprintf(dae, sizeof dae,
+             "<?xml version=\"1.0\"?>\n<COLLADA "
+             "xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+             "<asset><up_axis>Z_UP</up_axis></asset><library_geometries><geometry id=\"g\">"
+             "<mesh><source id=\"p\"><float_array id=\"pa\" count=\"15\">%s</float_array>"
+             "<technique_common><accessor source=\"#pa\" count=\"5\" stride=\"3\">"
+             "<param name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/>"
+             "<param name=\"Z\" type=\"float\"/></accessor></technique_common></source>"
+             "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>"
+             "<triangles count=\"4\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/>"
+             "<p>0 1 2 0 1 3 0 2 4 1 3 4</p></triangles></mesh></geometry></library_geometries>"
+             "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\">"
+             "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes>"
+             "<scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>\n",
+             arr);
+    write_file("prec.obj", obj);
+    write_file("prec.stl", stl);
+    write_file("prec.dae", dae);
+    const char *files[3] = {"prec.obj", "prec.stl", "prec.dae"};
+    for (int f = 0; f < 3; ++f) {
+        char urdf[512];
+        snprintf(urdf, sizeof urdf,
+                 URDF_HEAD "<link name=\"a\"><collision><geometry><mesh filename=\"%s\"/>"
+                           "</geometry></collision></link></robot>",
+                 files[f]);
+        write_file("prec.urdf", urdf);
+        gjkd_urdf_result r;
+        assert_true(import(tmp_path("prec.urdf"), NULL, NULL, &r, NULL));
+        const Gjkd__V1__ConvexVertices *cv = r.robot->links[0]->parts[0]->shape->convex;
+        assert_int_equal(cv->n_xyz, 15);
+        double worst = 0;
+        for (size_t i = 0; i < 15; i += 3) {
+            double best = INFINITY;
+            for (int k = 0; k < 5; ++k) {
+                double d = fmax(fabs(cv->xyz[i] - p[k][0]), fmax(fabs(cv->xyz[i + 1] - p[k][1]),
+                                                                 fabs(cv->xyz[i + 2] - p[k][2])));
+                best = fmin(best, d);
+            }
+            worst = fmax(worst, best);
+        }
+        printf("# %s: worst coordinate deviation from the decimal text %.3g m\n", files[f], worst);
+        if (f < 2)
+            assert_true(worst == 0); /* read in double */
+        else
+            assert_true(worst > 0 && worst <= 0x1p-24); /* assimp's float, |x| < 1 */
+        gjkd_urdf_result_free(&r);
+    }
+}
+
+/* The forms of OBJ and ASCII STL read here: negative (relative) and i/t/n face indices, "g"
+ * groups, vertices shared by faces counted once, two solids in one STL, a binary STL whose
+ * header starts with "solid" (the size decides), and the refusals with the file's line. */
+static void test_text_mesh_forms(void **state)
+{
+    (void)state;
+    write_file("forms.obj", "# comment\nmtllib none.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                            "vt 0 0\nvn 0 0 1\ng one\nusemtl a\nf 1/1/1 2/1/1 3/1/1\n"
+                            "f -4//1 -3//1 -1//1\ng two\nv 3 3 3\nv 4 3 3\nv 3 4 3\n"
+                            "f -3 -2 -1\n");
+    write_file("two_solids.stl", "solid a\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n"
+                                 "vertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid a\n"
+                                 "solid b\nfacet normal 0 0 1\nouter loop\nvertex 5 0 0\n"
+                                 "vertex 6 0 0\nvertex 5 1 0\nendloop\nendfacet\nendsolid b\n");
+    /* binary: header "solid ..." and one triangle */
+    FILE *f = fopen(tmp_path("solid_header.stl"), "wb");
+    assert_non_null(f);
+    unsigned char header[80] = "solid but binary";
+    fwrite(header, 1, 80, f);
+    unsigned char one[4] = {1, 0, 0, 0};
+    fwrite(one, 1, 4, f);
+    float rec[12] = {0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0};
+    fwrite(rec, 4, 12, f);
+    unsigned char attr[2] = {0, 0};
+    fwrite(attr, 1, 2, f);
+    fclose(f);
+    write_file("forms.urdf", URDF_HEAD "<link name=\"a\"><collision><geometry>"
+                                       "<mesh filename=\"forms.obj\"/></geometry></collision>"
+                                       "<collision><geometry><mesh filename=\"two_solids.stl\"/>"
+                                       "</geometry></collision><collision><geometry>"
+                                       "<mesh filename=\"solid_header.stl\"/></geometry>"
+                                       "</collision></link></robot>");
+    gjkd_urdf_result r;
+    assert_true(import(tmp_path("forms.urdf"), NULL, NULL, &r, NULL));
+    const Gjkd__V1__Link *l = r.robot->links[0];
+    assert_int_equal(l->n_parts, 5);                         /* 2 groups + 2 solids + 1 */
+    assert_int_equal(l->parts[0]->shape->convex->n_xyz, 12); /* group one: vertices 1..4 */
+    assert_int_equal(l->parts[1]->shape->convex->n_xyz, 9);  /* group two: 5..7 */
+    assert_true(l->parts[1]->shape->convex->xyz[0] == 3);
+    assert_int_equal(l->parts[2]->shape->convex->n_xyz, 9);
+    assert_true(l->parts[3]->shape->convex->xyz[0] == 5);
+    assert_int_equal(l->parts[4]->shape->convex->n_xyz, 9);
+    double lo[3], hi[3];
+    mesh_bbox(l, lo, hi);
+    assert_true(hi[0] == 6 && hi[1] == 4 && hi[2] == 3);
+    assert_non_null(strstr(r.notes[0], "forms.obj: 2 parts, hulled 7 vertices -> 4+3"));
     gjkd_urdf_result_free(&r);
+
+    const char *bad[][2] = {{"v 0 0\nf 1 1 1\n", "bad.obj:1: expected \"v x y z\""},
+                            {"v 0 0 0\nv 1 nan 0\n", "bad.obj:2: expected \"v x y z\""},
+                            {"v 0 0 0\nf 1 2 3\n", "a face uses vertex 2 of 1"},
+                            {"v 0 0 0\nf -2 1 1\n", "bad.obj:2: face vertex -2 out of range"},
+                            {"v 0 0 0\nf 1 x 1\n", "bad.obj:2: bad face vertex"},
+                            {"v 0 0 0\nv 1 0 0\n", "bad.obj: no vertices"}};
+    write_file("badmesh.urdf", URDF_HEAD "<link name=\"a\"><collision><geometry>"
+                                         "<mesh filename=\"bad.obj\"/></geometry></collision>"
+                                         "</link></robot>");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        write_file("bad.obj", bad[i][0]);
+        char err[GJKD_URDF_ERROR_SIZE];
+        assert_false(import(tmp_path("badmesh.urdf"), NULL, NULL, &r, err));
+        if (!strstr(err, bad[i][1]) || !strstr(err, "link \"a\": collision[0]")) {
+            print_error("error \"%s\" lacks \"%s\"\n", err, bad[i][1]);
+            fail();
+        }
+    }
+    write_file("bad.stl", "solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0\nendloop\n");
+    write_file("badmesh.urdf", URDF_HEAD "<link name=\"a\"><collision><geometry>"
+                                         "<mesh filename=\"bad.stl\"/></geometry></collision>"
+                                         "</link></robot>");
+    char err[GJKD_URDF_ERROR_SIZE];
+    assert_false(import(tmp_path("badmesh.urdf"), NULL, NULL, &r, err));
+    assert_non_null(strstr(err, "bad.stl:4: expected \"vertex x y z\""));
 }
 
 /* Adjacency across geometry-less links; package paths in order; mimic chains flattened;
@@ -1187,6 +1303,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_obj_two_objects),
         cmocka_unit_test(test_stl_ascii_binary),
         cmocka_unit_test(test_mesh_precision),
+        cmocka_unit_test(test_text_mesh_forms),
         cmocka_unit_test(test_structure),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_package_above_urdf),

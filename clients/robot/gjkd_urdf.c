@@ -516,11 +516,369 @@ static bool collect_instances(ctx *c, const struct aiScene *scene, const struct 
     return true;
 }
 
+/* Point groups: one per sub-mesh, in the mesh frame of the collision (the file's node
+ * transforms and the URDF scale applied), in double. */
+typedef struct group {
+    gjk_vec3 *p;
+    size_t n, cap;
+} group;
+
+typedef struct groups {
+    group *v;
+    size_t n, cap;
+    uint64_t total; /* points over all groups */
+    uint64_t limit; /* the vertex limit of one file */
+} groups;
+
+static void groups_free(groups *g)
+{
+    for (size_t i = 0; i < g->n; ++i)
+        free(g->v[i].p);
+    free(g->v);
+    memset(g, 0, sizeof *g);
+}
+
+/* Starts a new group unless the last one is still empty. */
+static bool groups_next(groups *g)
+{
+    if (g->n > 0 && g->v[g->n - 1].n == 0)
+        return true;
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 4;
+        group *v = realloc(g->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        g->v = v;
+        g->cap = cap;
+    }
+    memset(&g->v[g->n++], 0, sizeof(group));
+    return true;
+}
+
+typedef enum add_result { ADD_OK, ADD_NO_MEMORY, ADD_LIMIT } add_result;
+
+static add_result groups_add(groups *g, gjk_vec3 p)
+{
+    if (g->n == 0 && !groups_next(g))
+        return ADD_NO_MEMORY;
+    if (++g->total > g->limit)
+        return ADD_LIMIT;
+    group *last = &g->v[g->n - 1];
+    if (last->n == last->cap) {
+        size_t cap = last->cap ? 2 * last->cap : 64;
+        gjk_vec3 *v = realloc(last->p, cap * sizeof *v);
+        if (!v)
+            return ADD_NO_MEMORY;
+        last->p = v;
+        last->cap = cap;
+    }
+    last->p[last->n++] = p;
+    return ADD_OK;
+}
+
+/* Where a mesh reader reports from. */
+typedef struct mesh_src {
+    ctx *c;
+    const char *path, *loc, *elem;
+    const double *scale;
+} mesh_src;
+
+static bool add_point(const mesh_src *m, groups *g, double x, double y, double z)
+{
+    gjk_vec3 p = {x * m->scale[0], y * m->scale[1], z * m->scale[2]};
+    if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z))
+        return fail(m->c, "%s: %s: mesh %s: a vertex is not finite", m->loc, m->elem, m->path);
+    switch (groups_add(g, p)) {
+    case ADD_OK:
+        return true;
+    case ADD_NO_MEMORY:
+        return fail(m->c, "out of memory");
+    case ADD_LIMIT:
+        break;
+    }
+    return fail(m->c, "%s: %s: mesh %s: over the vertex limit of %llu", m->loc, m->elem, m->path,
+                (unsigned long long)g->limit);
+}
+
+/* assimp: binary STL (float32 in the file: exact) and COLLADA (float: see gjkd_urdf.h). Every
+ * (node, mesh) instance is a group. */
+static bool read_assimp(const mesh_src *m, const char *buf, size_t len, const char *hint, groups *g)
+{
+    ctx *c = m->c;
+    if (len > UINT32_MAX)
+        return fail(c, "%s: %s: mesh %s: too large for assimp", m->loc, m->elem, m->path);
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (!props)
+        return fail(c, "out of memory");
+    /* ROS convention: a COLLADA file's coordinates are the link's, whatever its <up_axis>;
+     * its <unit meter> is honoured (assimp applies it at the root node). */
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
+    const struct aiScene *scene = aiImportFileFromMemoryWithProperties(
+        buf, (unsigned)len, aiProcess_ValidateDataStructure, hint, props);
+    aiReleasePropertyStore(props);
+    if (!scene || !scene->mRootNode) {
+        const char *why = aiGetErrorString();
+        if (scene)
+            aiReleaseImport(scene);
+        return fail(c, "%s: %s: mesh %s: cannot be read (%s)", m->loc, m->elem, m->path,
+                    why && *why ? why : "no geometry");
+    }
+    bool ok = false;
+    instances inst = {0};
+    static const affine identity = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
+    if (!collect_instances(c, scene, scene->mRootNode, &identity, 0, &inst, m->path))
+        goto done;
+    uint64_t total = 0;
+    for (size_t i = 0; i < inst.n; ++i)
+        total += inst.v[i].mesh->mNumVertices;
+    if (total > g->limit) { /* before converting any */
+        fail(c, "%s: %s: mesh %s: %llu vertices, over the vertex limit of %llu", m->loc, m->elem,
+             m->path, (unsigned long long)total, (unsigned long long)g->limit);
+        goto done;
+    }
+    for (size_t i = 0; i < inst.n; ++i) {
+        const struct aiMesh *mesh = inst.v[i].mesh;
+        const affine *t = &inst.v[i].t;
+        if (!groups_next(g)) {
+            fail(c, "out of memory");
+            goto done;
+        }
+        for (unsigned k = 0; k < mesh->mNumVertices; ++k) {
+            double x = mesh->mVertices[k].x, y = mesh->mVertices[k].y, z = mesh->mVertices[k].z;
+            if (!add_point(m, g, t->m[0][0] * x + t->m[0][1] * y + t->m[0][2] * z + t->m[0][3],
+                           t->m[1][0] * x + t->m[1][1] * y + t->m[1][2] * z + t->m[1][3],
+                           t->m[2][0] * x + t->m[2][1] * y + t->m[2][2] * z + t->m[2][3]))
+                goto done;
+        }
+    }
+    ok = true;
+done:
+    free(inst.v);
+    aiReleaseImport(scene);
+    return ok;
+}
+
+/* The next line of [*p, end): sets [*line, *line_end) and advances *p. */
+static bool next_line(const char **p, const char *end, const char **line, const char **line_end)
+{
+    if (*p >= end)
+        return false;
+    const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+    *line = *p;
+    *line_end = nl ? nl : end;
+    *p = nl ? nl + 1 : end;
+    return true;
+}
+
+static const char *skip_blank(const char *s, const char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v'))
+        ++s;
+    return s;
+}
+
+/* The keyword at s (up to white space) equals kw. */
+static bool keyword_is(const char *s, const char *end, const char *kw)
+{
+    size_t n = strlen(kw);
+    return (size_t)(end - s) >= n && memcmp(s, kw, n) == 0 &&
+           (s + n == end || isspace((unsigned char)s[n]));
+}
+
+/* n doubles from s (within the line: the buffer is NUL-terminated, and a number never spans
+ * a newline). */
+static bool line_doubles(const char *s, const char *end, double *out, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        s = skip_blank(s, end);
+        if (s >= end)
+            return false;
+        char *e;
+        out[i] = strtod(s, &e);
+        if (e == s || e > end || !isfinite(out[i]))
+            return false;
+        s = e;
+    }
+    return true;
+}
+
+/* Wavefront OBJ, read here in double (assimp parses to float): "v x y z", faces "f a b c"
+ * (a as i, i/t, i//n or i/t/n, negative = relative), "o" and "g" start a sub-mesh. A
+ * sub-mesh's points are the distinct vertices its faces use. */
+static bool read_obj(const mesh_src *m, const char *buf, size_t len, groups *g)
+{
+    ctx *c = m->c;
+    double *v = NULL; /* x, y, z per vertex */
+    size_t nv = 0, cap = 0;
+    int64_t *refs = NULL; /* vertex index (0-based) per face corner; -1 starts a group */
+    size_t nr = 0, rcap = 0;
+    int32_t *mark = NULL;
+    bool ok = false;
+    const char *p = buf, *end = buf + len, *line, *le;
+    long line_no = 0;
+    while (next_line(&p, end, &line, &le)) {
+        ++line_no;
+        const char *s = skip_blank(line, le);
+        bool is_v = keyword_is(s, le, "v"), is_f = keyword_is(s, le, "f");
+        bool is_group = keyword_is(s, le, "o") || keyword_is(s, le, "g");
+        if (is_v) {
+            if (nv == cap) {
+                size_t nc = cap ? 2 * cap : 1024;
+                double *w = realloc(v, 3 * nc * sizeof *w);
+                if (!w) {
+                    fail(c, "out of memory");
+                    goto done;
+                }
+                v = w;
+                cap = nc;
+            }
+            if (!line_doubles(s + 1, le, v + 3 * nv, 3)) {
+                fail(c, "%s: %s: mesh %s:%ld: expected \"v x y z\" with finite numbers", m->loc,
+                     m->elem, m->path, line_no);
+                goto done;
+            }
+            if (++nv > g->limit) {
+                fail(c, "%s: %s: mesh %s: over the vertex limit of %llu", m->loc, m->elem, m->path,
+                     (unsigned long long)g->limit);
+                goto done;
+            }
+        } else if (is_f || is_group) {
+            const char *t = is_f ? s + 1 : le;
+            if (is_group) {
+                if (nr > 0 && refs[nr - 1] == -1)
+                    continue;
+            }
+            for (;;) {
+                int64_t ref;
+                if (is_group) {
+                    ref = -1;
+                } else {
+                    t = skip_blank(t, le);
+                    if (t >= le)
+                        break;
+                    char *e;
+                    long long idx = strtoll(t, &e, 10);
+                    if (e == t || idx == 0 ||
+                        (e < le && *e != '/' && !isspace((unsigned char)*e))) {
+                        fail(c, "%s: %s: mesh %s:%ld: bad face vertex", m->loc, m->elem, m->path,
+                             line_no);
+                        goto done;
+                    }
+                    ref = idx > 0 ? (int64_t)idx - 1 : (int64_t)nv + (int64_t)idx;
+                    if (ref < 0) {
+                        fail(c, "%s: %s: mesh %s:%ld: face vertex %lld out of range", m->loc,
+                             m->elem, m->path, line_no, idx);
+                        goto done;
+                    }
+                    t = e;
+                    while (t < le && !isspace((unsigned char)*t)) /* "/t/n" */
+                        ++t;
+                }
+                if (nr == rcap) {
+                    size_t nc = rcap ? 2 * rcap : 1024;
+                    int64_t *w = realloc(refs, nc * sizeof *w);
+                    if (!w) {
+                        fail(c, "out of memory");
+                        goto done;
+                    }
+                    refs = w;
+                    rcap = nc;
+                }
+                refs[nr++] = ref;
+                if (nr > 8 * (uint64_t)g->limit + 1024) {
+                    fail(c, "%s: %s: mesh %s: more than %llu face corners", m->loc, m->elem,
+                         m->path, 8 * (unsigned long long)g->limit);
+                    goto done;
+                }
+                if (is_group)
+                    break;
+            }
+        }
+    }
+    if (nv > INT32_MAX || (mark = malloc((nv ? nv : 1) * sizeof *mark)) == NULL) {
+        fail(c, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nv; ++i)
+        mark[i] = -1;
+    int32_t gid = 0;
+    if (!groups_next(g)) {
+        fail(c, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nr; ++i) {
+        if (refs[i] < 0) {
+            if (g->v[g->n - 1].n > 0)
+                ++gid;
+            if (!groups_next(g)) {
+                fail(c, "out of memory");
+                goto done;
+            }
+            continue;
+        }
+        if ((size_t)refs[i] >= nv) {
+            fail(c, "%s: %s: mesh %s: a face uses vertex %lld of %zu", m->loc, m->elem, m->path,
+                 (long long)refs[i] + 1, nv);
+            goto done;
+        }
+        if (mark[refs[i]] == gid)
+            continue;
+        mark[refs[i]] = gid;
+        const double *x = v + 3 * refs[i];
+        if (!add_point(m, g, x[0], x[1], x[2]))
+            goto done;
+    }
+    ok = true;
+done:
+    free(v);
+    free(refs);
+    free(mark);
+    return ok;
+}
+
+/* ASCII STL, read here in double: every "vertex x y z"; each "solid" starts a sub-mesh. */
+static bool read_stl_ascii(const mesh_src *m, const char *buf, size_t len, groups *g)
+{
+    const char *p = buf, *end = buf + len, *line, *le;
+    long line_no = 0;
+    while (next_line(&p, end, &line, &le)) {
+        ++line_no;
+        const char *s = skip_blank(line, le);
+        if (keyword_is(s, le, "solid")) {
+            if (!groups_next(g))
+                return fail(m->c, "out of memory");
+        } else if (keyword_is(s, le, "vertex")) {
+            double x[3];
+            if (!line_doubles(s + 6, le, x, 3))
+                return fail(m->c,
+                            "%s: %s: mesh %s:%ld: expected \"vertex x y z\" with finite "
+                            "numbers",
+                            m->loc, m->elem, m->path, line_no);
+            if (!add_point(m, g, x[0], x[1], x[2]))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* A binary STL: 80-byte header, uint32 count, 50 bytes per triangle, nothing else (some
+ * binary files start with "solid" too: the size decides). */
+static bool stl_is_binary(const char *buf, size_t len)
+{
+    if (len < 84)
+        return false;
+    const unsigned char *u = (const unsigned char *)buf + 80;
+    uint64_t n = (uint64_t)u[0] | (uint64_t)u[1] << 8 | (uint64_t)u[2] << 16 | (uint64_t)u[3] << 24;
+    return 84 + 50 * n == (uint64_t)len;
+}
+
 /* Reads, checks and hulls one mesh file with a URDF scale into a cache entry. */
 static bool load_mesh(ctx *c, const char *path, const double scale[3], mesh_entry *e,
                       const char *loc, const char *elem)
 {
-    if (!ext_is(path, "stl") && !ext_is(path, "obj") && !ext_is(path, "dae"))
+    bool stl = ext_is(path, "stl"), obj = ext_is(path, "obj"), dae = ext_is(path, "dae");
+    if (!stl && !obj && !dae)
         return fail(c, "%s: %s: mesh %s: unsupported format (read: .stl, .obj, .dae)", loc, elem,
                     path);
     char what[1100];
@@ -529,86 +887,68 @@ static bool load_mesh(ctx *c, const char *path, const double scale[3], mesh_entr
     char *buf = read_file_limited(c, path, c->opt->max_mesh_bytes, &len, what);
     if (!buf)
         return false;
-    const char *dot = strrchr(path, '.') + 1;
-    char hint[8] = {0};
-    for (size_t i = 0; i < 3 && dot[i]; ++i)
-        hint[i] = (char)tolower((unsigned char)dot[i]);
-
-    struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props)
-        return free(buf), fail(c, "out of memory");
-    /* ROS convention: a COLLADA file's coordinates are the link's, whatever its <up_axis>;
-     * its <unit meter> is honoured (assimp applies it at the root node). */
-    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
-    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
-    const struct aiScene *scene = aiImportFileFromMemoryWithProperties(
-        buf, (unsigned)len, aiProcess_ValidateDataStructure, hint, props);
-    aiReleasePropertyStore(props);
+    mesh_src m = {c, path, loc, elem, scale};
+    groups g = {.limit = c->opt->max_mesh_vertices};
+    bool ok;
+    if (obj)
+        ok = read_obj(&m, buf, len, &g);
+    else if (stl && !stl_is_binary(buf, len) &&
+             keyword_is(skip_blank(buf, buf + len), buf + len, "solid"))
+        ok = read_stl_ascii(&m, buf, len, &g);
+    else
+        ok = read_assimp(&m, buf, len, stl ? "stl" : "dae", &g);
     free(buf);
-    if (!scene || !scene->mRootNode) {
-        const char *why = aiGetErrorString();
-        if (scene)
-            aiReleaseImport(scene);
-        return fail(c, "%s: %s: mesh %s: cannot be read (%s)", loc, elem, path,
-                    why && *why ? why : "no geometry");
+    if (!ok) {
+        groups_free(&g);
+        return false;
     }
-
-    bool ok = false;
-    instances inst = {0};
-    gjk_vec3 *pts = NULL;
-    static const affine identity = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}};
-    if (!collect_instances(c, scene, scene->mRootNode, &identity, 0, &inst, path))
-        goto done;
-    if (inst.n == 0) {
-        fail(c, "%s: %s: mesh %s: no vertices", loc, elem, path);
-        goto done;
+    /* Empty sub-meshes count for nothing. */
+    size_t kept = 0;
+    for (size_t i = 0; i < g.n; ++i) {
+        if (g.v[i].n > 0)
+            g.v[kept++] = g.v[i];
+        else
+            free(g.v[i].p);
     }
+    g.n = kept;
+    if (g.n == 0) {
+        groups_free(&g);
+        return fail(c, "%s: %s: mesh %s: no vertices", loc, elem, path);
+    }
+    e->sub_meshes = g.n;
+    e->vertices = g.total;
     /* More sub-meshes than a link may have parts: one hull of them all (still conservative). */
-    e->merged = inst.n > c->opt->max_parts_per_link;
-    size_t pieces = e->merged ? 1 : inst.n;
-    uint64_t total = 0, largest = 0;
-    for (size_t i = 0; i < inst.n; ++i) {
-        total += inst.v[i].mesh->mNumVertices;
-        if (inst.v[i].mesh->mNumVertices > largest)
-            largest = inst.v[i].mesh->mNumVertices;
+    e->merged = g.n > c->opt->max_parts_per_link;
+    if (e->merged) {
+        group *all = &g.v[0];
+        gjk_vec3 *p = realloc(all->p, (size_t)g.total * sizeof *p);
+        if (!p) {
+            groups_free(&g);
+            return fail(c, "out of memory");
+        }
+        all->p = p;
+        all->cap = (size_t)g.total;
+        for (size_t i = 1; i < g.n; ++i) {
+            memcpy(all->p + all->n, g.v[i].p, g.v[i].n * sizeof *p);
+            all->n += g.v[i].n;
+            free(g.v[i].p);
+        }
+        g.n = 1;
     }
-    if (e->merged)
-        largest = total;
-    if (total > c->opt->max_mesh_vertices || total > (uint64_t)INT32_MAX) {
-        fail(c, "%s: %s: mesh %s: %llu vertices, the limit is %u", loc, elem, path,
-             (unsigned long long)total, c->opt->max_mesh_vertices);
-        goto done;
+    e->pieces = calloc(g.n, sizeof *e->pieces);
+    if (!e->pieces) {
+        groups_free(&g);
+        return fail(c, "out of memory");
     }
-    e->pieces = calloc(pieces, sizeof *e->pieces);
-    pts = malloc((size_t)largest * sizeof *pts);
-    if (!e->pieces || !pts) {
-        fail(c, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < pieces; ++i) {
-        /* Piece i: instance i, or every instance when merged. */
-        size_t first = e->merged ? 0 : i, end = e->merged ? inst.n : i + 1;
-        int32_t n = 0;
-        for (size_t m = first; m < end; ++m) {
-            const struct aiMesh *mesh = inst.v[m].mesh;
-            const affine *t = &inst.v[m].t;
-            for (unsigned k = 0; k < mesh->mNumVertices; ++k, ++n) {
-                double x = mesh->mVertices[k].x, y = mesh->mVertices[k].y;
-                double z = mesh->mVertices[k].z;
-                double px = t->m[0][0] * x + t->m[0][1] * y + t->m[0][2] * z + t->m[0][3];
-                double py = t->m[1][0] * x + t->m[1][1] * y + t->m[1][2] * z + t->m[1][3];
-                double pz = t->m[2][0] * x + t->m[2][1] * y + t->m[2][2] * z + t->m[2][3];
-                pts[n] = (gjk_vec3){px * scale[0], py * scale[1], pz * scale[2]};
-                if (!isfinite(pts[n].x) || !isfinite(pts[n].y) || !isfinite(pts[n].z)) {
-                    fail(c, "%s: %s: mesh %s: sub-mesh %zu: vertex %u is not finite", loc, elem,
-                         path, m, k);
-                    goto done;
-                }
-            }
+    ok = false;
+    for (size_t i = 0; i < g.n; ++i) {
+        if (g.v[i].n > (size_t)INT32_MAX) {
+            fail(c, "%s: %s: mesh %s: sub-mesh %zu too large", loc, elem, path, i);
+            goto done;
         }
         gjk_polytope poly;
         gjk_hull_info info;
-        gjk_status st = gjk_hull_build(&poly, pts, n, &info);
+        gjk_status st = gjk_hull_build(&poly, g.v[i].p, (int32_t)g.v[i].n, &info);
         if (st != GJK_STATUS_SEPARATED) {
             fail(c, "%s: %s: mesh %s: sub-mesh %zu: convex hull failed (%s)", loc, elem, path, i,
                  st == GJK_STATUS_OUT_OF_MEMORY ? "out of memory" : "invalid vertices");
@@ -639,13 +979,9 @@ static bool load_mesh(ctx *c, const char *path, const double scale[3], mesh_entr
         }
         gjk_polytope_destroy(&poly);
     }
-    e->vertices = total;
-    e->sub_meshes = inst.n;
     ok = true;
 done:
-    free(pts);
-    free(inst.v);
-    aiReleaseImport(scene);
+    groups_free(&g);
     return ok;
 }
 

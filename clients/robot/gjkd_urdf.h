@@ -27,25 +27,30 @@
  *    link behind geometry-less frames (a flange, a tool frame) is still paired with its real
  *    neighbour.
  *
- * Meshes (assimp, from memory after the size check, only .stl (ASCII and binary), .obj, .dae;
- * case-insensitive): package://PKG/REST (also package:///PKG/REST) is looked up as
+ * Meshes (.stl ASCII and binary, .obj, .dae; case-insensitive; each file read into memory
+ * after its size check): package://PKG/REST (also package:///PKG/REST) is looked up as
  * DIR/PKG/REST for each package path in order, then as A/REST for each directory A named PKG
  * above the URDF (its absolute path: the ROS source layout, no package path needed);
  * file:///ABS and absolute paths are used as they are; other paths are relative to the
- * URDF's directory. Every (node, mesh) instance of the file — each sub-mesh, as V-HACD and
- * CoACD export pre-decomposed convex pieces — becomes one part: the convex hull (qhull,
- * gjk_hull_build) of its vertices after the file's node transforms and the URDF scale, sent as
- * ConvexVertices with their adjacency (only hull vertices travel, never the raw mesh). The part
- * pose is the collision origin. A file with more sub-meshes than max_parts_per_link becomes one
- * hull of all of them (noted). Hulling a non-convex mesh covers it conservatively; a note per
- * mesh says "hulled N vertices -> M" (N as assimp gives them: STL and OBJ faces bring their
- * own vertices, so N counts corners of faces, not distinct points). COLLADA: the <unit meter> scale
- * is applied, the <up_axis> is ignored (the file's coordinates are the link frame's, as rviz and
- * MoveIt use them; assimp would otherwise rotate Z_UP files to Y_UP). Precision: Debian's assimp is
- * built with float (ai_real = float), so mesh coordinates are float32 values widened to double:
- * exact for binary STL (its coordinates are float32), within 2^-24 relative (6e-8 |x|) of the
- * decimal text in ASCII STL, OBJ and COLLADA. A mesh file used by several collisions with the
- * same scale is read once.
+ * URDF's directory. Every sub-mesh of a file — as V-HACD and CoACD export pre-decomposed
+ * convex pieces: an OBJ "o"/"g" group, an ASCII STL "solid", a COLLADA (node, mesh) instance
+ * — becomes one part: the convex hull (qhull, gjk_hull_build) of its vertices after the file's
+ * node transforms and the URDF scale, sent as ConvexVertices with their adjacency (only hull
+ * vertices travel, never the raw mesh). The part pose is the collision origin. A file with
+ * more sub-meshes than max_parts_per_link becomes one hull of all of them (noted). Hulling a
+ * non-convex mesh covers it conservatively; a note per mesh says "hulled N vertices -> M" (N:
+ * an OBJ group's distinct vertices, an STL's triangle corners).
+ *
+ * Precision and parsers. Debian's assimp is built with float (ai_real = float), and no C
+ * library in Debian reads OBJ or STL in double, so the two text formats are read here, in
+ * double (strtod): OBJ ("v", "f" with i, i/t, i//n, i/t/n and negative indices, "o", "g";
+ * everything else ignored) and ASCII STL ("solid", "vertex"). Binary STL (an 84 + 50 n byte
+ * file, whatever its header says) and COLLADA go through assimp's C API: binary STL stores
+ * float32, so it is exact; COLLADA coordinates are float32, within 2^-24 relative of the
+ * decimal text (1.3e-8 m measured on 17-digit coordinates below 1 m, tests/test_robot_import).
+ * COLLADA: the <unit meter> scale is applied, the <up_axis> is ignored (the file's coordinates
+ * are the link frame's, as rviz and MoveIt use them; assimp would otherwise rotate Z_UP files
+ * to Y_UP). A mesh file used by several collisions with the same scale is read once.
  *
  * Limits (gjkd_urdf_options) are checked before the work they bound: file sizes before
  * reading, link/joint counts before building, vertex counts before hulling.
