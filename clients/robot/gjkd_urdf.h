@@ -59,8 +59,8 @@
  *   "robot.urdf:42: joint \"elbow\": type \"floating\" is not supported (...)",
  *   "robot.urdf:17: link \"base\": collision[1]: mesh \"package://p/m.stl\": not found (tried
  *    /a/p/m.stl, /b/p/m.stl)".
- * Thread-safe except for libxml2's one-time initialisation (call xmlInitParser() first when
- * importing from several threads at once). */
+ * Threads: one import at a time per process (assimp's C API keeps its last error in a global;
+ * libxml2 initialises itself on first use). No global state of its own. */
 #ifndef GJKD_URDF_H
 #define GJKD_URDF_H
 
