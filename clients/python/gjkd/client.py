@@ -23,6 +23,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import time
 
 import zmq
@@ -128,8 +129,9 @@ class UrdfImportError(Exception):
 
 
 def _find_gjkctl():
-    """gjkctl: $GJKD_GJKCTL, else on PATH, else the build trees of this package's source tree
-    (build*/clients/gjkctl beside clients/python)."""
+    """gjkctl: $GJKD_GJKCTL, else on PATH, else beside the running interpreter (a venv's or
+    prefix's bin/), else the build trees of this package's source tree (build*/clients/gjkctl
+    beside clients/python)."""
     env = os.environ.get("GJKD_GJKCTL")
     if env:
         if not os.access(env, os.X_OK):
@@ -138,8 +140,11 @@ def _find_gjkctl():
     found = shutil.which("gjkctl")
     if found:
         return found
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "gjkctl")
+    if os.access(beside, os.X_OK):
+        return beside
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    tried = ["$GJKD_GJKCTL (not set)", "gjkctl on PATH"]
+    tried = ["$GJKD_GJKCTL (not set)", "gjkctl on PATH", beside]
     if os.path.isfile(os.path.join(root, "proto", "gjkd", "v1", "gjkd.proto")):
         for d in ["build"] + sorted(n for n in os.listdir(root) if n.startswith("build")):
             path = os.path.join(root, d, "clients", "gjkctl")
