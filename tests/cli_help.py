@@ -111,7 +111,8 @@ def daemon(path):
 COMMANDS = [["health"], ["stats"], ["scene"], ["scene", "--export", "out.json"],
             ["load", "scene.json"], ["remove", "robot", "arm"], ["poses", "poses.json"],
             ["query", "--all"], ["trajectory", "t.json", "--name", "n", "--plot", "p.svg"],
-            ["keygen", "k"]]
+            ["keygen", "k"], ["load-urdf", "r.urdf", "--package-path", "p", "--dry-run"],
+            ["urdf-to-proto", "r.urdf"], ["urdf-to-json", "r.urdf"]]
 
 
 def ctl(path):

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -21,6 +22,7 @@
 
 #include "gjkd_client.h"
 #include "gjkd_json.h"
+#include "gjkd_urdf.h"
 
 enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_REPLY = 3 };
 
@@ -52,6 +54,14 @@ static const char usage_text[] =
     "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n"
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
+    "  load-urdf ROBOT.urdf [--srdf F] [--package-path DIR]... [--name N] [--no-adjacent]\n"
+    "        [--dry-run]               import a URDF (+ SRDF, meshes hulled here) and put the\n"
+    "                                  robot; prints links, joints, DOF, parts, hull vertices\n"
+    "                                  and notes (--dry-run: import only, no daemon)\n"
+    "  urdf-to-json ROBOT.urdf [same options]    the imported robot as a scene document\n"
+    "                                  (gjkd-scene/1, for load or --scene) on stdout\n"
+    "  urdf-to-proto ROBOT.urdf [same options]   the imported robot as a serialized\n"
+    "                                  gjkd.v1.Robot on stdout (no daemon; for programs)\n"
     "\n"
     "global options:\n"
     "  --endpoint E     daemon endpoint (default tcp://127.0.0.1:7471, or $GJKD_ENDPOINT)\n"
@@ -92,6 +102,12 @@ typedef struct args {
     const char *name;
     const char *plot;
     const char *export_path;
+    /* load-urdf, urdf-to-proto */
+    const char *srdf;
+    const char *package_paths[64];
+    int n_package_paths;
+    bool dry_run;
+    bool no_adjacent;
 } args;
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
@@ -134,9 +150,10 @@ static bool parse_u64(const char *s, uint64_t *out)
 static bool takes_value(const char *key)
 {
     static const char *const valued[] = {
-        "--endpoint",   "--timeout", "--retries",      "--expect-revision",
-        "--server-key", "--key",     "--max-distance", "--robot",
-        "--name",       "--plot",    "--export",       NULL};
+        "--endpoint",     "--timeout", "--retries",      "--expect-revision",
+        "--server-key",   "--key",     "--max-distance", "--robot",
+        "--name",         "--plot",    "--export",       "--srdf",
+        "--package-path", NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
@@ -195,6 +212,10 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->merge;
         else if (strcmp(key, "--gradients") == 0)
             flag = &a->gradients;
+        else if (strcmp(key, "--dry-run") == 0)
+            flag = &a->dry_run;
+        else if (strcmp(key, "--no-adjacent") == 0)
+            flag = &a->no_adjacent;
         if (flag) {
             if (value)
                 return usage_error("%s takes no value", key);
@@ -238,6 +259,12 @@ static int parse_args(int argc, char **argv, args *a)
             a->plot = value;
         } else if (strcmp(key, "--export") == 0) {
             a->export_path = value;
+        } else if (strcmp(key, "--srdf") == 0) {
+            a->srdf = value;
+        } else if (strcmp(key, "--package-path") == 0) { /* repeated: searched in order */
+            if (a->n_package_paths == (int)(sizeof a->package_paths / sizeof a->package_paths[0]))
+                return usage_error("--package-path: at most %d directories", a->n_package_paths);
+            a->package_paths[a->n_package_paths++] = value;
         } else {
             return usage_error("unknown option \"%s\"", key);
         }
@@ -1156,6 +1183,281 @@ static int cmd_keygen(const args *a)
 
 /* ------------------------------------------------------------------ main */
 
+/* ------------------------------------------------------------------ URDF import */
+
+static const char *joint_type_name(Gjkd__V1__JointType t)
+{
+    switch (t) {
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_FIXED:
+        return "fixed";
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_REVOLUTE:
+        return "revolute";
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_CONTINUOUS:
+        return "continuous";
+    case GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC:
+        return "prismatic";
+    default:
+        return "unspecified";
+    }
+}
+
+/* Hull vertices of a part (0 for primitives). */
+static size_t part_vertices(const Gjkd__V1__Part *p)
+{
+    const Gjkd__V1__Shape *s = p->shape;
+    if (s && s->kind_case == GJKD__V1__SHAPE__KIND_CONVEX)
+        return s->convex->n_xyz / 3;
+    if (s && s->kind_case == GJKD__V1__SHAPE__KIND_HULL)
+        return s->hull->n_xyz / 3;
+    return 0;
+}
+
+static const char *part_kind(const Gjkd__V1__Part *p)
+{
+    switch (p->shape ? p->shape->kind_case : GJKD__V1__SHAPE__KIND__NOT_SET) {
+    case GJKD__V1__SHAPE__KIND_BOX:
+        return "box";
+    case GJKD__V1__SHAPE__KIND_SPHERE:
+        return "sphere";
+    case GJKD__V1__SHAPE__KIND_CYLINDER:
+        return "cylinder";
+    case GJKD__V1__SHAPE__KIND_CAPSULE:
+        return "capsule";
+    case GJKD__V1__SHAPE__KIND_CONE:
+        return "cone";
+    case GJKD__V1__SHAPE__KIND_POINT:
+        return "point";
+    case GJKD__V1__SHAPE__KIND_HULL:
+        return "hull";
+    case GJKD__V1__SHAPE__KIND_CONVEX:
+        return "convex";
+    default:
+        return "none";
+    }
+}
+
+/* Runs the import of a->positional[0] with the command's options; prints the error. */
+static bool import_urdf(const args *a, gjkd_urdf_result *res, double *ms)
+{
+    if (a->n_positional != 1) {
+        usage_error("%s needs one ROBOT.urdf", a->command);
+        return false;
+    }
+    gjkd_urdf_options o;
+    gjkd_urdf_options_init(&o);
+    o.srdf_path = a->srdf;
+    o.name = a->name;
+    o.package_paths = a->package_paths;
+    o.package_path_count = (size_t)a->n_package_paths;
+    o.disable_adjacent = !a->no_adjacent;
+    char err[GJKD_URDF_ERROR_SIZE];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    bool ok = gjkd_urdf_import(a->positional[0], &o, res, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    if (!ok)
+        fprintf(stderr, "gjkctl: %s\n", err);
+    return ok;
+}
+
+static cJSON *urdf_summary_json(const gjkd_urdf_result *res, double ms)
+{
+    const Gjkd__V1__Robot *r = res->robot;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "robot", r->name);
+    cJSON *links = cJSON_AddArrayToObject(o, "links");
+    size_t parts = 0;
+    for (size_t i = 0; i < r->n_links; i++) {
+        const Gjkd__V1__Link *l = r->links[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", l->name);
+        cJSON *ps = cJSON_AddArrayToObject(x, "parts");
+        for (size_t k = 0; k < l->n_parts; k++) {
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddStringToObject(p, "name", l->parts[k]->name);
+            cJSON_AddStringToObject(p, "type", part_kind(l->parts[k]));
+            json_u64(p, "hull_vertices", part_vertices(l->parts[k]));
+            cJSON_AddItemToArray(ps, p);
+        }
+        parts += l->n_parts;
+        cJSON_AddItemToArray(links, x);
+    }
+    cJSON *joints = cJSON_AddArrayToObject(o, "joints");
+    cJSON *dof = cJSON_AddArrayToObject(o, "dof");
+    for (size_t i = 0; i < r->n_joints; i++) {
+        const Gjkd__V1__Joint *j = r->joints[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", j->name);
+        cJSON_AddStringToObject(x, "type", joint_type_name(j->type));
+        cJSON_AddStringToObject(x, "parent", j->parent);
+        cJSON_AddStringToObject(x, "child", j->child);
+        if (j->limits) {
+            json_num(x, "lower", j->limits->lower);
+            json_num(x, "upper", j->limits->upper);
+        }
+        if (j->mimic) {
+            cJSON *m = cJSON_AddObjectToObject(x, "mimic");
+            cJSON_AddStringToObject(m, "joint", j->mimic->joint);
+            json_num(m, "multiplier", j->mimic->multiplier);
+            json_num(m, "offset", j->mimic->offset);
+        } else if (j->type != GJKD__V1__JOINT_TYPE__JOINT_TYPE_FIXED) {
+            cJSON_AddItemToArray(dof, cJSON_CreateString(j->name));
+        }
+        cJSON_AddItemToArray(joints, x);
+    }
+    json_u64(o, "parts", parts);
+    json_u64(o, "disabled_pairs", r->n_disabled_pairs);
+    json_u64(o, "mesh_files", res->mesh_files);
+    json_u64(o, "mesh_vertices", res->mesh_vertices);
+    json_u64(o, "hull_vertices", res->hull_vertices);
+    json_num(o, "import_ms", ms);
+    cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+    for (size_t i = 0; i < res->note_count; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(res->notes[i]));
+    return o;
+}
+
+static void print_urdf_summary(const gjkd_urdf_result *res, double ms)
+{
+    const Gjkd__V1__Robot *r = res->robot;
+    size_t parts = 0;
+    for (size_t i = 0; i < r->n_links; i++)
+        parts += r->links[i]->n_parts;
+    printf("robot %s: %zu links, %zu joints, %u DOF, %zu parts, %zu disabled pairs\n", r->name,
+           r->n_links, r->n_joints, res->dof, parts, r->n_disabled_pairs);
+    printf("meshes: %u files, %llu vertices read -> %llu hull vertices sent; imported in "
+           "%.1f ms\n",
+           res->mesh_files, (unsigned long long)res->mesh_vertices,
+           (unsigned long long)res->hull_vertices, ms);
+    printf("links:\n");
+    for (size_t i = 0; i < r->n_links; i++) {
+        const Gjkd__V1__Link *l = r->links[i];
+        printf("  %-24s %zu part%s", l->name, l->n_parts, l->n_parts == 1 ? " " : "s");
+        for (size_t k = 0; k < l->n_parts; k++) {
+            size_t v = part_vertices(l->parts[k]);
+            if (v)
+                printf(" %s(%zu)", part_kind(l->parts[k]), v);
+            else
+                printf(" %s", part_kind(l->parts[k]));
+        }
+        putchar('\n');
+    }
+    printf("joints:\n");
+    for (size_t i = 0; i < r->n_joints; i++) {
+        const Gjkd__V1__Joint *j = r->joints[i];
+        printf("  %-24s %-10s %s -> %s", j->name, joint_type_name(j->type), j->parent, j->child);
+        char x[GJKD_JSON_NUMBER_SIZE], y[GJKD_JSON_NUMBER_SIZE];
+        if (j->limits) {
+            gjkd_json_format_double(j->limits->lower, x);
+            gjkd_json_format_double(j->limits->upper, y);
+            printf("  [%s, %s]", x, y);
+        }
+        if (j->mimic) {
+            gjkd_json_format_double(j->mimic->multiplier, x);
+            gjkd_json_format_double(j->mimic->offset, y);
+            printf("  mimic %s * %s + %s", x, j->mimic->joint, y);
+        }
+        putchar('\n');
+    }
+    if (res->note_count)
+        printf("notes:\n");
+    for (size_t i = 0; i < res->note_count; i++)
+        printf("  %s\n", res->notes[i]);
+}
+
+/* gjkctl load-urdf ROBOT.urdf: import, print, put (c is NULL with --dry-run). */
+static int cmd_load_urdf(gjkd_client *c, const args *a)
+{
+    gjkd_urdf_result res;
+    double ms;
+    if (!import_urdf(a, &res, &ms))
+        return EXIT_USAGE;
+    gjkd_change ch = {0};
+    if (!a->dry_run) {
+        gjkd_status s = gjkd_put_robot(c, res.robot, &ch);
+        if (s != GJKD_OK) {
+            gjkd_urdf_result_free(&res);
+            return report_failure(c, s);
+        }
+    }
+    if (a->json) {
+        cJSON *o = urdf_summary_json(&res, ms);
+        cJSON_AddBoolToObject(o, "dry_run", a->dry_run);
+        if (!a->dry_run) {
+            json_u64(o, "revision", ch.revision);
+            json_u64(o, "id", ch.id);
+            cJSON_AddBoolToObject(o, "replaced", ch.replaced);
+        }
+        gjkd_urdf_result_free(&res);
+        return print_json(o);
+    }
+    print_urdf_summary(&res, ms);
+    if (a->dry_run)
+        printf("dry run: nothing sent\n");
+    else
+        printf("put robot %s: id %u, revision %llu%s\n", res.robot->name, ch.id,
+               (unsigned long long)ch.revision, ch.replaced ? " (replaced)" : "");
+    gjkd_urdf_result_free(&res);
+    return 0;
+}
+
+/* gjkctl urdf-to-json ROBOT.urdf: a scene document holding the imported robot, on stdout. */
+static int cmd_urdf_to_json(const args *a)
+{
+    gjkd_urdf_result res;
+    double ms;
+    if (!import_urdf(a, &res, &ms))
+        return EXIT_USAGE;
+    Gjkd__V1__Robot *robots[1] = {res.robot};
+    Gjkd__V1__Scene scene = GJKD__V1__SCENE__INIT;
+    scene.n_robots = 1;
+    scene.robots = robots;
+    char *text = gjkd_json_write_scene(&scene);
+    gjkd_urdf_result_free(&res);
+    if (text == NULL) {
+        fputs("gjkctl: cannot write the robot as JSON (out of memory)\n", stderr);
+        return EXIT_USAGE;
+    }
+    bool ok = puts(text) >= 0 && fflush(stdout) == 0;
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: cannot write stdout: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* gjkctl urdf-to-proto ROBOT.urdf: the imported Robot, serialized, on stdout. */
+static int cmd_urdf_to_proto(const args *a)
+{
+    gjkd_urdf_result res;
+    double ms;
+    if (!import_urdf(a, &res, &ms))
+        return EXIT_USAGE;
+    if (isatty(STDOUT_FILENO)) {
+        gjkd_urdf_result_free(&res);
+        fputs("gjkctl: urdf-to-proto writes binary: redirect stdout to a file or a pipe\n", stderr);
+        return EXIT_USAGE;
+    }
+    size_t n = gjkd__v1__robot__get_packed_size(res.robot);
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        gjkd_urdf_result_free(&res);
+        fputs("gjkctl: out of memory\n", stderr);
+        return EXIT_USAGE;
+    }
+    gjkd__v1__robot__pack(res.robot, buf);
+    gjkd_urdf_result_free(&res);
+    bool ok = fwrite(buf, 1, n, stdout) == n && fflush(stdout) == 0;
+    free(buf);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: cannot write stdout: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -1164,12 +1466,21 @@ int main(int argc, char **argv)
         return rc;
     if (strcmp(a.command, "keygen") == 0)
         return cmd_keygen(&a);
+    /* The URDF commands that need no daemon. */
+    if (strcmp(a.command, "urdf-to-proto") == 0)
+        return cmd_urdf_to_proto(&a);
+    if (strcmp(a.command, "urdf-to-json") == 0)
+        return cmd_urdf_to_json(&a);
+    if (strcmp(a.command, "load-urdf") == 0 && a.dry_run)
+        return cmd_load_urdf(NULL, &a);
     static const struct {
         const char *name;
         int (*run)(gjkd_client *, const args *);
-    } commands[] = {{"health", cmd_health}, {"stats", cmd_stats},   {"scene", cmd_scene},
-                    {"load", cmd_load},     {"remove", cmd_remove}, {"poses", cmd_poses},
-                    {"joints", cmd_joints}, {"query", cmd_query},   {"trajectory", cmd_trajectory}};
+    } commands[] = {
+        {"health", cmd_health},       {"stats", cmd_stats},   {"scene", cmd_scene},
+        {"load", cmd_load},           {"remove", cmd_remove}, {"poses", cmd_poses},
+        {"joints", cmd_joints},       {"query", cmd_query},   {"trajectory", cmd_trajectory},
+        {"load-urdf", cmd_load_urdf}};
     int (*run)(gjkd_client *, const args *) = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(a.command, commands[i].name) == 0)

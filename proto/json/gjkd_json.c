@@ -603,16 +603,18 @@ static bool parse_part(ctx *c, const cJSON *v, Gjkd__V1__Part **out)
            parse_shape_fields(c, v, (shape_type)t, shape) && get_pose(c, v, "pose", &part->pose);
 }
 
-/* obj[key]: a non-empty array of parts. */
-static bool get_parts(ctx *c, const cJSON *obj, size_t *n_parts, Gjkd__V1__Part ***parts)
+/* obj["parts"]: an array of parts, non-empty unless may_be_empty (a link may have none: it
+ * never collides, e.g. a URDF frame without collision geometry; an obstacle needs one). */
+static bool get_parts(ctx *c, const cJSON *obj, bool may_be_empty, size_t *n_parts,
+                      Gjkd__V1__Part ***parts)
 {
     const cJSON *v = member(obj, "parts");
     size_t mark = path_push(c, ".parts");
     bool ok = v != NULL ? expect_array(c, v, "parts") : fail(c, "missing (an array of parts)");
     int n = ok ? cJSON_GetArraySize(v) : 0;
-    if (ok && n < 1)
+    if (ok && n < 1 && !may_be_empty)
         ok = fail(c, "needs at least one part");
-    if (ok && (*parts = alloc(c, (size_t)n * sizeof **parts)) == NULL)
+    if (ok && n > 0 && (*parts = alloc(c, (size_t)n * sizeof **parts)) == NULL)
         ok = false;
     int i = 0;
     for (const cJSON *it = ok ? v->child : NULL; ok && it != NULL; it = it->next, i++) {
@@ -663,7 +665,7 @@ static bool parse_link(ctx *c, const cJSON *v, Gjkd__V1__Link **out)
     gjkd__v1__link__init(link);
     *out = link;
     return get_string(c, v, "name", true, &link->name) &&
-           get_parts(c, v, &link->n_parts, &link->parts) &&
+           get_parts(c, v, true, &link->n_parts, &link->parts) &&
            get_nonneg(c, v, "padding", 0.0, false, &link->padding);
 }
 
@@ -684,10 +686,185 @@ static bool string_pair(ctx *c, const cJSON *v, const char *what, char **a, char
     return ok;
 }
 
+/* obj[key] as a finite number; `def` when absent. */
+static bool get_number(ctx *c, const cJSON *obj, const char *key, double def, double *out)
+{
+    const cJSON *v = member(obj, key);
+    *out = def;
+    if (v == NULL)
+        return true;
+    size_t mark = path_push(c, ".%s", key);
+    bool ok = finite_number(c, v, out);
+    path_pop(c, mark);
+    return ok;
+}
+
+/* Joint types as the documents name them, indexed by Gjkd__V1__JointType. */
+static const char *const joint_type_names[] = {NULL, "fixed", "revolute", "continuous",
+                                               "prismatic"};
+
+static bool parse_joint(ctx *c, const cJSON *v, Gjkd__V1__Joint **out)
+{
+    static const char *const keys[] = {"name", "type",   "parent", "child", "origin",
+                                       "axis", "limits", "mimic",  NULL};
+    if (!expect_object(c, v) || !check_keys(c, v, keys))
+        return false;
+    Gjkd__V1__Joint *j = alloc(c, sizeof *j);
+    if (j == NULL)
+        return false;
+    gjkd__v1__joint__init(j);
+    *out = j;
+    if (!get_string(c, v, "name", true, &j->name))
+        return false;
+    const cJSON *t = member(v, "type");
+    size_t mark = path_push(c, ".type");
+    bool ok = t != NULL ? true : fail(c, "missing (fixed, revolute, continuous or prismatic)");
+    if (ok && !cJSON_IsString(t))
+        ok = fail(c, "expected a string, got %s", type_name(t));
+    if (ok) {
+        size_t k = 1;
+        while (k < sizeof joint_type_names / sizeof *joint_type_names &&
+               strcmp(t->valuestring, joint_type_names[k]) != 0)
+            k++;
+        if (k == sizeof joint_type_names / sizeof *joint_type_names)
+            ok = fail(c, "unknown joint type \"%s\" (fixed, revolute, continuous, prismatic)",
+                      t->valuestring);
+        else
+            j->type = (Gjkd__V1__JointType)k;
+    }
+    path_pop(c, mark);
+    if (!ok || !get_string(c, v, "parent", true, &j->parent) ||
+        !get_string(c, v, "child", true, &j->child) || !get_pose(c, v, "origin", &j->origin))
+        return false;
+    const cJSON *axis = member(v, "axis");
+    if (axis != NULL) {
+        double a[3];
+        mark = path_push(c, ".axis");
+        ok = number_array(c, axis, 3, a, "[x, y, z]");
+        if (ok && a[0] == 0.0 && a[1] == 0.0 && a[2] == 0.0)
+            ok = fail(c, "must not be zero");
+        path_pop(c, mark);
+        if (!ok || (j->axis = make_vec3(c, a)) == NULL)
+            return false;
+    } else if (j->type != GJKD__V1__JOINT_TYPE__JOINT_TYPE_FIXED) {
+        return fail(c, "a %s joint needs \"axis\"", joint_type_names[j->type]);
+    }
+    const cJSON *lim = member(v, "limits");
+    if (lim != NULL) {
+        static const char *const lkeys[] = {"lower", "upper", NULL};
+        mark = path_push(c, ".limits");
+        ok = expect_object(c, lim) && check_keys(c, lim, lkeys);
+        Gjkd__V1__JointLimits *l = ok ? alloc(c, sizeof *l) : NULL;
+        if (l != NULL) {
+            gjkd__v1__joint_limits__init(l);
+            j->limits = l;
+            ok = get_number(c, lim, "lower", 0.0, &l->lower) &&
+                 get_number(c, lim, "upper", 0.0, &l->upper);
+            if (ok && member(lim, "lower") == NULL)
+                ok = fail(c, "missing \"lower\"");
+            if (ok && member(lim, "upper") == NULL)
+                ok = fail(c, "missing \"upper\"");
+            if (ok && l->lower > l->upper)
+                ok = fail(c, "lower %.17g > upper %.17g", l->lower, l->upper);
+        } else {
+            ok = false;
+        }
+        path_pop(c, mark);
+        if (!ok)
+            return false;
+    } else if (j->type == GJKD__V1__JOINT_TYPE__JOINT_TYPE_REVOLUTE ||
+               j->type == GJKD__V1__JOINT_TYPE__JOINT_TYPE_PRISMATIC) {
+        return fail(c, "a %s joint needs \"limits\"", joint_type_names[j->type]);
+    }
+    const cJSON *mim = member(v, "mimic");
+    if (mim != NULL) {
+        static const char *const mkeys[] = {"joint", "multiplier", "offset", NULL};
+        mark = path_push(c, ".mimic");
+        ok = expect_object(c, mim) && check_keys(c, mim, mkeys);
+        Gjkd__V1__Mimic *m = ok ? alloc(c, sizeof *m) : NULL;
+        if (m != NULL) {
+            gjkd__v1__mimic__init(m);
+            j->mimic = m;
+            ok = get_string(c, mim, "joint", true, &m->joint) &&
+                 get_number(c, mim, "multiplier", 1.0, &m->multiplier) &&
+                 get_number(c, mim, "offset", 0.0, &m->offset);
+        } else {
+            ok = false;
+        }
+        path_pop(c, mark);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The kinematics of a robot: "joints", "base_pose", "initial_positions". */
+static bool parse_robot_joints(ctx *c, const cJSON *v, Gjkd__V1__Robot *r)
+{
+    const cJSON *joints = member(v, "joints");
+    if (joints == NULL) {
+        if (member(v, "base_pose") != NULL || member(v, "initial_positions") != NULL)
+            return fail(c, "\"base_pose\" and \"initial_positions\" need \"joints\"");
+        return true;
+    }
+    size_t mark = path_push(c, ".joints");
+    bool ok = expect_array(c, joints, "joints");
+    int n = ok ? cJSON_GetArraySize(joints) : 0;
+    if (ok && n < 1)
+        ok = fail(c, "needs at least one joint (leave \"joints\" out for a link-pose robot)");
+    if (ok && (r->joints = alloc(c, (size_t)n * sizeof *r->joints)) == NULL)
+        ok = false;
+    int i = 0;
+    for (const cJSON *it = ok ? joints->child : NULL; ok && it != NULL; it = it->next, i++) {
+        size_t m = path_push(c, "[%d]", i);
+        ok = parse_joint(c, it, &r->joints[i]);
+        if (r->joints[i] != NULL)
+            r->n_joints = (size_t)(i + 1);
+        path_pop(c, m);
+    }
+    path_pop(c, mark);
+    if (!ok)
+        return false;
+    if (r->n_initial_link_poses != 0) {
+        mark = path_push(c, ".initial_link_poses");
+        fail(c, "not allowed with \"joints\" (give \"initial_positions\")");
+        path_pop(c, mark);
+        return false;
+    }
+    if (!get_pose(c, v, "base_pose", &r->base_pose))
+        return false;
+    const cJSON *q = member(v, "initial_positions");
+    if (q == NULL)
+        return true;
+    mark = path_push(c, ".initial_positions");
+    ok = expect_array(c, q, "numbers");
+    n = ok ? cJSON_GetArraySize(q) : 0;
+    if (ok && n > 0 && (r->initial_positions = alloc(c, (size_t)n * sizeof(double))) == NULL)
+        ok = false;
+    i = 0;
+    for (const cJSON *it = ok ? q->child : NULL; ok && it != NULL; it = it->next, i++) {
+        size_t m = path_push(c, "[%d]", i);
+        ok = finite_number(c, it, &r->initial_positions[i]);
+        if (ok)
+            r->n_initial_positions = (size_t)(i + 1);
+        path_pop(c, m);
+    }
+    path_pop(c, mark);
+    return ok;
+}
+
 static bool parse_robot(ctx *c, const cJSON *v, Gjkd__V1__Robot **out)
 {
-    static const char *const keys[] = {
-        "name", "links", "self_collision", "disabled_pairs", "padding", "initial_link_poses", NULL};
+    static const char *const keys[] = {"name",
+                                       "links",
+                                       "self_collision",
+                                       "disabled_pairs",
+                                       "padding",
+                                       "initial_link_poses",
+                                       "joints",
+                                       "base_pose",
+                                       "initial_positions",
+                                       NULL};
     if (!expect_object(c, v) || !check_keys(c, v, keys))
         return false;
     Gjkd__V1__Robot *r = alloc(c, sizeof *r);
@@ -728,6 +905,8 @@ static bool parse_robot(ctx *c, const cJSON *v, Gjkd__V1__Robot **out)
         path_pop(c, mark);
         return false;
     }
+    if (!parse_robot_joints(c, v, r))
+        return false;
 
     const cJSON *dp = member(v, "disabled_pairs");
     if (dp == NULL)
@@ -767,7 +946,7 @@ static bool parse_obstacle(ctx *c, const cJSON *v, Gjkd__V1__Obstacle **out)
     gjkd__v1__obstacle__init(o);
     *out = o;
     return get_string(c, v, "name", true, &o->name) && get_pose(c, v, "pose", &o->pose) &&
-           get_parts(c, v, &o->n_parts, &o->parts) &&
+           get_parts(c, v, false, &o->n_parts, &o->parts) &&
            get_nonneg(c, v, "padding", 0.0, false, &o->padding);
 }
 
@@ -1478,6 +1657,59 @@ static bool add_string_pair(cJSON *arr, const char *a, const char *b)
     return pair != NULL && cJSON_AddItemToArray(arr, pair);
 }
 
+static cJSON *write_joint(const Gjkd__V1__Joint *j)
+{
+    cJSON *o = cJSON_CreateObject();
+    size_t t = (size_t)j->type;
+    if (o == NULL || t == 0 || t >= sizeof joint_type_names / sizeof *joint_type_names ||
+        !cJSON_AddStringToObject(o, "name", j->name) ||
+        !cJSON_AddStringToObject(o, "type", joint_type_names[t]) ||
+        !cJSON_AddStringToObject(o, "parent", j->parent) ||
+        !cJSON_AddStringToObject(o, "child", j->child) || !add_pose(o, "origin", j->origin))
+        goto fail;
+    if (j->axis != NULL) {
+        double a[3] = {j->axis->x, j->axis->y, j->axis->z};
+        if (!add_numbers(o, "axis", a, 3))
+            goto fail;
+    }
+    if (j->limits != NULL) {
+        cJSON *l = cJSON_AddObjectToObject(o, "limits");
+        if (l == NULL || !add_number(l, "lower", j->limits->lower) ||
+            !add_number(l, "upper", j->limits->upper))
+            goto fail;
+    }
+    if (j->mimic != NULL) {
+        cJSON *m = cJSON_AddObjectToObject(o, "mimic");
+        if (m == NULL || !cJSON_AddStringToObject(m, "joint", j->mimic->joint) ||
+            !add_number(m, "multiplier", j->mimic->multiplier) ||
+            !add_number(m, "offset", j->mimic->offset))
+            goto fail;
+    }
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* "joints", "base_pose" (when present), "initial_positions" (when non-empty). */
+static bool add_joints(cJSON *o, const Gjkd__V1__Robot *r)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, "joints");
+    for (size_t i = 0; arr != NULL && i < r->n_joints; i++) {
+        cJSON *j = write_joint(r->joints[i]);
+        if (j == NULL || !cJSON_AddItemToArray(arr, j)) {
+            cJSON_Delete(j);
+            return false;
+        }
+    }
+    if (arr == NULL || !add_pose(o, "base_pose", r->base_pose))
+        return false;
+    if (r->n_initial_positions > 0 &&
+        !add_numbers(o, "initial_positions", r->initial_positions, (int)r->n_initial_positions))
+        return false;
+    return true;
+}
+
 static cJSON *write_robot(const Gjkd__V1__Robot *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -1500,6 +1732,8 @@ static cJSON *write_robot(const Gjkd__V1__Robot *r)
             goto fail;
     }
     if (dp == NULL)
+        goto fail;
+    if (r->n_joints > 0 && !add_joints(o, r))
         goto fail;
     if (r->n_initial_link_poses > 0) {
         cJSON *ip = cJSON_AddArrayToObject(o, "initial_link_poses");

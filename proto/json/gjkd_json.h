@@ -12,7 +12,17 @@
  *   scene       {"robots": [ROBOT...], "obstacles": [OBSTACLE...], "allowed_pairs": [[A, B]...]}
  *   robot       {"name", "links": [{"name", "parts": [PART...], "padding"}...],
  *                "self_collision": bool, "disabled_pairs": [["link", "link"]...], "padding",
- *                "initial_link_poses": [POSE...]}
+ *                "initial_link_poses": [POSE...]}               a link-pose robot, or with
+ *                "joints": [JOINT...], "base_pose": POSE, "initial_positions": [q...]
+ *               (a robot with joints: no "initial_link_poses"; "parts" of a link may be
+ *               empty, a frame that never collides)
+ *   joint       {"name", "type": "fixed" | "revolute" | "continuous" | "prismatic",
+ *                "parent": "link", "child": "link", "origin": POSE, "axis": [x, y, z],
+ *                "limits": {"lower": l, "upper": u},
+ *                "mimic": {"joint": "name", "multiplier": 1.0, "offset": 0.0}}
+ *               origin, mimic optional; axis (non-zero) required but for fixed joints;
+ *               limits (lower <= upper) required for revolute and prismatic; mimic's
+ *               multiplier and offset default to 1 and 0 (URDF's defaults); gjkd.proto's Joint
  *   obstacle    {"name", "pose": POSE, "parts": [PART...], "padding"}
  *   body (A, B) "robot/link", "obstacle", "robot/" followed by a star (every link), or an object
  *               {"robot": "r", "link": "l"} / {"obstacle": "o"} for names containing '/'

@@ -193,6 +193,11 @@ typedef struct bad_case {
     const char *expect; /* substring of the error message */
 } bad_case;
 
+/* A robot of two links without parts, continued by the joint rows below. */
+#define JOINT_ROBOT                                                                                \
+    "{\"robots\": [{\"name\": \"r\", \"links\": [{\"name\": \"a\", \"parts\": []}, "               \
+    "{\"name\": \"b\", \"parts\": []}], "
+
 /* Each a distinct mistake; the message must name where it is. */
 static const bad_case bad_cases[] = {
     {"scene", "", "syntax error at line 1, column 1"},
@@ -212,8 +217,66 @@ static const bad_case bad_cases[] = {
      "$.robots[0].links: a robot needs at least one link"},
     {"scene", "{\"robots\": [{\"name\": \"r\", \"self_collision\": 1, \"links\": []}]}",
      "$.robots[0].self_collision: expected true or false"},
-    {"scene", "{\"robots\": [{\"name\": \"r\", \"links\": [{\"name\": \"l\", \"parts\": []}]}]}",
-     "$.robots[0].links[0].parts: needs at least one part"},
+    /* A link may have no parts (a frame that never collides); an obstacle may not. */
+    {"scene", "{\"obstacles\": [{\"name\": \"o\", \"parts\": []}]}",
+     "$.obstacles[0].parts: needs at least one part"},
+    {"scene", "{\"robots\": [{\"name\": \"r\", \"links\": [{\"name\": \"l\"}]}]}",
+     "$.robots[0].links[0].parts: missing"},
+    /* Joints (issue 20). */
+    {"scene", JOINT_ROBOT "\"joints\": []}]}", "$.robots[0].joints: needs at least one joint"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"ball\", \"parent\": \"a\", "
+                 "\"child\": \"b\"}]}]}",
+     "$.robots[0].joints[0].type: unknown joint type \"ball\""},
+    {"scene", JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"parent\": \"a\", \"child\": \"b\"}]}]}",
+     "$.robots[0].joints[0].type: missing"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"fixed\", \"child\": \"b\"}]}]}",
+     "$.robots[0].joints[0].parent: missing"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"continuous\", \"parent\": \"a\", "
+                 "\"child\": \"b\"}]}]}",
+     "$.robots[0].joints[0]: a continuous joint needs \"axis\""},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"continuous\", \"parent\": \"a\", "
+                 "\"child\": \"b\", \"axis\": [0, 0, 0]}]}]}",
+     "$.robots[0].joints[0].axis: must not be zero"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"revolute\", \"parent\": \"a\", "
+                 "\"child\": \"b\", \"axis\": [0, 0, 1]}]}]}",
+     "$.robots[0].joints[0]: a revolute joint needs \"limits\""},
+    {"scene",
+     JOINT_ROBOT
+     "\"joints\": [{\"name\": \"j\", \"type\": \"prismatic\", \"parent\": \"a\", "
+     "\"child\": \"b\", \"axis\": [0, 0, 1], \"limits\": {\"lower\": 1, \"upper\": 0}}]}]}",
+     "$.robots[0].joints[0].limits: lower 1 > upper 0"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"prismatic\", \"parent\": \"a\", "
+                 "\"child\": \"b\", \"axis\": [0, 0, 1], \"limits\": {\"lower\": 0}}]}]}",
+     "$.robots[0].joints[0].limits: missing \"upper\""},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"prismatic\", \"parent\": \"a\", "
+                 "\"child\": \"b\", \"axis\": [0, 0, 1], \"limits\": {\"lower\": 0, \"upper\": 1, "
+                 "\"velocity\": 2}}]}]}",
+     "$.robots[0].joints[0].limits: unknown key \"velocity\""},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"continuous\", \"parent\": \"a\", "
+                 "\"child\": \"b\", \"axis\": [1, 0, 0], \"mimic\": {\"multiplier\": 2}}]}]}",
+     "$.robots[0].joints[0].mimic.joint: missing"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"fixed\", \"parent\": \"a\", "
+                 "\"child\": \"b\", \"origin\": {\"quat_wxyz\": [2, 0, 0, 0]}}]}]}",
+     "$.robots[0].joints[0].origin.quat_wxyz: not a unit quaternion"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"fixed\", \"parent\": \"a\", "
+                 "\"child\": \"b\"}], \"initial_positions\": [0, \"x\"]}]}",
+     "$.robots[0].initial_positions[1]: expected a finite number, got a string"},
+    {"scene",
+     JOINT_ROBOT "\"joints\": [{\"name\": \"j\", \"type\": \"fixed\", \"parent\": \"a\", "
+                 "\"child\": \"b\"}], \"initial_link_poses\": [{}, {}]}]}",
+     "$.robots[0].initial_link_poses: not allowed with \"joints\""},
+    {"scene", JOINT_ROBOT "\"base_pose\": {}}]}",
+     "$.robots[0]: \"base_pose\" and \"initial_positions\" need \"joints\""},
     {"scene", "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"radius\": 1}]}]}",
      "$.obstacles[0].parts[0]: missing \"type\""},
     {"scene", "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"blob\"}]}]}",

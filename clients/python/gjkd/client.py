@@ -21,6 +21,9 @@ import itertools
 import json
 import os
 import random
+import shutil
+import subprocess
+import sys
 import time
 
 import zmq
@@ -118,6 +121,70 @@ class Timeout(GjkdError):
     def __init__(self, message):
         Exception.__init__(self, "TIMEOUT: " + message)
         self.code, self.name, self.message, self.revision = 100, "TIMEOUT", message, 0
+
+
+class UrdfImportError(Exception):
+    """A URDF could not be imported (gjkctl's one-line message: file, line, element), or
+    gjkctl was not found."""
+
+
+def _find_gjkctl():
+    """gjkctl: $GJKD_GJKCTL, else on PATH, else beside the running interpreter (a venv's or
+    prefix's bin/), else the build trees of this package's source tree (build*/clients/gjkctl
+    beside clients/python)."""
+    env = os.environ.get("GJKD_GJKCTL")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise UrdfImportError("GJKD_GJKCTL=%s: not an executable gjkctl" % env)
+        return env
+    found = shutil.which("gjkctl")
+    if found:
+        return found
+    beside = os.path.join(os.path.dirname(os.path.abspath(sys.executable)), "gjkctl")
+    if os.access(beside, os.X_OK):
+        return beside
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    tried = ["$GJKD_GJKCTL (not set)", "gjkctl on PATH", beside]
+    if os.path.isfile(os.path.join(root, "proto", "gjkd", "v1", "gjkd.proto")):
+        for d in ["build"] + sorted(n for n in os.listdir(root) if n.startswith("build")):
+            path = os.path.join(root, d, "clients", "gjkctl")
+            if os.access(path, os.X_OK):
+                return path
+    tried.append(os.path.join(root, "build*", "clients", "gjkctl"))
+    raise UrdfImportError("gjkctl not found (looked at %s); set GJKD_GJKCTL" % ", ".join(tried))
+
+
+def urdf_to_robot(path, srdf=None, package_paths=(), name=None, disable_adjacent=True,
+                  timeout=120.0):
+    """Imports a URDF (with an optional SRDF and its collision meshes) into a gjkd_pb2.Robot
+    with joints, without a daemon. The import is libgjkd-urdf's, run as `gjkctl urdf-to-proto`
+    in a child process: the one C implementation (no second parser here), and the XML and
+    mesh parsers stay out of this process. package_paths: directories DIR searched for
+    package://PKG/... as DIR/PKG/... (in order). Raises UrdfImportError."""
+    cmd = [_find_gjkctl(), "urdf-to-proto", os.fspath(path)]
+    if srdf:
+        cmd += ["--srdf", os.fspath(srdf)]
+    for d in package_paths:
+        cmd += ["--package-path", os.fspath(d)]
+    if name:
+        cmd += ["--name", name]
+    if not disable_adjacent:
+        cmd.append("--no-adjacent")
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout, check=False)
+    except OSError as e:
+        raise UrdfImportError("%s: %s" % (cmd[0], e)) from None
+    except subprocess.TimeoutExpired:
+        raise UrdfImportError("%s: no result within %g s" % (path, timeout)) from None
+    if p.returncode != 0:
+        msg = p.stderr.decode(errors="replace").strip()
+        if msg.startswith("gjkctl: "):
+            msg = msg[len("gjkctl: "):]
+        raise UrdfImportError(msg or "gjkctl urdf-to-proto exited %d" % p.returncode)
+    robot = pb.Robot()
+    robot.ParseFromString(p.stdout)
+    return robot
 
 
 def _vec(v):
@@ -435,6 +502,14 @@ class Client:
         else:
             req.put_robot.robot.CopyFrom(robot)
         return self._change(req, expected_revision)
+
+    def load_urdf(self, path, srdf=None, package_paths=(), name=None, disable_adjacent=True,
+                  expected_revision=None):
+        """Imports a URDF (urdf_to_robot: SRDF pairs, meshes hulled here) and puts the robot;
+        returns the change like put_robot. name: the robot's name (default: the URDF's)."""
+        robot = urdf_to_robot(path, srdf=srdf, package_paths=package_paths, name=name,
+                              disable_adjacent=disable_adjacent)
+        return self.put_robot(robot, expected_revision)
 
     def put_obstacle(self, obstacle, expected_revision=None):
         req = pb.Request()
