@@ -31,6 +31,12 @@ typedef struct gjkd_limits {
     uint32_t max_pairs_returned; /* per state / waypoint */
     uint32_t max_name_length;    /* bytes */
     uint32_t max_queued;         /* requests of one client waiting while every worker is busy */
+    /* The memory budget of the broker, in bytes and requests (issue 22): beyond it a request
+     * gets RESOURCE_EXHAUSTED at once, before it is queued. */
+    uint64_t max_queued_bytes;       /* bytes of one client's requests waiting for a worker */
+    uint64_t max_held_bytes;         /* all clients: requests waiting or being worked on, and
+                                        replies not yet taken by ZeroMQ's I/O */
+    uint32_t max_queued_total;       /* requests of all clients waiting for a worker */
 } gjkd_limits;
 
 typedef struct gjkd_config {
@@ -48,6 +54,8 @@ typedef struct gjkd_config {
     bool demo;
     bool insecure;
     double drain_seconds; /* SIGTERM: longest wait for in-flight and queued requests */
+    double handshake_seconds; /* a connection that has not finished its ZMTP (CURVE) handshake
+                                 by then is dropped (ZMQ_HANDSHAKE_IVL) */
     gjkd_limits limits;
 } gjkd_config;
 

@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,15 +70,27 @@ bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
      * without reading the message into memory. */
     int64_t hard = (int64_t)(2 * max_message_bytes);
     zmq_setsockopt(socket, ZMQ_MAXMSGSIZE, &hard, sizeof hard);
+    /* A connection that has not completed its handshake by then is dropped (libzmq's default
+     * is 30 s: idle half-open connections held file descriptors that long). */
+    if (def->handshake_seconds > 0) {
+        int ms = (int)(def->handshake_seconds * 1000.0);
+        zmq_setsockopt(socket, ZMQ_HANDSHAKE_IVL, &ms, sizeof ms);
+    }
     return true;
 }
 
 /* ---------------------------------------------------------------- workers */
 
-/* Frees a reply buffer ZeroMQ has sent (zero-copy send of the malloc'd reply). */
+/* Bytes of replies made and not yet freed by ZeroMQ (sent, or dropped for a peer that is
+ * gone or does not read): part of the memory budget (max-held-bytes). Process-wide, because
+ * ZeroMQ's I/O threads free replies, possibly after gjkd_transport_run has returned. */
+static atomic_uint_fast64_t g_reply_bytes;
+
+/* Frees a reply buffer ZeroMQ has sent (zero-copy send of the malloc'd reply); hint is its
+ * size. */
 static void free_reply(void *data, void *hint)
 {
-    (void)hint;
+    atomic_fetch_sub(&g_reply_bytes, (uint_fast64_t)(uintptr_t)hint);
     free(data);
 }
 
@@ -84,7 +98,9 @@ static void free_reply(void *data, void *hint)
 static void send_owned(void *socket, uint8_t *reply, size_t size)
 {
     zmq_msg_t m;
-    if (zmq_msg_init_data(&m, reply, size, free_reply, NULL) != 0) {
+    atomic_fetch_add(&g_reply_bytes, (uint_fast64_t)size);
+    if (zmq_msg_init_data(&m, reply, size, free_reply, (void *)(uintptr_t)size) != 0) {
+        atomic_fetch_sub(&g_reply_bytes, (uint_fast64_t)size);
         free(reply);
         return;
     }
@@ -185,9 +201,10 @@ static double now_seconds(void)
 }
 
 /* Requests waiting while every worker is busy: one FIFO per client (by its ROUTER identity),
- * each at most limits.max_queued long, served round-robin across clients, so that a client
- * with a long backlog (or one that never reads) neither crowds out nor delays the others by
- * more than one request each. */
+ * each at most limits.max_queued long and max_queued_bytes large, at most max_queued_total in
+ * all, served round-robin across clients, so that a client with a long backlog (or one that
+ * never reads, or many clients that connect once each) neither crowds out nor delays the
+ * others by more than one request each, and memory stays within the budget. */
 typedef struct queued_request {
     zmq_msg_t identity;
     zmq_msg_t payload;
@@ -199,6 +216,7 @@ typedef struct client_queue {
     size_t id_len;
     queued_request *items; /* ring */
     size_t head, count, capacity;
+    uint64_t bytes; /* payload bytes waiting */
 } client_queue;
 
 enum { SPARE_QUEUES = 64 };
@@ -207,7 +225,8 @@ typedef struct request_queue {
     client_queue **clients; /* those with requests waiting */
     size_t n_clients, capacity;
     size_t next;  /* the client served next */
-    size_t count; /* requests waiting, all clients */
+    size_t count;   /* requests waiting, all clients */
+    uint64_t bytes; /* their payload bytes */
     /* Emptied client queues kept for reuse (with their rings): a client whose backlog fills
      * and drains over and over does not allocate each time. */
     client_queue *spare[SPARE_QUEUES];
@@ -217,6 +236,7 @@ typedef struct request_queue {
 /* A client queue that has nothing waiting any more: kept for reuse, or freed. */
 static void queue_retire(request_queue *q, client_queue *c)
 {
+    c->bytes = 0;
     if (q->n_spare < SPARE_QUEUES) {
         c->head = 0;
         q->spare[q->n_spare++] = c;
@@ -266,15 +286,32 @@ static void queue_drop_empty(request_queue *q, client_queue *c)
     queue_retire(q, c);
 }
 
-/* Queues [identity][framing][payload] (both messages moved in) unless that client already has
- * `limit` requests waiting. */
+/* Queues [identity][framing][payload] (both messages moved in) unless that would exceed the
+ * client's or the total limits; then (or out of memory) false with the reason in why. */
 static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, zmq_msg_t *payload,
-                       uint32_t limit)
+                       const gjkd_limits *limits, char *why, size_t why_size)
 {
-    client_queue *c = queue_client(q, identity);
-    if (c == NULL)
+    uint64_t size = zmq_msg_size(payload);
+    if (q->count >= limits->max_queued_total) {
+        snprintf(why, why_size, "%zu requests of all clients are queued, the limit is %u "
+                 "(max-queued-total)", q->count, limits->max_queued_total);
         return false;
-    if (c->count >= limit) {
+    }
+    client_queue *c = queue_client(q, identity);
+    if (c == NULL) {
+        snprintf(why, why_size, "out of memory for the queue");
+        return false;
+    }
+    if (c->count >= limits->max_queued) {
+        snprintf(why, why_size, "this client has %zu requests queued, the limit is %u "
+                 "(max-queued)", c->count, limits->max_queued);
+        queue_drop_empty(q, c);
+        return false;
+    }
+    if (c->bytes + size > limits->max_queued_bytes) {
+        snprintf(why, why_size, "this client has %llu bytes queued, with this request's %llu "
+                 "over the limit of %llu (max-queued-bytes)", (unsigned long long)c->bytes,
+                 (unsigned long long)size, (unsigned long long)limits->max_queued_bytes);
         queue_drop_empty(q, c);
         return false;
     }
@@ -282,6 +319,7 @@ static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, z
         size_t cap = c->capacity > 0 ? 2 * c->capacity : 4;
         queued_request *items = malloc(cap * sizeof *items);
         if (items == NULL) {
+            snprintf(why, why_size, "out of memory for the queue");
             queue_drop_empty(q, c);
             return false;
         }
@@ -305,7 +343,9 @@ static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, z
     zmq_msg_move(&r->payload, payload);
     r->framing = framing;
     c->count++;
+    c->bytes += size;
     q->count++;
+    q->bytes += size;
     return true;
 }
 
@@ -321,6 +361,8 @@ static void queue_pop(request_queue *q, queued_request *out)
     zmq_msg_move(&out->identity, &r->identity);
     zmq_msg_move(&out->payload, &r->payload);
     out->framing = r->framing;
+    c->bytes -= zmq_msg_size(&out->payload);
+    q->bytes -= zmq_msg_size(&out->payload);
     zmq_msg_close(&r->identity);
     zmq_msg_close(&r->payload);
     c->head = (c->head + 1) % c->capacity;
@@ -348,13 +390,33 @@ static void queue_free(request_queue *q)
     memset(q, 0, sizeof *q);
 }
 
+/* A request a worker is working on: its client, to refuse it if the drain ends first. */
+typedef struct in_flight {
+    bool busy;
+    zmq_msg_t identity; /* a copy */
+    uint8_t framing;
+    uint64_t request_id;
+    uint64_t bytes;
+} in_flight;
+
 typedef struct broker {
     void *frontend, *backend;
     gjkd_service *service;
     zmq_msg_t *idle; /* identities of idle workers */
     int n_idle;
+    in_flight *work; /* one per worker, by index ("w<index>") */
+    int n_workers;
+    uint64_t work_bytes; /* payload bytes of the requests in work */
     request_queue queue;
+    bool draining;
 } broker;
+
+/* A probe (health, stats) has an empty body: anything larger than this is not one and is not
+ * unpacked on the broker's thread. */
+enum { PROBE_MAX_BYTES = 256 };
+/* request_id is field 1, written first by every protobuf encoder: the broker reads it from
+ * this prefix only (a message of millions of tiny fields is not walked on its thread). */
+enum { PEEK_PREFIX_BYTES = 4096 };
 
 /* Sends a malloc'd reply to the client with the given framing (consumes identity and reply). */
 static void send_reply(void *frontend, zmq_msg_t *identity, int framing, uint8_t *reply,
@@ -366,19 +428,72 @@ static void send_reply(void *frontend, zmq_msg_t *identity, int framing, uint8_t
     send_owned(frontend, reply, size);
 }
 
-/* Hands [identity][framing][payload] to the idle worker `worker_id` (all three consumed). */
-static void send_to_worker(void *backend, zmq_msg_t *worker_id, zmq_msg_t *identity,
-                           uint8_t framing, zmq_msg_t *payload)
+/* Answers a request the broker will not pass on (consumes identity). */
+static void refuse(broker *b, zmq_msg_t *identity, int framing, uint64_t request_id,
+                   gjkd_code code, const char *message)
 {
-    zmq_msg_send(worker_id, backend, ZMQ_SNDMORE);
-    zmq_msg_send(identity, backend, ZMQ_SNDMORE);
-    zmq_send(backend, &framing, 1, ZMQ_SNDMORE);
-    zmq_msg_send(payload, backend, 0);
+    uint8_t *reply;
+    size_t reply_size;
+    gjkd_service_reply_error(b->service, request_id, code, message, &reply, &reply_size);
+    send_reply(b->frontend, identity, framing, reply, reply_size);
 }
 
-/* Reads one client message and answers it (a probe, wrong framing, a full queue), passes it to
+/* The worker's index from its routing id "w<index>", -1 if it is not one of ours. */
+static int worker_index(const broker *b, zmq_msg_t *worker_id)
+{
+    size_t n = zmq_msg_size(worker_id);
+    const char *p = zmq_msg_data(worker_id);
+    if (n < 2 || n > 6 || p[0] != 'w')
+        return -1;
+    int v = 0;
+    for (size_t i = 1; i < n; ++i) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = 10 * v + (p[i] - '0');
+    }
+    return v < b->n_workers ? v : -1;
+}
+
+/* Hands [identity][framing][payload] to the idle worker `worker_id` (all three consumed) and
+ * remembers the request as in flight. */
+static void send_to_worker(broker *b, zmq_msg_t *worker_id, zmq_msg_t *identity, uint8_t framing,
+                           zmq_msg_t *payload)
+{
+    int w = worker_index(b, worker_id);
+    if (w >= 0) {
+        in_flight *f = &b->work[w];
+        f->busy = true;
+        zmq_msg_init(&f->identity);
+        zmq_msg_copy(&f->identity, identity);
+        f->framing = framing;
+        uint32_t body;
+        size_t size = zmq_msg_size(payload);
+        gjkd_request_peek(zmq_msg_data(payload),
+                          size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES, &f->request_id,
+                          &body);
+        f->bytes = size;
+        b->work_bytes += size;
+    }
+    zmq_msg_send(worker_id, b->backend, ZMQ_SNDMORE);
+    zmq_msg_send(identity, b->backend, ZMQ_SNDMORE);
+    zmq_send(b->backend, &framing, 1, ZMQ_SNDMORE);
+    zmq_msg_send(payload, b->backend, 0);
+}
+
+/* The worker w finished (or never had) its request. */
+static void work_done(broker *b, int w)
+{
+    if (w < 0 || !b->work[w].busy)
+        return;
+    b->work[w].busy = false;
+    b->work_bytes -= b->work[w].bytes;
+    zmq_msg_close(&b->work[w].identity);
+}
+
+/* Reads one client message and answers it (a probe, wrong framing, a refusal), passes it to
  * an idle worker, or queues it. The frontend is read whether or not a worker is free, so that
- * health and stats never wait behind long queries. */
+ * health and stats never wait behind long queries, and a request beyond a limit or the memory
+ * budget is refused at once, before it is queued. */
 static void frontend_message(broker *b)
 {
     zmq_msg_t f[4];
@@ -392,14 +507,11 @@ static void frontend_message(broker *b)
         framing = FRAMING_BARE;
     else if (total == 3 && zmq_msg_size(&f[1]) == 0)
         framing = FRAMING_DELIMITED;
-    uint8_t *reply;
-    size_t reply_size;
     if (framing < 0) {
         char msg[128];
         snprintf(msg, sizeof msg, "wrong framing: %d frames; send [payload] or [empty][payload]",
                  total - 1);
-        gjkd_service_reply_error(b->service, 0, GJKD_CODE(MALFORMED), msg, &reply, &reply_size);
-        send_reply(b->frontend, &f[0], total >= 3 && zmq_msg_size(&f[1]) == 0, reply, reply_size);
+        refuse(b, &f[0], total >= 3 && zmq_msg_size(&f[1]) == 0, 0, GJKD_CODE(MALFORMED), msg);
         close_frames(f + 1, n - 1);
         return;
     }
@@ -410,29 +522,44 @@ static void frontend_message(broker *b)
     size_t size = zmq_msg_size(payload);
     uint64_t request_id;
     uint32_t body;
-    if (gjkd_request_peek(data, size, &request_id, &body) && gjkd_request_is_probe(body)) {
+    bool whole = gjkd_request_peek(data, size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES,
+                                   &request_id, &body);
+    if (size <= PROBE_MAX_BYTES && whole && gjkd_request_is_probe(body)) {
+        uint8_t *reply;
+        size_t reply_size;
         gjkd_service_handle_probe(b->service, data, size, &reply, &reply_size);
         send_reply(b->frontend, identity, framing, reply, reply_size);
         zmq_msg_close(payload);
         return;
     }
-    if (b->n_idle > 0) {
-        send_to_worker(b->backend, &b->idle[--b->n_idle], identity, (uint8_t)framing, payload);
+    gjkd_limits limits = gjkd_service_limits(b->service);
+    char msg[256];
+    gjkd_code code = GJKD_CODE(RESOURCE_EXHAUSTED);
+    uint64_t held = b->queue.bytes + b->work_bytes + atomic_load(&g_reply_bytes);
+    if (b->draining) {
+        code = GJKD_CODE(UNAVAILABLE);
+        snprintf(msg, sizeof msg, "the daemon is shutting down (draining): no new requests");
+    } else if (size > limits.max_message_bytes) {
+        snprintf(msg, sizeof msg, "request of %zu bytes, the limit is %llu (max-message-bytes)",
+                 size, (unsigned long long)limits.max_message_bytes);
+    } else if (held + size > limits.max_held_bytes) {
+        snprintf(msg, sizeof msg,
+                 "the daemon holds %llu bytes of requests and replies; with this request's %zu "
+                 "that is over its memory budget of %llu (max-held-bytes); try again later",
+                 (unsigned long long)held, size, (unsigned long long)limits.max_held_bytes);
+    } else if (b->n_idle > 0) {
+        send_to_worker(b, &b->idle[--b->n_idle], identity, (uint8_t)framing, payload);
         return;
+    } else {
+        char why[200];
+        if (queue_push(&b->queue, identity, (uint8_t)framing, payload, &limits, why,
+                       sizeof why)) {
+            gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
+            return;
+        }
+        snprintf(msg, sizeof msg, "every worker is busy and %s; try again later", why);
     }
-    uint32_t limit = gjkd_service_limits(b->service).max_queued;
-    if (queue_push(&b->queue, identity, (uint8_t)framing, payload, limit)) {
-        gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
-        return;
-    }
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "every worker is busy and this client has %u requests queued, the limit is %u "
-             "(max-queued); try again later",
-             limit, limit);
-    gjkd_service_reply_error(b->service, request_id, GJKD_CODE(RESOURCE_EXHAUSTED), msg, &reply,
-                             &reply_size);
-    send_reply(b->frontend, identity, framing, reply, reply_size);
+    refuse(b, identity, framing, request_id, code, msg);
     zmq_msg_close(payload);
 }
 
@@ -457,13 +584,35 @@ static void backend_message(broker *b)
     } else {
         close_frames(f + 1, n - 1); /* READY */
     }
+    work_done(b, worker_index(b, &f[0]));
     if (b->queue.count > 0) {
         queued_request r;
         queue_pop(&b->queue, &r);
         gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
-        send_to_worker(b->backend, &f[0], &r.identity, r.framing, &r.payload);
+        send_to_worker(b, &f[0], &r.identity, r.framing, &r.payload);
     } else {
         b->idle[b->n_idle++] = f[0];
+    }
+}
+
+/* The drain window ended with requests still being worked on: their clients get UNAVAILABLE
+ * now (the workers' late replies are discarded), rather than silence. */
+static void refuse_in_flight(broker *b)
+{
+    for (int w = 0; w < b->n_workers; ++w) {
+        in_flight *f = &b->work[w];
+        if (!f->busy)
+            continue;
+        GJKD_LOG(GJKD_LOG_WARN, "drain_timeout", f->request_id,
+                 "worker=%d: the request outlived the drain window (drain-seconds); its client "
+                 "gets UNAVAILABLE and the reply is discarded",
+                 w);
+        zmq_msg_t id;
+        zmq_msg_init(&id);
+        zmq_msg_copy(&id, &f->identity);
+        refuse(b, &id, f->framing, f->request_id, GJKD_CODE(UNAVAILABLE),
+               "the daemon stopped before this request finished (drain-seconds)");
+        work_done(b, w);
     }
 }
 
@@ -475,13 +624,11 @@ static void refuse_queued(broker *b)
         queue_pop(&b->queue, &r);
         uint64_t request_id;
         uint32_t body;
-        gjkd_request_peek(zmq_msg_data(&r.payload), zmq_msg_size(&r.payload), &request_id, &body);
-        uint8_t *reply;
-        size_t reply_size;
-        gjkd_service_reply_error(b->service, request_id, GJKD_CODE(UNAVAILABLE),
-                                 "the daemon stopped before a worker was free", &reply,
-                                 &reply_size);
-        send_reply(b->frontend, &r.identity, r.framing, reply, reply_size);
+        size_t size = zmq_msg_size(&r.payload);
+        gjkd_request_peek(zmq_msg_data(&r.payload),
+                          size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES, &request_id, &body);
+        refuse(b, &r.identity, r.framing, request_id, GJKD_CODE(UNAVAILABLE),
+               "the daemon stopped before a worker was free");
         zmq_msg_close(&r.payload);
     }
     gjkd_service_set_queued(b->service, 0);
@@ -508,8 +655,10 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     b.backend = backend;
     b.service = def->service;
     b.idle = calloc((size_t)def->threads, sizeof *b.idle);
+    b.work = calloc((size_t)def->threads, sizeof *b.work);
+    b.n_workers = def->threads;
     int started = 0, rc = -1, ready_seen = 0;
-    if (workers == NULL || b.idle == NULL) {
+    if (workers == NULL || b.idle == NULL || b.work == NULL) {
         snprintf(err, err_size, "out of memory");
         goto done;
     }
@@ -565,6 +714,7 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     for (;;) {
         if (atomic_load(def->stop) && !draining) {
             draining = true;
+            b.draining = true; /* from now on new requests get UNAVAILABLE */
             gjkd_service_set_draining(def->service, true);
             drain_deadline = now_seconds() + def->drain_seconds;
             quiet_since = now_seconds();
@@ -579,9 +729,12 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
             /* Done when nothing is in flight or queued and the frontend has been quiet for a
              * moment: requests already sent by connected clients are still answered. */
             double now = now_seconds();
-            if (now > drain_deadline ||
-                (b.n_idle == started && b.queue.count == 0 && now - quiet_since > 0.2))
+            if (b.n_idle == started && b.queue.count == 0 && now - quiet_since > 0.2)
                 break;
+            if (now > drain_deadline) {
+                refuse_in_flight(&b);
+                break;
+            }
         }
         zmq_pollitem_t items[2] = {{backend, 0, ZMQ_POLLIN, 0}, {frontend, 0, ZMQ_POLLIN, 0}};
         int p = zmq_poll(items, 2, draining ? 50 : 200);
@@ -616,6 +769,9 @@ done:
     for (int i = 0; i < b.n_idle; ++i)
         zmq_msg_close(&b.idle[i]);
     free(b.idle);
+    for (int w = 0; w < b.n_workers; ++w)
+        work_done(&b, w);
+    free(b.work);
     zmq_close(frontend);
     zmq_close(backend);
     free(workers);
