@@ -575,6 +575,18 @@ bool gjkd_auth_reload(gjkd_auth *auth, const char *allow_path, char *err, size_t
     return true;
 }
 
+bool gjkd_auth_allows_user(gjkd_auth *auth, const char *user_id)
+{
+    uint8_t key[KEY_BYTES];
+    if (user_id == NULL || strlen(user_id) != GJKD_Z85_KEY_LENGTH ||
+        zmq_z85_decode(key, user_id) == NULL)
+        return false;
+    pthread_mutex_lock(&auth->lock);
+    bool allowed = gjkd_allowlist_contains(auth->list, key);
+    pthread_mutex_unlock(&auth->lock);
+    return allowed;
+}
+
 uint64_t gjkd_auth_refused(const gjkd_auth *auth)
 {
     return atomic_load(&((gjkd_auth *)auth)->refused);

@@ -64,6 +64,12 @@ bool gjkd_auth_secure_socket(gjkd_auth *auth, void *socket, const char *name, ch
 /* Replaces the allow-list (SIGHUP); on failure the current list stays. */
 bool gjkd_auth_reload(gjkd_auth *auth, const char *allow_path, char *err, size_t err_size);
 
+/* Whether the client key a request came with (its "User-Id" message property: the key in
+ * Z85, as the ZAP handler names it) is on the current allow-list. ZAP runs only at the
+ * handshake: the transport checks every request with this, so that a key removed by a reload
+ * is refused on connections it opened before. */
+bool gjkd_auth_allows_user(gjkd_auth *auth, const char *user_id);
+
 /* Refused handshakes so far, on every secured socket. */
 uint64_t gjkd_auth_refused(const gjkd_auth *auth);
 /* Handshakes that passed (clients served). */

@@ -409,6 +409,7 @@ typedef struct broker {
     uint64_t work_bytes; /* payload bytes of the requests in work */
     request_queue queue;
     bool draining;
+    gjkd_auth *auth; /* NULL without CURVE */
 } broker;
 
 /* A probe (health, stats) has an empty body: anything larger than this is not one and is not
@@ -524,6 +525,12 @@ static void frontend_message(broker *b)
     uint32_t body;
     bool whole = gjkd_request_peek(data, size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES,
                                    &request_id, &body);
+    if (b->auth != NULL && !gjkd_auth_allows_user(b->auth, zmq_msg_gets(payload, "User-Id"))) {
+        refuse(b, identity, framing, request_id, GJKD_CODE(UNAUTHENTICATED),
+               "this client's key is no longer on the allow-list (reloaded)");
+        zmq_msg_close(payload);
+        return;
+    }
     if (size <= PROBE_MAX_BYTES && whole && gjkd_request_is_probe(body)) {
         uint8_t *reply;
         size_t reply_size;
@@ -654,6 +661,7 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     b.frontend = frontend;
     b.backend = backend;
     b.service = def->service;
+    b.auth = def->auth;
     b.idle = calloc((size_t)def->threads, sizeof *b.idle);
     b.work = calloc((size_t)def->threads, sizeof *b.work);
     b.n_workers = def->threads;

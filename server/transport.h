@@ -15,6 +15,10 @@
  * (health, stats) is answered by the broker only if it is at most 256 bytes; a larger one is
  * an ordinary request (a padded probe does not stall the broker).
  *
+ * CURVE: ZAP authenticates a connection once, at its handshake; the broker also checks every
+ * request's client key (its User-Id property) against the current allow-list, so that a key
+ * removed by SIGHUP gets UNAUTHENTICATED on the connections it already had.
+ *
  * Shutdown: when *stop becomes non-zero the service reports DRAINING (health), every request
  * read from then on gets UNAVAILABLE (probes are still answered), and the loop keeps
  * forwarding the replies of the requests accepted before until nothing is in flight or queued
