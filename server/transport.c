@@ -63,7 +63,9 @@ bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
     if (!gjkd_endpoint_check(def->endpoint, "request", def->auth != NULL, def->insecure, err,
                              err_size))
         return false;
-    if (def->auth != NULL && !gjkd_auth_secure_socket(def->auth, socket, "request", err, err_size))
+    /* CURVE without auth's own monitor: the transport monitors the frontend (a socket has one
+     * monitor) and passes the handshake events on. */
+    if (def->auth != NULL && !gjkd_auth_curve_socket(def->auth, socket, "request", err, err_size))
         return false;
     /* Requests up to max_message_bytes are read and answered (RESOURCE_EXHAUSTED above the
      * limit is decided by the service); beyond twice that, libzmq drops the connection
@@ -217,6 +219,7 @@ typedef struct client_queue {
     queued_request *items; /* ring */
     size_t head, count, capacity;
     uint64_t bytes; /* payload bytes waiting */
+    int fd;         /* its connection's descriptor (ZMQ_SRCFD), -1 if unknown */
 } client_queue;
 
 enum { SPARE_QUEUES = 64 };
@@ -288,8 +291,8 @@ static void queue_drop_empty(request_queue *q, client_queue *c)
 
 /* Queues [identity][framing][payload] (both messages moved in) unless that would exceed the
  * client's or the total limits; then (or out of memory) false with the reason in why. */
-static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, zmq_msg_t *payload,
-                       const gjkd_limits *limits, char *why, size_t why_size)
+static bool queue_push(request_queue *q, zmq_msg_t *identity, int fd, uint8_t framing,
+                       zmq_msg_t *payload, const gjkd_limits *limits, char *why, size_t why_size)
 {
     uint64_t size = zmq_msg_size(payload);
     if (q->count >= limits->max_queued_total) {
@@ -342,6 +345,7 @@ static bool queue_push(request_queue *q, zmq_msg_t *identity, uint8_t framing, z
     zmq_msg_move(&r->identity, identity);
     zmq_msg_move(&r->payload, payload);
     r->framing = framing;
+    c->fd = fd;
     c->count++;
     c->bytes += size;
     q->count++;
@@ -374,6 +378,32 @@ static void queue_pop(request_queue *q, queued_request *out)
     } else {
         q->next++;
     }
+}
+
+/* The connection with descriptor fd has gone: its client's requests are dropped (nobody
+ * would read the replies). Returns how many. */
+static size_t queue_drop_fd(request_queue *q, int fd)
+{
+    size_t dropped = 0;
+    for (size_t i = 0; i < q->n_clients;) {
+        client_queue *c = q->clients[i];
+        if (c->fd != fd) {
+            ++i;
+            continue;
+        }
+        for (size_t k = 0; k < c->count; ++k) {
+            queued_request *r = &c->items[(c->head + k) % c->capacity];
+            zmq_msg_close(&r->identity);
+            zmq_msg_close(&r->payload);
+        }
+        dropped += c->count;
+        q->count -= c->count;
+        q->bytes -= c->bytes;
+        c->count = 0;
+        q->clients[i] = q->clients[--q->n_clients];
+        queue_retire(q, c);
+    }
+    return dropped;
 }
 
 static void queue_free(request_queue *q)
@@ -410,7 +440,75 @@ typedef struct broker {
     request_queue queue;
     bool draining;
     gjkd_auth *auth; /* NULL without CURVE */
+    /* The frontend's socket monitor: connections accepted and gone (and, with CURVE, the
+     * handshake events auth counts). gone[fd]: that connection has disconnected and no new one
+     * has been accepted on its descriptor since. */
+    void *monitor;
+    unsigned char *gone;
+    size_t n_gone;
+    uint64_t dropped; /* requests of gone clients dropped unanswered */
 } broker;
+
+/* Handles every socket-monitor event waiting. Called before each frontend message is read:
+ * libzmq reports a disconnect before it closes the descriptor, so a message from a new
+ * connection on a reused descriptor is read only after its predecessor's disconnect. */
+static void monitor_events(broker *b)
+{
+    if (b->monitor == NULL)
+        return;
+    for (;;) {
+        int events = 0;
+        size_t len = sizeof events;
+        /* ZMQ_EVENTS processes pending commands: the latest events are seen. */
+        if (zmq_getsockopt(b->monitor, ZMQ_EVENTS, &events, &len) != 0 ||
+            !(events & ZMQ_POLLIN))
+            return;
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, b->monitor, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&m);
+            return;
+        }
+        uint16_t event = 0;
+        uint32_t value = 0;
+        if (zmq_msg_size(&m) == 6) {
+            memcpy(&event, zmq_msg_data(&m), 2);
+            memcpy(&value, (uint8_t *)zmq_msg_data(&m) + 2, 4);
+        }
+        while (zmq_msg_more(&m)) { /* the endpoint frame */
+            zmq_msg_close(&m);
+            zmq_msg_init(&m);
+            if (zmq_msg_recv(&m, b->monitor, 0) < 0)
+                break;
+        }
+        zmq_msg_close(&m);
+        int fd = (int)value;
+        if (event == ZMQ_EVENT_ACCEPTED && fd >= 0 && (size_t)fd < b->n_gone) {
+            b->gone[fd] = 0;
+        } else if (event == ZMQ_EVENT_DISCONNECTED && fd >= 0 && fd < (1 << 24)) {
+            if ((size_t)fd >= b->n_gone) {
+                size_t n = (size_t)fd + 1 > 2 * b->n_gone ? (size_t)fd + 1 : 2 * b->n_gone;
+                unsigned char *g = realloc(b->gone, n);
+                if (g == NULL)
+                    continue;
+                memset(g + b->n_gone, 0, n - b->n_gone);
+                b->gone = g;
+                b->n_gone = n;
+            }
+            b->gone[fd] = 1;
+            size_t dropped = queue_drop_fd(&b->queue, fd);
+            if (dropped > 0) {
+                b->dropped += dropped;
+                gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
+                GJKD_LOG(GJKD_LOG_DEBUG, "client_gone", 0,
+                         "fd=%d dropped=%zu dropped_total=%llu: its queued requests", fd,
+                         dropped, (unsigned long long)b->dropped);
+            }
+        } else if (b->auth != NULL) {
+            gjkd_auth_handshake_event(b->auth, "request", event, value);
+        }
+    }
+}
 
 /* A probe (health, stats) has an empty body: anything larger than this is not one and is not
  * unpacked on the broker's thread. */
@@ -497,11 +595,21 @@ static void work_done(broker *b, int w)
  * budget is refused at once, before it is queued. */
 static void frontend_message(broker *b)
 {
+    monitor_events(b);
     zmq_msg_t f[4];
     int total;
     int n = gjkd_transport_recv_frames(b->frontend, f, 4, &total);
     if (n < 1)
         return;
+    /* A message its client sent just before it disconnected: nobody would read the reply.
+     * (The descriptor is a property of the frames read from the wire, not of the identity
+     * frame ROUTER makes.) */
+    int fd = zmq_msg_get(&f[n - 1], ZMQ_SRCFD);
+    if (fd >= 0 && (size_t)fd < b->n_gone && b->gone[fd]) {
+        b->dropped++;
+        close_frames(f, n);
+        return;
+    }
     /* [identity][payload] or [identity][empty][payload] */
     int framing = -1;
     if (total == 2)
@@ -559,7 +667,7 @@ static void frontend_message(broker *b)
         return;
     } else {
         char why[200];
-        if (queue_push(&b->queue, identity, (uint8_t)framing, payload, &limits, why,
+        if (queue_push(&b->queue, identity, fd, (uint8_t)framing, payload, &limits, why,
                        sizeof why)) {
             gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
             return;
@@ -672,6 +780,19 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     }
     if (!gjkd_transport_secure_frontend(frontend, def, limits.max_message_bytes, err, err_size))
         goto done;
+    /* The monitor's peer connects first (inproc allows it) so that no event is lost. */
+    char monitor_name[80];
+    snprintf(monitor_name, sizeof monitor_name, "inproc://gjkd-frontend-monitor-%p", (void *)def);
+    b.monitor = zmq_socket(ctx, ZMQ_PAIR);
+    zmq_setsockopt(b.monitor, ZMQ_LINGER, &zero, sizeof zero);
+    int monitored = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
+                    (def->auth != NULL ? GJKD_AUTH_MONITOR_EVENTS : 0);
+    if (b.monitor == NULL || zmq_connect(b.monitor, monitor_name) != 0 ||
+        zmq_socket_monitor(frontend, monitor_name, monitored) != 0) {
+        snprintf(err, err_size, "cannot monitor the request socket: %s",
+                 zmq_strerror(zmq_errno()));
+        goto done;
+    }
     if (zmq_bind(backend, backend_name) != 0) {
         snprintf(err, err_size, "cannot bind '%s': %s", backend_name, zmq_strerror(zmq_errno()));
         goto done;
@@ -744,14 +865,18 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
                 break;
             }
         }
-        zmq_pollitem_t items[2] = {{backend, 0, ZMQ_POLLIN, 0}, {frontend, 0, ZMQ_POLLIN, 0}};
-        int p = zmq_poll(items, 2, draining ? 50 : 200);
+        zmq_pollitem_t items[3] = {{backend, 0, ZMQ_POLLIN, 0},
+                                   {frontend, 0, ZMQ_POLLIN, 0},
+                                   {b.monitor, 0, ZMQ_POLLIN, 0}};
+        int p = zmq_poll(items, 3, draining ? 50 : 200);
         if (p < 0) {
             if (zmq_errno() == EINTR)
                 continue; /* a signal: the flags are checked at the top */
             snprintf(err, err_size, "poll: %s", zmq_strerror(zmq_errno()));
             goto stop_workers;
         }
+        if (items[2].revents & ZMQ_POLLIN)
+            monitor_events(&b);
         if (items[0].revents & ZMQ_POLLIN)
             backend_message(&b);
         if (items[1].revents & ZMQ_POLLIN) {
@@ -780,6 +905,11 @@ done:
     for (int w = 0; w < b.n_workers; ++w)
         work_done(&b, w);
     free(b.work);
+    if (b.monitor != NULL) {
+        zmq_socket_monitor(frontend, NULL, 0);
+        zmq_close(b.monitor);
+    }
+    free(b.gone);
     zmq_close(frontend);
     zmq_close(backend);
     free(workers);

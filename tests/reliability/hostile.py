@@ -13,6 +13,8 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            max-queued-bytes (one client), max-held-bytes and max-queued-total (many clients
            that connect once each) get RESOURCE_EXHAUSTED at once, before the long query in
            front of them finishes; the daemon's VmRSS stays within the budget
+  vanish   finding 2: 40 clients that send a query and disconnect while the worker is busy:
+           their queued requests are dropped, not computed for nobody
   drain    finding 15: after SIGTERM a new request gets UNAVAILABLE, a request still running
            when drain-seconds end gets UNAVAILABLE (and drain_timeout is logged) instead of
            silence, and the daemon exits 0
@@ -242,6 +244,44 @@ def group_budget():
     check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
 
 
+def group_vanish():
+    """Clients that connect, send and disconnect used to have their requests computed for
+    nobody (the attack: 87 s of work after the storm). With the single worker busy, 40
+    clients each send a trajectory query and close; the daemon drops their queued requests
+    when it sees them disconnect: it handles (far) fewer than 40, and a well-behaved client is
+    answered right after the long queries."""
+    d = R.Daemon("--threads", "1", *os.environ.get("HOSTILE_EXTRA", "").split())
+    heavy_scene(d)
+    wps = R.waypoints()
+    q = R.trajectory_query(wps, mode=pb.QUERY_MODE_CLOSEST)
+    calls0 = R.command_calls(d.endpoint, "trajectory_query")
+    w = busy_worker(d)
+    queued_max = 0
+    for i in range(40):
+        c = R.dealer(d.endpoint, LINGER=2000)  # close() sends first, then disconnects
+        q.request_id = 100 + i
+        c.send_multipart([b"", q.SerializeToString()])
+        c.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # stats are answered on the broker: at once
+        queued = R.stats(d.endpoint).queued
+        queued_max = max(queued_max, queued)
+        if queued <= 2:  # only the long queries still wait
+            break
+        time.sleep(0.05)
+    longs = recv_all(w, 3, 60)
+    good = R.call(d.endpoint, R.state_query(), 30)
+    calls = R.command_calls(d.endpoint, "trajectory_query") - calls0 - 3
+    say("vanish: 40 clients sent and closed; queued at most %d, %d of their requests computed; "
+        "long queries %d, good client %s", queued_max, calls, len(longs),
+        good and pb.StatusCode.Name(good.status.code))
+    check(len(longs) == 3, "long queries lost")
+    check(good is not None and good.status.code == pb.STATUS_CODE_OK, "good client")
+    check(calls <= 5, "%d of the 40 gone clients' requests were computed" % calls)
+    w.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
 def group_drain():
     d = R.Daemon("--threads", "1", "--drain-seconds", "0.1", "--log-level", "info")
     heavy_scene(d)
@@ -327,8 +367,8 @@ def group_fds():
     check(d2.stop() == 0, "gjkd exit status")
 
 
-GROUPS = {"probes": group_probes, "budget": group_budget, "drain": group_drain,
-          "fds": group_fds}
+GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
+          "drain": group_drain, "fds": group_fds}
 
 
 def main():
