@@ -33,10 +33,10 @@ typedef struct gjkd_limits {
     uint32_t max_queued;         /* requests of one client waiting while every worker is busy */
     /* The memory budget of the broker, in bytes and requests (issue 22): beyond it a request
      * gets RESOURCE_EXHAUSTED at once, before it is queued. */
-    uint64_t max_queued_bytes;       /* bytes of one client's requests waiting for a worker */
-    uint64_t max_held_bytes;         /* all clients: requests waiting or being worked on, and
-                                        replies not yet taken by ZeroMQ's I/O */
-    uint32_t max_queued_total;       /* requests of all clients waiting for a worker */
+    uint64_t max_queued_bytes; /* bytes of one client's requests waiting for a worker */
+    uint64_t max_held_bytes;   /* all clients: requests waiting or being worked on, and
+                                  replies not yet taken by ZeroMQ's I/O */
+    uint32_t max_queued_total; /* requests of all clients waiting for a worker */
 } gjkd_limits;
 
 typedef struct gjkd_config {
@@ -53,7 +53,7 @@ typedef struct gjkd_config {
     int32_t log_level;                    /* gjkd_log_level */
     bool demo;
     bool insecure;
-    double drain_seconds; /* SIGTERM: longest wait for in-flight and queued requests */
+    double drain_seconds;     /* SIGTERM: longest wait for in-flight and queued requests */
     double handshake_seconds; /* a connection that has not finished its ZMTP (CURVE) handshake
                                  by then is dropped (ZMQ_HANDSHAKE_IVL) */
     gjkd_limits limits;

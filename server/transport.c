@@ -227,7 +227,7 @@ enum { SPARE_QUEUES = 64 };
 typedef struct request_queue {
     client_queue **clients; /* those with requests waiting */
     size_t n_clients, capacity;
-    size_t next;  /* the client served next */
+    size_t next;    /* the client served next */
     size_t count;   /* requests waiting, all clients */
     uint64_t bytes; /* their payload bytes */
     /* Emptied client queues kept for reuse (with their rings): a client whose backlog fills
@@ -296,8 +296,10 @@ static bool queue_push(request_queue *q, zmq_msg_t *identity, int fd, uint8_t fr
 {
     uint64_t size = zmq_msg_size(payload);
     if (q->count >= limits->max_queued_total) {
-        snprintf(why, why_size, "%zu requests of all clients are queued, the limit is %u "
-                 "(max-queued-total)", q->count, limits->max_queued_total);
+        snprintf(why, why_size,
+                 "%zu requests of all clients are queued, the limit is %u "
+                 "(max-queued-total)",
+                 q->count, limits->max_queued_total);
         return false;
     }
     client_queue *c = queue_client(q, identity);
@@ -306,15 +308,19 @@ static bool queue_push(request_queue *q, zmq_msg_t *identity, int fd, uint8_t fr
         return false;
     }
     if (c->count >= limits->max_queued) {
-        snprintf(why, why_size, "this client has %zu requests queued, the limit is %u "
-                 "(max-queued)", c->count, limits->max_queued);
+        snprintf(why, why_size,
+                 "this client has %zu requests queued, the limit is %u "
+                 "(max-queued)",
+                 c->count, limits->max_queued);
         queue_drop_empty(q, c);
         return false;
     }
     if (c->bytes + size > limits->max_queued_bytes) {
-        snprintf(why, why_size, "this client has %llu bytes queued, with this request's %llu "
-                 "over the limit of %llu (max-queued-bytes)", (unsigned long long)c->bytes,
-                 (unsigned long long)size, (unsigned long long)limits->max_queued_bytes);
+        snprintf(why, why_size,
+                 "this client has %llu bytes queued, with this request's %llu "
+                 "over the limit of %llu (max-queued-bytes)",
+                 (unsigned long long)c->bytes, (unsigned long long)size,
+                 (unsigned long long)limits->max_queued_bytes);
         queue_drop_empty(q, c);
         return false;
     }
@@ -460,8 +466,7 @@ static void monitor_events(broker *b)
         int events = 0;
         size_t len = sizeof events;
         /* ZMQ_EVENTS processes pending commands: the latest events are seen. */
-        if (zmq_getsockopt(b->monitor, ZMQ_EVENTS, &events, &len) != 0 ||
-            !(events & ZMQ_POLLIN))
+        if (zmq_getsockopt(b->monitor, ZMQ_EVENTS, &events, &len) != 0 || !(events & ZMQ_POLLIN))
             return;
         zmq_msg_t m;
         zmq_msg_init(&m);
@@ -501,8 +506,8 @@ static void monitor_events(broker *b)
                 b->dropped += dropped;
                 gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
                 GJKD_LOG(GJKD_LOG_DEBUG, "client_gone", 0,
-                         "fd=%d dropped=%zu dropped_total=%llu: its queued requests", fd,
-                         dropped, (unsigned long long)b->dropped);
+                         "fd=%d dropped=%zu dropped_total=%llu: its queued requests", fd, dropped,
+                         (unsigned long long)b->dropped);
             }
         } else if (b->auth != NULL) {
             gjkd_auth_handshake_event(b->auth, "request", event, value);
@@ -528,8 +533,8 @@ static void send_reply(void *frontend, zmq_msg_t *identity, int framing, uint8_t
 }
 
 /* Answers a request the broker will not pass on (consumes identity). */
-static void refuse(broker *b, zmq_msg_t *identity, int framing, uint64_t request_id,
-                   gjkd_code code, const char *message)
+static void refuse(broker *b, zmq_msg_t *identity, int framing, uint64_t request_id, gjkd_code code,
+                   const char *message)
 {
     uint8_t *reply;
     size_t reply_size;
@@ -789,8 +794,7 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
                     (def->auth != NULL ? GJKD_AUTH_MONITOR_EVENTS : 0);
     if (b.monitor == NULL || zmq_connect(b.monitor, monitor_name) != 0 ||
         zmq_socket_monitor(frontend, monitor_name, monitored) != 0) {
-        snprintf(err, err_size, "cannot monitor the request socket: %s",
-                 zmq_strerror(zmq_errno()));
+        snprintf(err, err_size, "cannot monitor the request socket: %s", zmq_strerror(zmq_errno()));
         goto done;
     }
     if (zmq_bind(backend, backend_name) != 0) {
