@@ -64,6 +64,9 @@ static const opt k_options[] = {
      "on SIGTERM, longest wait for in-flight requests (new requests get UNAVAILABLE)"},
     {"handshake-seconds", OPT_DOUBLE, OFF(handshake_seconds), "5", 0.1, 3600,
      "a connection that has not completed its ZMTP/CURVE handshake by then is dropped"},
+    {"max-connections", OPT_UINT32, OFF(max_connections), "10000", 16, 1000000,
+     "connections of the request socket (at most the open-file limit less 64); beyond, the "
+     "one idle longest (nothing sent yet) is shut down"},
     {"max-message-bytes", OPT_UINT64, LIM(max_message_bytes), "16777216", 1024, 1073741824.0,
      "largest request accepted"},
     {"max-points-per-part", OPT_UINT32, LIM(max_points_per_part), "10000", 1, 1000000,

@@ -56,6 +56,8 @@ typedef struct gjkd_config {
     double drain_seconds;     /* SIGTERM: longest wait for in-flight and queued requests */
     double handshake_seconds; /* a connection that has not finished its ZMTP (CURVE) handshake
                                  by then is dropped (ZMQ_HANDSHAKE_IVL) */
+    uint32_t max_connections; /* of the request socket; also kept 64 below the open-file
+                                 limit; over it the longest idle connection is shut down */
     gjkd_limits limits;
 } gjkd_config;
 

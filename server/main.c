@@ -217,6 +217,7 @@ int main(int argc, char **argv)
     tdef.auth = auth;
     tdef.drain_seconds = config.drain_seconds;
     tdef.handshake_seconds = config.handshake_seconds;
+    tdef.max_connections = config.max_connections;
     tdef.service = service;
     tdef.stop = &g_stop;
     tdef.reload = &g_reload;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <zmq.h>
 
@@ -447,17 +449,75 @@ typedef struct broker {
     bool draining;
     gjkd_auth *auth; /* NULL without CURVE */
     /* The frontend's socket monitor: connections accepted and gone (and, with CURVE, the
-     * handshake events auth counts). gone[fd]: that connection has disconnected and no new one
-     * has been accepted on its descriptor since. */
+     * handshake events auth counts), in a table by descriptor. */
     void *monitor;
-    unsigned char *gone;
-    size_t n_gone;
-    uint64_t dropped; /* requests of gone clients dropped unanswered */
+    struct connection *conns;
+    size_t n_conns;
+    uint64_t accepted; /* sequence number of the last accept */
+    uint32_t live;     /* connections accepted and not gone (evicted ones included) */
+    uint32_t max_live; /* the cap (max-connections, below the open-file limit) */
+    uint64_t dropped;  /* requests of gone clients dropped unanswered */
+    uint64_t evicted;  /* idle connections shut down at the cap */
 } broker;
 
-/* Handles every socket-monitor event waiting. Called before each frontend message is read:
- * libzmq reports a disconnect before it closes the descriptor, so a message from a new
- * connection on a reused descriptor is read only after its predecessor's disconnect. */
+/* One descriptor of the request socket's connections. */
+enum conn_state {
+    CONN_NONE = 0, /* not a connection of ours */
+    CONN_IDLE,     /* accepted, nothing received yet (a half-open or idle peer) */
+    CONN_ACTIVE,   /* has sent a request */
+    CONN_EVICTED,  /* shut down at the cap; its disconnect is still to come */
+    CONN_GONE,     /* disconnected; no new connection accepted on the descriptor since */
+};
+typedef struct connection {
+    uint8_t state;
+    uint64_t seq; /* accept order */
+} connection;
+
+static connection *conn_at(broker *b, int fd)
+{
+    if (fd < 0 || fd >= (1 << 24))
+        return NULL;
+    if ((size_t)fd >= b->n_conns) {
+        size_t n = (size_t)fd + 1 > 2 * b->n_conns ? (size_t)fd + 1 : 2 * b->n_conns;
+        connection *c = realloc(b->conns, n * sizeof *c);
+        if (c == NULL)
+            return NULL;
+        memset(c + b->n_conns, 0, (n - b->n_conns) * sizeof *c);
+        b->conns = c;
+        b->n_conns = n;
+    }
+    return &b->conns[fd];
+}
+
+/* Over the cap, the connection idle the longest (accepted, nothing sent: typically a
+ * half-open one) is shut down; libzmq then closes it and reports its disconnect. Descriptors
+ * and the store's files are never starved by connections that do nothing. */
+static void enforce_cap(broker *b)
+{
+    while (b->live > b->max_live) {
+        int victim = -1;
+        for (size_t fd = 0; fd < b->n_conns; ++fd)
+            if (b->conns[fd].state == CONN_IDLE &&
+                (victim < 0 || b->conns[fd].seq < b->conns[victim].seq))
+                victim = (int)fd;
+        if (victim < 0)
+            return; /* every connection is active: new ones wait in the kernel's backlog */
+        shutdown(victim, SHUT_RDWR);
+        b->conns[victim].state = CONN_EVICTED;
+        b->live--; /* counted again as gone when its disconnect comes */
+        b->conns[victim].seq = 0;
+        if (b->evicted++ % 1000 == 0)
+            GJKD_LOG(GJKD_LOG_WARN, "connection_evicted", 0,
+                     "fd=%d: %u connections (max-connections); the longest idle one is shut "
+                     "down (evicted_total=%llu)",
+                     victim, b->max_live, (unsigned long long)b->evicted);
+    }
+}
+
+/* Handles every socket-monitor event waiting, then enforces the connection cap. Called
+ * before each frontend message is read: libzmq reports a disconnect before it closes the
+ * descriptor, so a message from a new connection on a reused descriptor is read only after
+ * its predecessor's disconnect, and a descriptor in the table is still that connection's. */
 static void monitor_events(broker *b)
 {
     if (b->monitor == NULL)
@@ -467,12 +527,12 @@ static void monitor_events(broker *b)
         size_t len = sizeof events;
         /* ZMQ_EVENTS processes pending commands: the latest events are seen. */
         if (zmq_getsockopt(b->monitor, ZMQ_EVENTS, &events, &len) != 0 || !(events & ZMQ_POLLIN))
-            return;
+            break;
         zmq_msg_t m;
         zmq_msg_init(&m);
         if (zmq_msg_recv(&m, b->monitor, ZMQ_DONTWAIT) < 0) {
             zmq_msg_close(&m);
-            return;
+            break;
         }
         uint16_t event = 0;
         uint32_t value = 0;
@@ -488,19 +548,20 @@ static void monitor_events(broker *b)
         }
         zmq_msg_close(&m);
         int fd = (int)value;
-        if (event == ZMQ_EVENT_ACCEPTED && fd >= 0 && (size_t)fd < b->n_gone) {
-            b->gone[fd] = 0;
-        } else if (event == ZMQ_EVENT_DISCONNECTED && fd >= 0 && fd < (1 << 24)) {
-            if ((size_t)fd >= b->n_gone) {
-                size_t n = (size_t)fd + 1 > 2 * b->n_gone ? (size_t)fd + 1 : 2 * b->n_gone;
-                unsigned char *g = realloc(b->gone, n);
-                if (g == NULL)
-                    continue;
-                memset(g + b->n_gone, 0, n - b->n_gone);
-                b->gone = g;
-                b->n_gone = n;
+        if (event == ZMQ_EVENT_ACCEPTED) {
+            connection *c = conn_at(b, fd);
+            if (c != NULL) {
+                c->state = CONN_IDLE;
+                c->seq = ++b->accepted;
+                b->live++;
             }
-            b->gone[fd] = 1;
+        } else if (event == ZMQ_EVENT_DISCONNECTED) {
+            connection *c = conn_at(b, fd);
+            if (c == NULL)
+                continue;
+            if (c->state == CONN_IDLE || c->state == CONN_ACTIVE)
+                b->live--;
+            c->state = CONN_GONE;
             size_t dropped = queue_drop_fd(&b->queue, fd);
             if (dropped > 0) {
                 b->dropped += dropped;
@@ -513,6 +574,7 @@ static void monitor_events(broker *b)
             gjkd_auth_handshake_event(b->auth, "request", event, value);
         }
     }
+    enforce_cap(b);
 }
 
 /* A probe (health, stats) has an empty body: anything larger than this is not one and is not
@@ -610,11 +672,14 @@ static void frontend_message(broker *b)
      * (The descriptor is a property of the frames read from the wire, not of the identity
      * frame ROUTER makes.) */
     int fd = zmq_msg_get(&f[n - 1], ZMQ_SRCFD);
-    if (fd >= 0 && (size_t)fd < b->n_gone && b->gone[fd]) {
+    connection *conn = fd >= 0 && (size_t)fd < b->n_conns ? &b->conns[fd] : NULL;
+    if (conn != NULL && (conn->state == CONN_GONE || conn->state == CONN_EVICTED)) {
         b->dropped++;
         close_frames(f, n);
         return;
     }
+    if (conn != NULL && conn->state == CONN_IDLE)
+        conn->state = CONN_ACTIVE;
     /* [identity][payload] or [identity][empty][payload] */
     int framing = -1;
     if (total == 2)
@@ -755,6 +820,27 @@ static void refuse_queued(broker *b)
     queue_free(&b->queue);
 }
 
+/* Descriptors kept free of connections: the store's files, the streams, libzmq's own. */
+enum { FD_RESERVE = 64 };
+
+/* max-connections, but at most the open-file limit less the reserve. */
+static uint32_t connection_cap(uint32_t configured)
+{
+    uint32_t cap = configured > 0 ? configured : UINT32_MAX;
+    struct rlimit files;
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+        uint64_t room =
+            files.rlim_cur > 2 * FD_RESERVE ? files.rlim_cur - FD_RESERVE : files.rlim_cur / 2;
+        if (room < cap) {
+            GJKD_LOG(GJKD_LOG_INFO, "connection_cap", 0,
+                     "max_connections=%u open_file_limit=%llu: at most %llu connections",
+                     configured, (unsigned long long)files.rlim_cur, (unsigned long long)room);
+            cap = (uint32_t)room;
+        }
+    }
+    return cap;
+}
+
 int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
 {
     void *ctx = def->zmq_context;
@@ -790,6 +876,7 @@ int gjkd_transport_run(gjkd_transport_def *def, char *err, size_t err_size)
     snprintf(monitor_name, sizeof monitor_name, "inproc://gjkd-frontend-monitor-%p", (void *)def);
     b.monitor = zmq_socket(ctx, ZMQ_PAIR);
     zmq_setsockopt(b.monitor, ZMQ_LINGER, &zero, sizeof zero);
+    b.max_live = connection_cap(def->max_connections);
     int monitored = ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED |
                     (def->auth != NULL ? GJKD_AUTH_MONITOR_EVENTS : 0);
     if (b.monitor == NULL || zmq_connect(b.monitor, monitor_name) != 0 ||
@@ -913,7 +1000,7 @@ done:
         zmq_socket_monitor(frontend, NULL, 0);
         zmq_close(b.monitor);
     }
-    free(b.gone);
+    free(b.conns);
     zmq_close(frontend);
     zmq_close(backend);
     free(workers);

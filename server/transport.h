@@ -44,6 +44,9 @@ typedef struct gjkd_transport_def {
     gjkd_auth *auth; /* NULL: no CURVE; else the frontend is a CURVE server (auth.h) */
     double drain_seconds;
     double handshake_seconds; /* ZMQ_HANDSHAKE_IVL of the frontend; 0: libzmq's default */
+    uint32_t max_connections; /* cap of the frontend's connections (0: none), lowered to the
+                                 open-file limit less 64; over it the longest idle connection
+                                 (nothing received) is shut down */
     gjkd_service *service;
     atomic_int *stop;   /* set by the signal handler (lock-free: async-signal-safe) */
     atomic_int *reload; /* set by SIGHUP: on_reload is called from the loop */

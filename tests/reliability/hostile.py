@@ -23,6 +23,8 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            well-behaved client still gets answers, a change still persists, and the idle
            connections are dropped after --handshake-seconds (10 s here; libzmq's default was
            30 s)
+  conncap  finding 10: 300 idle connections against --max-connections 100: the longest idle
+           ones are shut down, a new client is answered at once, a change persists
 
 Uses the helpers of tests/reliability/reliability.py (requests, the daemon)."""
 
@@ -367,8 +369,52 @@ def group_fds():
     check(d2.stop() == 0, "gjkd exit status")
 
 
+def group_conncap():
+    """Beyond --max-connections the connection idle longest (nothing sent) is shut down: 300
+    idle connections against a cap of 100 (and a 30 s handshake timeout, libzmq's default)
+    leave the daemon with at most ~100, a new client is answered at once, and a change
+    persists."""
+    state = tempfile.mkdtemp(prefix="gjkd-cap-")
+    d = R.Daemon("--max-connections", "100", "--handshake-seconds", "30", state_dir=state)
+
+    def fds():
+        return len(os.listdir("/proc/%d/fd" % d.proc.pid))
+    base = fds()
+    idle = []
+    most = 0
+    try:
+        for _ in range(5):
+            for _ in range(60):
+                c = socket.socket()
+                c.connect(("127.0.0.1", d.port))
+                idle.append(c)
+            time.sleep(0.3)
+            most = max(most, fds() - base)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and fds() - base > 110:
+            time.sleep(0.05)
+        held = fds() - base
+        r = R.call(d.endpoint, R.state_query(), 10)
+        put = R.call(d.endpoint, R.put_sphere("after_cap", (3, 3, 3), 0.1), 10)
+        say("conncap: 300 idle connections, cap 100: the daemon held at most %d, now %d; "
+            "query %s, put %s", most, held, r and pb.StatusCode.Name(r.status.code),
+            put and pb.StatusCode.Name(put.status.code))
+        check(held <= 110, "%d connections held over a cap of 100" % held)
+        check(r is not None and r.status.code == pb.STATUS_CODE_OK, "no answer to a query")
+        check(put is not None and put.status.code == pb.STATUS_CODE_OK, "the change failed: %s"
+              % (put and put.status.message))
+    finally:
+        for c in idle:
+            c.close()
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+    d2 = R.Daemon(demo=False, state_dir=state)
+    names, _ = R.obstacles_of(d2.endpoint)
+    check("after_cap" in names, "the change did not persist")
+    check(d2.stop() == 0, "gjkd exit status")
+
+
 GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
-          "drain": group_drain, "fds": group_fds}
+          "drain": group_drain, "fds": group_fds, "conncap": group_conncap}
 
 
 def main():
