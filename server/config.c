@@ -90,8 +90,7 @@ static const opt k_options[] = {
     {"max-queued-total", OPT_UINT32, LIM(max_queued_total), "16384", 0, 10000000,
      "requests of all clients waiting while every worker is busy"},
     {"max-held-bytes", OPT_UINT64, LIM(max_held_bytes), "268435456", 0, 1099511627776.0,
-     "memory budget: bytes of all requests waiting or being worked on and of replies not yet "
-     "sent"},
+     "memory budget: bytes of all requests waiting or being worked on"},
 };
 #define OPTION_COUNT (sizeof k_options / sizeof k_options[0])
 

@@ -34,8 +34,7 @@ typedef struct gjkd_limits {
     /* The memory budget of the broker, in bytes and requests (issue 22): beyond it a request
      * gets RESOURCE_EXHAUSTED at once, before it is queued. */
     uint64_t max_queued_bytes; /* bytes of one client's requests waiting for a worker */
-    uint64_t max_held_bytes;   /* all clients: requests waiting or being worked on, and
-                                  replies not yet taken by ZeroMQ's I/O */
+    uint64_t max_held_bytes;   /* all clients: requests waiting or being worked on */
     uint32_t max_queued_total; /* requests of all clients waiting for a worker */
 } gjkd_limits;
 

@@ -6,9 +6,8 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,16 +84,10 @@ bool gjkd_transport_secure_frontend(void *socket, const gjkd_transport_def *def,
 
 /* ---------------------------------------------------------------- workers */
 
-/* Bytes of replies made and not yet freed by ZeroMQ (sent, or dropped for a peer that is
- * gone or does not read): part of the memory budget (max-held-bytes). Process-wide, because
- * ZeroMQ's I/O threads free replies, possibly after gjkd_transport_run has returned. */
-static atomic_uint_fast64_t g_reply_bytes;
-
-/* Frees a reply buffer ZeroMQ has sent (zero-copy send of the malloc'd reply); hint is its
- * size. */
+/* Frees a reply buffer ZeroMQ has sent (zero-copy send of the malloc'd reply). */
 static void free_reply(void *data, void *hint)
 {
-    atomic_fetch_sub(&g_reply_bytes, (uint_fast64_t)(uintptr_t)hint);
+    (void)hint;
     free(data);
 }
 
@@ -102,9 +95,7 @@ static void free_reply(void *data, void *hint)
 static void send_owned(void *socket, uint8_t *reply, size_t size)
 {
     zmq_msg_t m;
-    atomic_fetch_add(&g_reply_bytes, (uint_fast64_t)size);
-    if (zmq_msg_init_data(&m, reply, size, free_reply, (void *)(uintptr_t)size) != 0) {
-        atomic_fetch_sub(&g_reply_bytes, (uint_fast64_t)size);
+    if (zmq_msg_init_data(&m, reply, size, free_reply, NULL) != 0) {
         free(reply);
         return;
     }
@@ -720,7 +711,7 @@ static void frontend_message(broker *b)
     gjkd_limits limits = gjkd_service_limits(b->service);
     char msg[256];
     gjkd_code code = GJKD_CODE(RESOURCE_EXHAUSTED);
-    uint64_t held = b->queue.bytes + b->work_bytes + atomic_load(&g_reply_bytes);
+    uint64_t held = b->queue.bytes + b->work_bytes;
     if (b->draining) {
         code = GJKD_CODE(UNAVAILABLE);
         snprintf(msg, sizeof msg, "the daemon is shutting down (draining): no new requests");
@@ -729,7 +720,7 @@ static void frontend_message(broker *b)
                  size, (unsigned long long)limits.max_message_bytes);
     } else if (held + size > limits.max_held_bytes) {
         snprintf(msg, sizeof msg,
-                 "the daemon holds %llu bytes of requests and replies; with this request's %zu "
+                 "the daemon holds %llu bytes of requests; with this request's %zu "
                  "that is over its memory budget of %llu (max-held-bytes); try again later",
                  (unsigned long long)held, size, (unsigned long long)limits.max_held_bytes);
     } else if (b->n_idle > 0) {

@@ -11,7 +11,9 @@
  * Memory: the broker refuses with RESOURCE_EXHAUSTED at once, before queuing, a request larger
  * than max_message_bytes, one that would take a client's queue over max_queued requests or
  * max_queued_bytes, the queue of all clients over max_queued_total, or the bytes held (queued
- * and in-flight requests, replies not yet freed by ZeroMQ) over max_held_bytes. A probe
+ * and in-flight requests) over max_held_bytes (replies not yet sent are bounded per peer by
+ * ZeroMQ's send high-water mark, not by this budget: counting them in it would let one client
+ * that never reads lock every other client out). A probe
  * (health, stats) is answered by the broker only if it is at most 256 bytes; a larger one is
  * an ordinary request (a padded probe does not stall the broker).
  *
