@@ -51,12 +51,17 @@ if(TARGET gjkd AND TARGET gjkd_proto_py)
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
       endif()
     endforeach()
+    # Under a sanitizer, shadow memory and ASan's quarantine add to VmRSS.
+    set(GJK_HOSTILE_BOUNDS)
+    if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
+      set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840)
+    endif()
     foreach(group probes budget vanish drain fds conncap)
       add_test(NAME reliability_hostile_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/hostile.py
                        --group ${group} --gjkd $<TARGET_FILE:gjkd>
                        --python-proto ${CMAKE_BINARY_DIR}/python
-                       --source-dir ${PROJECT_SOURCE_DIR})
+                       --source-dir ${PROJECT_SOURCE_DIR} ${GJK_HOSTILE_BOUNDS})
       set_tests_properties(reliability_hostile_${group} PROPERTIES LABELS fault TIMEOUT 90)
       if(GJK_SANITIZE)
         set_tests_properties(reliability_hostile_${group} PROPERTIES ENVIRONMENT
