@@ -7,7 +7,7 @@
 #                        merged scene loads; seed 7)
 #   reliability_disk     label fault: full (tmpfs), read-only (bind mount), not a directory
 #   reliability_clients  label fault: vanishing, never-reading and mis-framing clients
-#   reliability_hostile_{probes,budget,vanish,drain,fds,conncap}  label fault: the transport-side attacks of
+#   reliability_hostile_{probes,budget,vanish,drain,fds,conncap,writers}  label fault: the transport-side attacks of
 #                        issue 22 (tests/reliability/hostile.py): padded probes, the memory
 #                        budget, drain semantics, idle connections against the fd limit
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
@@ -56,7 +56,7 @@ if(TARGET gjkd AND TARGET gjkd_proto_py)
     if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
       set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840)
     endif()
-    foreach(group probes budget vanish drain fds conncap)
+    foreach(group probes budget vanish drain fds conncap writers)
       add_test(NAME reliability_hostile_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/hostile.py
                        --group ${group} --gjkd $<TARGET_FILE:gjkd>

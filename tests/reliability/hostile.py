@@ -23,6 +23,8 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            well-behaved client still gets answers, a change still persists, and the idle
            connections are dropped after --handshake-seconds (10 s here; libzmq's default was
            30 s)
+  writers  finding 7: three readers with back-to-back long queries at --threads 4: a put is
+           answered before most of their queries, not after all of them
   conncap  finding 10: 300 idle connections against --max-connections 100: the longest idle
            ones are shut down, a new client is answered at once, a change persists
 
@@ -370,6 +372,54 @@ def group_fds():
     check(d2.stop() == 0, "gjkd exit status")
 
 
+def group_writers():
+    """Writers used to starve at --threads >= 4 (glibc's reader-preferring rwlock): with two
+    clients sending back-to-back queries put_obstacle waited > 25 s. Three readers each send
+    8 long queries (pipelined); a put is sent once the workers are all busy. Counted, not timed:
+    with a writer-fair lock the put is answered before most of the readers' queries (those
+    holding the lock finish, the rest wait behind the writer); a starved writer is answered
+    after all of them."""
+    import threading
+    d = R.Daemon("--threads", "4")
+    heavy_scene(d)
+    done = []  # reader replies, in arrival order, and the put's
+    lock = threading.Lock()
+
+    def reader(k):
+        s = R.dealer(d.endpoint)
+        try:
+            for i in range(8):  # pipelined: the workers always have a query to take
+                s.send_multipart([b"", payloads[k][i]])
+            for i in range(8):
+                if s.poll(120000, zmq.POLLIN):
+                    s.recv_multipart()
+                    with lock:
+                        done.append("q")
+        finally:
+            s.close(0)
+    payloads = [[long_query(1000 * k + i) for i in range(8)] for k in range(3)]
+    threads = [threading.Thread(target=reader, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and R.stats(d.endpoint).queued == 0 and \
+            sum(c.calls for c in R.stats(d.endpoint).commands if c.name == "trajectory_query") \
+            == 0:
+        time.sleep(0.01)
+    time.sleep(0.3)  # all three readers inside the lock, back to back
+    put = R.call(d.endpoint, R.put_sphere("writer", (4, 4, 4), 0.1), 120)
+    with lock:
+        before = len(done)
+    for t in threads:
+        t.join(180)
+    say("writers: the put was answered after %d of the readers' 24 queries (%s)", before,
+        put and pb.StatusCode.Name(put.status.code))
+    check(put is not None and put.status.code == pb.STATUS_CODE_OK, "the put failed")
+    check(len(done) == 24, "readers lost replies: %d of 24" % len(done))
+    check(before <= 12, "the writer waited for %d of 24 reader queries" % before)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
 def group_conncap():
     """Beyond --max-connections the connection idle longest (nothing sent) is shut down: 300
     idle connections against a cap of 100 (and a 30 s handshake timeout, libzmq's default)
@@ -415,7 +465,8 @@ def group_conncap():
 
 
 GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
-          "drain": group_drain, "fds": group_fds, "conncap": group_conncap}
+          "drain": group_drain, "fds": group_fds, "conncap": group_conncap,
+          "writers": group_writers}
 
 
 def main():
