@@ -7,9 +7,11 @@
 #                        merged scene loads; seed 7)
 #   reliability_disk     label fault: full (tmpfs), read-only (bind mount), not a directory
 #   reliability_clients  label fault: vanishing, never-reading and mis-framing clients
-#   reliability_hostile_{probes,budget,vanish,drain,fds,conncap,writers}  label fault: the transport-side attacks of
-#                        issue 22 (tests/reliability/hostile.py): padded probes, the memory
-#                        budget, drain semantics, idle connections against the fd limit
+#   reliability_hostile_GROUP  label fault: the transport-side attacks of issue 22
+#                        (tests/reliability/hostile.py), GROUP one of probes (padded probes),
+#                        budget (the memory budget), vanish (disconnected clients), drain,
+#                        fds and conncap (idle connections against the fd limit), writers
+#                        (writer-fair scene lock)
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
 # The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (tests/gjkd_daemon.py).
 if(TARGET gjkd_server)
