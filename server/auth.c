@@ -264,7 +264,9 @@ struct gjkd_auth {
     atomic_bool stop;
     pthread_t thread;
     bool running;
-    /* Log rate limit (the handler thread only). */
+    /* Log rate limit (the handler thread, and the transport's thread through
+     * gjkd_auth_handshake_event). */
+    pthread_mutex_t log_lock;
     double last_log;
     uint64_t suppressed;
 };
@@ -280,8 +282,10 @@ static double now_seconds(void)
 static void log_refusal(gjkd_auth *a, const char *socket, const char *detail)
 {
     double now = now_seconds();
+    pthread_mutex_lock(&a->log_lock);
     if (a->last_log != 0 && now - a->last_log < 1.0) {
         a->suppressed++;
+        pthread_mutex_unlock(&a->log_lock);
         return;
     }
     GJKD_LOG(GJKD_LOG_WARN, "auth_refused", 0, "socket=%s %s refused_total=%llu suppressed=%llu",
@@ -289,6 +293,7 @@ static void log_refusal(gjkd_auth *a, const char *socket, const char *detail)
              (unsigned long long)a->suppressed);
     a->last_log = now;
     a->suppressed = 0;
+    pthread_mutex_unlock(&a->log_lock);
 }
 
 static void count_refusal(gjkd_auth *a)
@@ -400,6 +405,11 @@ static void handle_monitor(gjkd_auth *a, const watched *w)
             break;
     }
     zmq_msg_close(&m);
+    gjkd_auth_handshake_event(a, w->name, event, value);
+}
+
+void gjkd_auth_handshake_event(gjkd_auth *a, const char *name, int event, uint32_t value)
+{
     if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
         atomic_fetch_add(&a->accepted, 1);
     } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) {
@@ -407,7 +417,7 @@ static void handle_monitor(gjkd_auth *a, const watched *w)
          * server's mechanism first (which side notices a mismatch first is a race), or a
          * bare TCP probe. Not authenticated either way. */
         count_refusal(a);
-        log_refusal(a, w->name, "reason=\"connection closed during the CURVE handshake\"");
+        log_refusal(a, name, "reason=\"connection closed during the CURVE handshake\"");
     } else if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
         count_refusal(a);
         char detail[96];
@@ -416,7 +426,7 @@ static void handle_monitor(gjkd_auth *a, const watched *w)
             snprintf(detail, sizeof detail, "reason=\"%s\"", reason);
         else
             snprintf(detail, sizeof detail, "reason=\"protocol error 0x%08x\"", (unsigned)value);
-        log_refusal(a, w->name, detail);
+        log_refusal(a, name, detail);
     }
 }
 
@@ -466,6 +476,7 @@ gjkd_auth *gjkd_auth_start(void *zmq_context, const char *secret_key_file, const
     a->context = zmq_context;
     a->service = service;
     pthread_mutex_init(&a->lock, NULL);
+    pthread_mutex_init(&a->log_lock, NULL);
     if (!gjkd_key_file_read(secret_key_file, true, a->secret_key, err, err_size))
         goto fail;
     if (zmq_curve_public(a->public_key, a->secret_key) != 0) {
@@ -511,6 +522,7 @@ fail:
     close_sockets(a);
     gjkd_allowlist_free(&a->list);
     pthread_mutex_destroy(&a->lock);
+    pthread_mutex_destroy(&a->log_lock);
     memset(a->secret_key, 0, sizeof a->secret_key);
     free(a);
     return NULL;
@@ -527,9 +539,25 @@ void gjkd_auth_stop(gjkd_auth **auth)
     close_sockets(a);
     gjkd_allowlist_free(&a->list);
     pthread_mutex_destroy(&a->lock);
+    pthread_mutex_destroy(&a->log_lock);
     memset(a->secret_key, 0, sizeof a->secret_key);
     free(a);
     *auth = NULL;
+}
+
+bool gjkd_auth_curve_socket(gjkd_auth *auth, void *socket, const char *name, char *err,
+                            size_t err_size)
+{
+    int one = 1;
+    const char *domain = "gjkd";
+    if (zmq_setsockopt(socket, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
+        zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, auth->secret_key, GJKD_Z85_KEY_LENGTH) != 0 ||
+        zmq_setsockopt(socket, ZMQ_ZAP_DOMAIN, domain, strlen(domain)) != 0) {
+        snprintf(err, err_size, "cannot make the %s socket a CURVE server: %s", name,
+                 zmq_strerror(zmq_errno()));
+        return false;
+    }
+    return true;
 }
 
 bool gjkd_auth_secure_socket(gjkd_auth *auth, void *socket, const char *name, char *err,
@@ -542,19 +570,10 @@ bool gjkd_auth_secure_socket(gjkd_auth *auth, void *socket, const char *name, ch
     }
     watched *w = &auth->sockets[slot];
     snprintf(w->name, sizeof w->name, "%s", name);
-    int one = 1;
-    const char *domain = "gjkd";
-    if (zmq_setsockopt(socket, ZMQ_CURVE_SERVER, &one, sizeof one) != 0 ||
-        zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, auth->secret_key, GJKD_Z85_KEY_LENGTH) != 0 ||
-        zmq_setsockopt(socket, ZMQ_ZAP_DOMAIN, domain, strlen(domain)) != 0) {
-        snprintf(err, err_size, "cannot make the %s socket a CURVE server: %s", name,
-                 zmq_strerror(zmq_errno()));
+    if (!gjkd_auth_curve_socket(auth, socket, name, err, err_size))
         return false;
-    }
     /* Refusals by the allow-list are counted by the ZAP handler itself (with the key). */
-    int events = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                 ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL;
-    if (zmq_socket_monitor(socket, w->endpoint, events) != 0) {
+    if (zmq_socket_monitor(socket, w->endpoint, GJKD_AUTH_MONITOR_EVENTS) != 0) {
         snprintf(err, err_size, "cannot monitor the %s socket: %s", name,
                  zmq_strerror(zmq_errno()));
         return false;
@@ -573,6 +592,18 @@ bool gjkd_auth_reload(gjkd_auth *auth, const char *allow_path, char *err, size_t
     pthread_mutex_unlock(&auth->lock);
     gjkd_allowlist_free(&old);
     return true;
+}
+
+bool gjkd_auth_allows_user(gjkd_auth *auth, const char *user_id)
+{
+    uint8_t key[KEY_BYTES];
+    if (user_id == NULL || strlen(user_id) != GJKD_Z85_KEY_LENGTH ||
+        zmq_z85_decode(key, user_id) == NULL)
+        return false;
+    pthread_mutex_lock(&auth->lock);
+    bool allowed = gjkd_allowlist_contains(auth->list, key);
+    pthread_mutex_unlock(&auth->lock);
+    return allowed;
 }
 
 uint64_t gjkd_auth_refused(const gjkd_auth *auth)

@@ -61,8 +61,27 @@ enum { GJKD_AUTH_MAX_SOCKETS = 4 };
 bool gjkd_auth_secure_socket(gjkd_auth *auth, void *socket, const char *name, char *err,
                              size_t err_size);
 
+/* gjkd_auth_secure_socket without the socket monitor, for a socket whose owner monitors it
+ * itself (a socket has one monitor: the request socket's is the transport's, which also
+ * watches disconnects) and passes the handshake events on to gjkd_auth_handshake_event. */
+bool gjkd_auth_curve_socket(gjkd_auth *auth, void *socket, const char *name, char *err,
+                            size_t err_size);
+/* The socket-monitor events that gjkd_auth_handshake_event needs (zmq_socket_monitor). */
+#define GJKD_AUTH_MONITOR_EVENTS                                                                   \
+    (ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |                         \
+     ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+/* One socket-monitor event of the socket `name`: refused handshakes are counted and logged
+ * (rate-limited). Thread-safe; other events are ignored. */
+void gjkd_auth_handshake_event(gjkd_auth *auth, const char *name, int event, uint32_t value);
+
 /* Replaces the allow-list (SIGHUP); on failure the current list stays. */
 bool gjkd_auth_reload(gjkd_auth *auth, const char *allow_path, char *err, size_t err_size);
+
+/* Whether the client key a request came with (its "User-Id" message property: the key in
+ * Z85, as the ZAP handler names it) is on the current allow-list. ZAP runs only at the
+ * handshake: the transport checks every request with this, so that a key removed by a reload
+ * is refused on connections it opened before. */
+bool gjkd_auth_allows_user(gjkd_auth *auth, const char *user_id);
 
 /* Refused handshakes so far, on every secured socket. */
 uint64_t gjkd_auth_refused(const gjkd_auth *auth);

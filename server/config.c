@@ -62,7 +62,12 @@ static const opt k_options[] = {
     {"scene", OPT_STRING, OFF(scene_file), "", 0, 0,
      "JSON scene file loaded at start when no persisted scene exists"},
     {"drain-seconds", OPT_DOUBLE, OFF(drain_seconds), "5", 0, 3600,
-     "on SIGTERM, longest wait for in-flight requests"},
+     "on SIGTERM, longest wait for in-flight requests (new requests get UNAVAILABLE)"},
+    {"handshake-seconds", OPT_DOUBLE, OFF(handshake_seconds), "5", 0.1, 3600,
+     "a connection that has not completed its ZMTP/CURVE handshake by then is dropped"},
+    {"max-connections", OPT_UINT32, OFF(max_connections), "10000", 16, 1000000,
+     "connections of the request socket (at most the open-file limit less 64); beyond, the "
+     "one idle longest (nothing sent yet) is shut down"},
     {"max-message-bytes", OPT_UINT64, LIM(max_message_bytes), "16777216", 1024, 1073741824.0,
      "largest request accepted"},
     {"max-points-per-part", OPT_UINT32, LIM(max_points_per_part), "10000", 1, 1000000,
@@ -87,6 +92,12 @@ static const opt k_options[] = {
     {"max-queued", OPT_UINT32, LIM(max_queued), "1024", 0, 100000,
      "requests of one client waiting while every worker is busy (health and stats never "
      "wait)"},
+    {"max-queued-bytes", OPT_UINT64, LIM(max_queued_bytes), "67108864", 0, 1099511627776.0,
+     "bytes of one client's requests waiting while every worker is busy"},
+    {"max-queued-total", OPT_UINT32, LIM(max_queued_total), "16384", 0, 10000000,
+     "requests of all clients waiting while every worker is busy"},
+    {"max-held-bytes", OPT_UINT64, LIM(max_held_bytes), "268435456", 0, 1099511627776.0,
+     "memory budget: bytes of all requests waiting or being worked on"},
 };
 #define OPTION_COUNT (sizeof k_options / sizeof k_options[0])
 

@@ -41,6 +41,11 @@ typedef struct gjkd_limits {
     uint32_t max_name_length;    /* bytes */
     uint32_t max_queued;         /* requests of one client waiting while every worker is busy */
     uint32_t max_allowed_pairs;  /* allowed pairs of the scene (one SetAllowedPairs / document) */
+    /* The memory budget of the broker, in bytes and requests (issue 22): beyond it a request
+     * gets RESOURCE_EXHAUSTED at once, before it is queued. */
+    uint64_t max_queued_bytes; /* bytes of one client's requests waiting for a worker */
+    uint64_t max_held_bytes;   /* all clients: requests waiting or being worked on */
+    uint32_t max_queued_total; /* requests of all clients waiting for a worker */
 } gjkd_limits;
 
 typedef struct gjkd_config {
@@ -57,7 +62,11 @@ typedef struct gjkd_config {
     int32_t log_level;                    /* gjkd_log_level */
     bool demo;
     bool insecure;
-    double drain_seconds; /* SIGTERM: longest wait for in-flight and queued requests */
+    double drain_seconds;     /* SIGTERM: longest wait for in-flight and queued requests */
+    double handshake_seconds; /* a connection that has not finished its ZMTP (CURVE) handshake
+                                 by then is dropped (ZMQ_HANDSHAKE_IVL) */
+    uint32_t max_connections; /* of the request socket; also kept 64 below the open-file
+                                 limit; over it the longest idle connection is shut down */
     gjkd_limits limits;
 } gjkd_config;
 

@@ -3,6 +3,7 @@
 #include "dispatch.h"
 
 #include "log.h"
+#include "rwlock.h"
 
 #include "gjk/base.h"
 
@@ -2078,7 +2079,7 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
         free(svc);
         return NULL;
     }
-    pthread_rwlock_init(&svc->lock, NULL);
+    gjkd_rwlock_init_writer_fair(&svc->lock); /* writers never starve (rwlock.h) */
     pthread_mutex_init(&svc->limits_lock, NULL);
     pthread_mutex_init(&svc->info_lock, NULL);
     svc->limits = def->limits;

@@ -16,6 +16,7 @@
 
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,17 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+
+    /* Every connection holds a file descriptor, also an idle one that never completes its
+     * handshake (dropped after --handshake-seconds): take the hard limit, so that a burst of
+     * them does not leave the store without descriptors. */
+    struct rlimit files;
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &files) != 0)
+            GJKD_LOG(GJKD_LOG_WARN, "rlimit", 0, "cannot raise the open-file limit to %llu",
+                     (unsigned long long)files.rlim_max);
+    }
 
     /* CURVE needs both halves; --scene and --demo both name the first scene. */
     bool curve = config.curve_secret_key[0] != '\0';
@@ -208,6 +220,8 @@ int main(int argc, char **argv)
     tdef.insecure = config.insecure;
     tdef.auth = auth;
     tdef.drain_seconds = config.drain_seconds;
+    tdef.handshake_seconds = config.handshake_seconds;
+    tdef.max_connections = config.max_connections;
     tdef.service = service;
     tdef.stop = &g_stop;
     tdef.reload = &g_reload;

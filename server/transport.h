@@ -8,10 +8,27 @@
  *
  * Replies are handed to ZeroMQ without a copy (zmq_msg_init_data).
  *
- * Shutdown: when *stop becomes non-zero the service reports DRAINING (health) and the loop
- * keeps answering until nothing is in flight and the frontend has been quiet for 200 ms, or
- * drain_seconds pass; then the workers are stopped and joined. The frontend is not unbound
- * first: zmq_unbind discards the endpoint's queued requests, which must still be answered. */
+ * Memory: the broker refuses with RESOURCE_EXHAUSTED at once, before queuing, a request larger
+ * than max_message_bytes, one that would take a client's queue over max_queued requests or
+ * max_queued_bytes, the queue of all clients over max_queued_total, or the bytes held (queued
+ * and in-flight requests) over max_held_bytes (replies not yet sent are bounded per peer by
+ * ZeroMQ's send high-water mark, not by this budget: counting them in it would let one client
+ * that never reads lock every other client out). A probe
+ * (health, stats) is answered by the broker only if it is at most 256 bytes; a larger one is
+ * an ordinary request (a padded probe does not stall the broker).
+ *
+ * CURVE: ZAP authenticates a connection once, at its handshake; the broker also checks every
+ * request's client key (its User-Id property) against the current allow-list, so that a key
+ * removed by SIGHUP gets UNAUTHENTICATED on the connections it already had.
+ *
+ * Shutdown: when *stop becomes non-zero the service reports DRAINING (health), every request
+ * read from then on gets UNAVAILABLE (probes are still answered), and the loop keeps
+ * forwarding the replies of the requests accepted before until nothing is in flight or queued
+ * and the frontend has been quiet for 200 ms, or drain_seconds pass. If the window ends first,
+ * each request still being worked on gets UNAVAILABLE (logged as drain_timeout; its late reply
+ * is discarded) and each still queued gets UNAVAILABLE; then the workers are stopped and
+ * joined (a busy worker finishes its request first). The frontend is not unbound first:
+ * zmq_unbind discards the endpoint's queued requests, which must still be answered. */
 #ifndef GJKD_TRANSPORT_H
 #define GJKD_TRANSPORT_H
 
@@ -28,6 +45,10 @@ typedef struct gjkd_transport_def {
     bool insecure;   /* allow non-loopback endpoints without CURVE (logged as a warning) */
     gjkd_auth *auth; /* NULL: no CURVE; else the frontend is a CURVE server (auth.h) */
     double drain_seconds;
+    double handshake_seconds; /* ZMQ_HANDSHAKE_IVL of the frontend; 0: libzmq's default */
+    uint32_t max_connections; /* cap of the frontend's connections (0: none), lowered to the
+                                 open-file limit less 64; over it the longest idle connection
+                                 (nothing received) is shut down */
     gjkd_service *service;
     atomic_int *stop;   /* set by the signal handler (lock-free: async-signal-safe) */
     atomic_int *reload; /* set by SIGHUP: on_reload is called from the loop */

@@ -7,6 +7,11 @@
 #                        merged scene loads; seed 7)
 #   reliability_disk     label fault: full (tmpfs), read-only (bind mount), not a directory
 #   reliability_clients  label fault: vanishing, never-reading and mis-framing clients
+#   reliability_hostile_GROUP  label fault: the transport-side attacks of issue 22
+#                        (tests/reliability/hostile.py), GROUP one of probes (padded probes),
+#                        budget (the memory budget), vanish (disconnected clients), drain,
+#                        fds and conncap (idle connections against the fd limit), writers
+#                        (writer-fair scene lock)
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
 # The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (tests/gjkd_daemon.py).
 if(TARGET gjkd_server)
@@ -45,6 +50,27 @@ if(TARGET gjkd AND TARGET gjkd_proto_py)
       endif()
       if(GJK_SANITIZE_THREAD)
         set_tests_properties(reliability_${group} PROPERTIES ENVIRONMENT
+          "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
+      endif()
+    endforeach()
+    # Under a sanitizer, shadow memory and ASan's quarantine add to VmRSS.
+    set(GJK_HOSTILE_BOUNDS)
+    if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
+      set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840)
+    endif()
+    foreach(group probes budget vanish drain fds conncap writers)
+      add_test(NAME reliability_hostile_${group}
+               COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/hostile.py
+                       --group ${group} --gjkd $<TARGET_FILE:gjkd>
+                       --python-proto ${CMAKE_BINARY_DIR}/python
+                       --source-dir ${PROJECT_SOURCE_DIR} ${GJK_HOSTILE_BOUNDS})
+      set_tests_properties(reliability_hostile_${group} PROPERTIES LABELS fault TIMEOUT 90)
+      if(GJK_SANITIZE)
+        set_tests_properties(reliability_hostile_${group} PROPERTIES ENVIRONMENT
+          "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16")
+      endif()
+      if(GJK_SANITIZE_THREAD)
+        set_tests_properties(reliability_hostile_${group} PROPERTIES ENVIRONMENT
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
       endif()
     endforeach()

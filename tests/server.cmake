@@ -13,6 +13,9 @@ if(TARGET gjkd_server)
   gjk_add_test(test_server_auth SOURCES test_server_auth.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   # Client text in log lines: quoted, escaped, one line (issue 22, finding 19).
   gjk_add_test(test_server_log SOURCES test_server_log.c LIBS gjkd_server LABELS unit TIMEOUT 30)
+  # The scene lock is writer-fair (issue 22, finding 7).
+  gjk_add_test(test_server_rwlock SOURCES test_server_rwlock.c LIBS gjkd_server LABELS unit
+               TIMEOUT 30)
   gjk_add_test(test_server_wire SOURCES test_server_wire.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   if(TARGET gjkd_client)
     gjk_add_test(test_client_wire SOURCES test_client_wire.c LIBS gjkd_server gjkd::client LABELS e2e

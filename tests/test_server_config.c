@@ -53,6 +53,11 @@ static void test_defaults(void **state)
     assert_string_equal(c.curve_secret_key, "");
     assert_string_equal(c.curve_allow, "");
     assert_string_equal(c.scene_file, "");
+    /* The broker's memory budget and the handshake timeout (issue 22). */
+    assert_int_equal(c.limits.max_queued_bytes, 64u << 20);
+    assert_int_equal(c.limits.max_held_bytes, 256u << 20);
+    assert_int_equal(c.limits.max_queued_total, 16384);
+    assert_true(c.handshake_seconds == 5.0);
 }
 
 static void test_precedence(void **state)

@@ -192,6 +192,34 @@ def group_curve():
             if not ok:
                 time.sleep(0.1)  # refusals are immediate now: don't spin
         check(ok, "client2 not served after the allow-list reload:\n%s" % d.stderr()[-2000:])
+
+        # Revocation reaches open connections (issue 22, finding 6): ZAP runs only at the
+        # handshake, and a client whose key was removed and SIGHUP'd could still write 5 s
+        # later on the connection it had. Now every request's key (User-Id) is checked
+        # against the current list: the same connection gets UNAUTHENTICATED.
+        with d.client(key="client2", timeout=5) as c2:
+            c2.health()
+            with open(allow, "w") as f:
+                f.write("%s\n" % keys["client"][2])
+            d.proc.send_signal(signal.SIGHUP)
+            revoked = None
+            for _ in range(100):  # until the reload is in (bounded: 100 x 0.1 s)
+                try:
+                    c2.health()
+                except e2e.gjkd.GjkdError as e:
+                    revoked = e
+                    break
+                time.sleep(0.1)
+            check(revoked is not None and revoked.name == "UNAUTHENTICATED",
+                  "a revoked key was still served on its open connection: %r" % revoked)
+            try:
+                c2.put_obstacle({"name": "revoked", "pose": {"position": [5, 5, 5]},
+                                 "parts": [{"type": "sphere", "radius": 0.1}]})
+                check(False, "a revoked key could still change the scene")
+            except e2e.gjkd.GjkdError as e:
+                check(e.name == "UNAUTHENTICATED", "revoked change: %s" % e.name)
+        with d.client() as c:  # the key still listed is served
+            c.health()
         check(d.stop() == 0, "gjkd exit status after SIGTERM")
 
         # An allow-list directory of *.pub files (as a Kubernetes Secret or ConfigMap mounts).

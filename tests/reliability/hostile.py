@@ -1,0 +1,507 @@
+#!/usr/bin/python3
+"""Transport-side attacks on gjkd (issue 22): each group reruns one attack of the issue and
+checks that it holds. Loopback only, every wait bounded; counts and orders, not timings.
+
+    /usr/bin/python3 tests/reliability/hostile.py --group GROUP --gjkd BUILD/server/gjkd \
+        --python-proto BUILD/python --source-dir .
+
+Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
+  probes   finding 16: a health probe padded to 8 MiB is not answered on the broker's thread
+           (it waits for a worker like any large request); a small probe still overtakes a
+           long query
+  budget   findings 9 and 2: a request over max-message-bytes, and requests beyond
+           max-queued-bytes (one client), max-held-bytes and max-queued-total (many clients
+           that connect once each) get RESOURCE_EXHAUSTED at once, before the long query in
+           front of them finishes; the daemon's VmRSS stays within the budget
+  vanish   finding 2: 40 clients that send a query and disconnect while the worker is busy:
+           their queued requests are dropped, not computed for nobody
+  drain    finding 15: after SIGTERM a new request gets UNAVAILABLE, a request still running
+           when drain-seconds end gets UNAVAILABLE (and drain_timeout is logged) instead of
+           silence, and the daemon exits 0
+  fds      finding 10: 600 idle TCP connections (connect() and nothing else) against a daemon
+           started with a soft open-file limit of 512 (it raises it to the hard limit): a
+           well-behaved client still gets answers, a change still persists, and the idle
+           connections are dropped after --handshake-seconds (10 s here; libzmq's default was
+           30 s)
+  writers  finding 7: three readers with back-to-back long queries at --threads 4: a put is
+           answered before most of their queries, not after all of them
+  conncap  finding 10: 300 idle connections against --max-connections 100: the longest idle
+           ones are shut down, a new client is answered at once, a change persists
+
+Uses the helpers of tests/reliability/reliability.py (requests, the daemon)."""
+
+import argparse
+import os
+import random
+import resource
+import signal
+import socket
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+import reliability as R  # noqa: E402
+from gjkd_daemon import Failed, check, reap_all  # noqa: E402
+
+ARGS = None
+pb = zmq = None
+
+
+def say(fmt, *args):
+    print(fmt % args if args else fmt, flush=True)
+
+
+def padded(req, n_bytes):
+    """req serialized, with an unknown length-delimited field (number 1000) of n_bytes: the
+    same request to the daemon's decoder, but n_bytes larger."""
+    def varint(v):
+        out = bytearray()
+        while True:
+            b = v & 0x7F
+            v >>= 7
+            out.append(b | (0x80 if v else 0))
+            if not v:
+                return bytes(out)
+    return req.SerializeToString() + varint(1000 << 3 | 2) + varint(n_bytes) + b"\0" * n_bytes
+
+
+def heavy_scene(d):
+    """300 small spheres around the demo arm: each waypoint of a query checks them all."""
+    rng = random.Random(1)
+    for i in range(300):
+        R.call_ok(d.endpoint, R.put_sphere("s%d" % i, (rng.uniform(-1.5, 1.5),
+                                                       rng.uniform(-1.5, 1.5),
+                                                       rng.uniform(0, 1.5)), 0.02))
+
+
+LONG = None
+
+
+def long_query(request_id):
+    """10,000 distinct waypoints (the demo trajectory, jittered) against heavy_scene: keeps a
+    worker busy for ~0.5 s (more under a sanitizer), with a small reply (closest pair only)."""
+    global LONG
+    if LONG is None:
+        rng = random.Random(2)
+        wps = R.waypoints()
+        jittered = [[{"position": [c + rng.uniform(-0.01, 0.01) for c in p["position"]],
+                      "quat_wxyz": p["quat_wxyz"]} for p in wps[i % len(wps)]]
+                    for i in range(10000)]
+        LONG = R.trajectory_query(jittered, max_distance=5.0, mode=pb.QUERY_MODE_CLOSEST)
+    LONG.request_id = request_id
+    return LONG.SerializeToString()
+
+
+def health(request_id):
+    r = pb.Request(request_id=request_id)
+    r.health.SetInParent()
+    return r
+
+
+def recv_all(sock, n, timeout):
+    """Up to n Responses from sock within timeout, in arrival order."""
+    out = []
+    deadline = time.monotonic() + timeout
+    while len(out) < n and time.monotonic() < deadline:
+        if sock.poll(int(max(0.0, deadline - time.monotonic()) * 1000) + 1, zmq.POLLIN):
+            r = pb.Response()
+            r.ParseFromString(sock.recv_multipart()[-1])
+            out.append(r)
+    return out
+
+
+def busy_worker(d, n=3):
+    """A DEALER whose n long queries (request ids 1..n) keep the daemon's single worker busy
+    for n x ~0.5 s: what the test sends meanwhile arrives while they run."""
+    s = R.dealer(d.endpoint)
+    for i in range(n):
+        s.send_multipart([b"", long_query(1 + i)])
+    return s
+
+
+# ------------------------------------------------------------------ groups
+
+
+def group_probes():
+    """A padded probe used to be unpacked on the broker's thread (0.5 s for 15 MB, in a loop
+    everyone's latency x1000). Now only a probe of at most 256 bytes is answered there: with
+    the single worker busy with a long query, the padded one is answered after the long query,
+    the small one before it."""
+    d = R.Daemon("--threads", "1")
+    heavy_scene(d)
+    s = busy_worker(d)
+    s.send_multipart([b"", padded(health(12), 8 << 20)])
+    s.send_multipart([b"", health(13).SerializeToString()])
+    got = recv_all(s, 5, 60)
+    order = [r.request_id for r in got]
+    say("probes: reply order %s (1-3 = long queries, 12 = padded health, 13 = small health)",
+        order)
+    check(len(got) == 5, "replies lost: %s" % order)
+    check(all(r.status.code == pb.STATUS_CODE_OK for r in got),
+          "statuses %s" % [pb.StatusCode.Name(r.status.code) for r in got])
+    check(order.index(13) < order.index(1), "the small health waited for the long query")
+    check(order.index(1) < order.index(12), "the padded health was answered on the broker's "
+          "thread, before the long query finished")
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
+def group_budget():
+    mib = 1 << 20
+    d = R.Daemon("--threads", "1", "--max-message-bytes", str(8 * mib),
+                 "--max-queued-bytes", str(16 * mib), "--max-held-bytes", str(40 * mib),
+                 "--max-queued-total", "40", "--max-queued", "1000")
+    heavy_scene(d)
+    rss0 = d.rss()
+    q = R.state_query()
+
+    def codes(got):
+        return [(r.request_id, pb.StatusCode.Name(r.status.code)) for r in got]
+
+    # 1. Over max-message-bytes (but under ZMQ_MAXMSGSIZE, twice that): refused at once, not
+    # queued behind the long queries.
+    w = busy_worker(d)
+    s = R.dealer(d.endpoint)
+    q.request_id = 100
+    s.send_multipart([b"", padded(q, 12 * mib)])
+    got = recv_all(s, 1, 60)
+    first_long = recv_all(w, 1, 60)
+    say("budget: oversized request %s; the long query after it: %s", codes(got),
+        codes(first_long))
+    check(got and got[0].status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED, "oversized: %s"
+          % codes(got))
+    check("max-message-bytes" in got[0].status.message, got[0].status.message)
+    recv_all(w, 2, 60)
+
+    # 2. One client, 10 x 3 MiB: five fit its 16 MiB, the other 5 are refused at once (before
+    # the first long query ends).
+    w.send_multipart([b"", long_query(1)])
+    w.send_multipart([b"", long_query(2)])
+    w.send_multipart([b"", long_query(3)])
+    for i in range(10):
+        q.request_id = 200 + i
+        s.send_multipart([b"", padded(q, 3 * mib)])
+    first = recv_all(s, 5, 60)
+    refused = [r for r in first if r.status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED]
+    say("budget: one client, 10 x 3 MiB: %d refused (%s)", len(refused),
+        refused[0].status.message if refused else "")
+    check(len(refused) == 5, "per-client bytes: %s" % codes(first))
+    check("max-queued-bytes" in refused[0].status.message, refused[0].status.message)
+    rest = recv_all(s, 5, 60)
+    check(sorted(r.request_id for r in rest) == list(range(200, 205)) and
+          all(r.status.code == pb.STATUS_CODE_OK for r in rest), "queued: %s" % codes(rest))
+    recv_all(w, 3, 60)
+
+    # 3. Many clients, one 3 MiB request each (each connection a new identity, each within its
+    # own max-queued-bytes): the total budget, max-held-bytes, refuses the rest.
+    w.send_multipart([b"", long_query(1)])
+    w.send_multipart([b"", long_query(2)])
+    w.send_multipart([b"", long_query(3)])
+    clients = []
+    for i in range(20):
+        c = R.dealer(d.endpoint)
+        q.request_id = 300 + i
+        c.send_multipart([b"", padded(q, 3 * mib)])
+        clients.append(c)
+    rss = d.rss()
+    n_refused = 0
+    for c in clients:
+        got = recv_all(c, 1, 60)
+        n_refused += bool(got) and got[0].status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED and \
+            "max-held-bytes" in got[0].status.message
+        c.close(0)
+    say("budget: 20 clients x 3 MiB: %d refused by max-held-bytes; VmRSS %d -> %d KiB",
+        n_refused, rss0, rss)
+    # 40 MiB held: 3 long queries of ~4.4 MB, then at most 8 of 3 MiB (more as the long
+    # queries finish).
+    check(n_refused >= 8, "max-held-bytes: only %d of 20 refused" % n_refused)
+    check(rss - rss0 < 40 * 1024 + ARGS.rss_slack_kib, "VmRSS grew by %d KiB (budget 40 MiB "
+          "+ %d KiB)" % (rss - rss0, ARGS.rss_slack_kib))
+    recv_all(w, 3, 60)
+
+    # 4. Vanishing clients with small requests: at most max-queued-total (40) wait in all;
+    # 2 of them are long queries.
+    w.send_multipart([b"", long_query(1)])
+    w.send_multipart([b"", long_query(2)])
+    w.send_multipart([b"", long_query(3)])
+    clients = []
+    for i in range(100):
+        c = R.dealer(d.endpoint)
+        q.request_id = 400 + i
+        c.send_multipart([b"", q.SerializeToString()])
+        clients.append(c)
+    n_refused = 0
+    for c in clients:
+        got = recv_all(c, 1, 60)
+        n_refused += bool(got) and got[0].status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED and \
+            "max-queued-total" in got[0].status.message
+        c.close(0)
+    say("budget: 100 clients x 1 small request: %d refused by max-queued-total", n_refused)
+    # Of the 100, at most 40 (max-queued-total) less the long queries still queued wait.
+    check(n_refused >= 100 - 40, "max-queued-total: only %d of 100 refused" % n_refused)
+    recv_all(w, 3, 60)
+    w.close(0)
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
+def group_vanish():
+    """Clients that connect, send and disconnect used to have their requests computed for
+    nobody (the attack: 87 s of work after the storm). With the single worker busy, 40
+    clients each send a trajectory query and close; the daemon drops their queued requests
+    when it sees them disconnect: it handles (far) fewer than 40, and a well-behaved client is
+    answered right after the long queries."""
+    d = R.Daemon("--threads", "1", *os.environ.get("HOSTILE_EXTRA", "").split())
+    heavy_scene(d)
+    wps = R.waypoints()
+    q = R.trajectory_query(wps, mode=pb.QUERY_MODE_CLOSEST)
+    calls0 = R.command_calls(d.endpoint, "trajectory_query")
+    w = busy_worker(d)
+    queued_max = 0
+    for i in range(40):
+        c = R.dealer(d.endpoint, LINGER=2000)  # close() sends first, then disconnects
+        q.request_id = 100 + i
+        c.send_multipart([b"", q.SerializeToString()])
+        c.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # stats are answered on the broker: at once
+        queued = R.stats(d.endpoint).queued
+        queued_max = max(queued_max, queued)
+        if queued <= 2:  # only the long queries still wait
+            break
+        time.sleep(0.05)
+    longs = recv_all(w, 3, 60)
+    good = R.call(d.endpoint, R.state_query(), 30)
+    calls = R.command_calls(d.endpoint, "trajectory_query") - calls0 - 3
+    say("vanish: 40 clients sent and closed; queued at most %d, %d of their requests computed; "
+        "long queries %d, good client %s", queued_max, calls, len(longs),
+        good and pb.StatusCode.Name(good.status.code))
+    check(len(longs) == 3, "long queries lost")
+    check(good is not None and good.status.code == pb.STATUS_CODE_OK, "good client")
+    check(calls <= 5, "%d of the 40 gone clients' requests were computed" % calls)
+    w.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
+def group_drain():
+    d = R.Daemon("--threads", "1", "--drain-seconds", "0.1", "--log-level", "info")
+    heavy_scene(d)
+    s = busy_worker(d, 1)
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    d.proc.send_signal(signal.SIGTERM)
+    # A new request during the drain: refused at once.
+    late = R.dealer(d.endpoint)
+    q = R.state_query()
+    q.request_id = 7
+    late.send_multipart([b"", q.SerializeToString()])
+    got_late = recv_all(late, 1, 10)
+    got = recv_all(s, 1, 30)
+    status = d.proc.wait(30)
+    say("drain: late request %s; long query %s after %.1f s; exit %d",
+        [pb.StatusCode.Name(r.status.code) for r in got_late],
+        [pb.StatusCode.Name(r.status.code) for r in got], time.monotonic() - t0, status)
+    check(got_late and got_late[0].status.code == pb.STATUS_CODE_UNAVAILABLE,
+          "a request during the drain was not refused")
+    check(got and got[0].request_id == 1 and got[0].status.code == pb.STATUS_CODE_UNAVAILABLE,
+          "the long query outliving the drain got no answer")
+    check("drain_timeout" in d.stderr(), "no drain_timeout in the log")
+    check(status == 0, "exit status %d" % status)
+    late.close(0)
+    s.close(0)
+
+
+def group_fds():
+    """~1,010 idle connections used to lock out new clients at an fd limit of 1024 and make
+    every change fail with STORAGE_FAILED "Too many open files"; they were dropped after
+    libzmq's 30 s handshake interval."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    soft = 512
+    check(hard >= 2048, "this test needs a hard open-file limit >= 2048 (have %d)" % hard)
+    old = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))  # inherited by gjkd
+    state = tempfile.mkdtemp(prefix="gjkd-fds-")
+    try:
+        d = R.Daemon("--handshake-seconds", "10", state_dir=state)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, old)
+    idle = []
+    try:
+        def fds():
+            return len(os.listdir("/proc/%d/fd" % d.proc.pid))
+        base = fds()
+        # In batches below the listen backlog (100), each waited for until accepted: beyond
+        # the backlog the kernel retries the handshake with a growing back-off. (A few fds of
+        # the daemon come and go meanwhile: 10 of slack.)
+        for _ in range(10):
+            for _ in range(60):
+                c = socket.socket()
+                c.connect(("127.0.0.1", d.port))
+                idle.append(c)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and fds() < base + len(idle) - 10:
+                time.sleep(0.02)
+        fds_open = fds() - base
+        check(fds_open >= 590, "gjkd accepted only %d connections (open-file limit)" % fds_open)
+        r = R.call(d.endpoint, R.state_query(), 10)
+        put = R.call(d.endpoint, R.put_sphere("after_idle", (3, 3, 3), 0.1), 10)
+        say("fds: 600 idle connections (gjkd accepted %d); query %s, put %s", fds_open,
+            r and pb.StatusCode.Name(r.status.code), put and pb.StatusCode.Name(put.status.code))
+        check(r is not None and r.status.code == pb.STATUS_CODE_OK, "no answer to a query")
+        check(put is not None and put.status.code == pb.STATUS_CODE_OK, "the change failed: %s"
+              % (put and put.status.message))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            n = fds() - base
+            if n < 100:
+                break
+            time.sleep(0.2)
+        say("fds: %d connections left after --handshake-seconds 10", n)
+        check(n < 100, "idle connections not dropped: %d left" % n)
+    finally:
+        for c in idle:
+            c.close()
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+    d2 = R.Daemon(demo=False, state_dir=state)
+    names, _ = R.obstacles_of(d2.endpoint)
+    check("after_idle" in names, "the change did not persist")
+    check(d2.stop() == 0, "gjkd exit status")
+
+
+def group_writers():
+    """Writers used to starve at --threads >= 4 (glibc's reader-preferring rwlock): with two
+    clients sending back-to-back queries put_obstacle waited > 25 s. Three readers each send
+    8 long queries (pipelined); a put is sent once the workers are all busy. Counted, not timed:
+    with a writer-fair lock the put is answered before most of the readers' queries (those
+    holding the lock finish, the rest wait behind the writer); a starved writer is answered
+    after all of them."""
+    import threading
+    d = R.Daemon("--threads", "4")
+    heavy_scene(d)
+    done = []  # reader replies, in arrival order, and the put's
+    lock = threading.Lock()
+
+    def reader(k):
+        s = R.dealer(d.endpoint)
+        try:
+            for i in range(8):  # pipelined: the workers always have a query to take
+                s.send_multipart([b"", payloads[k][i]])
+            for i in range(8):
+                if s.poll(120000, zmq.POLLIN):
+                    s.recv_multipart()
+                    with lock:
+                        done.append("q")
+        finally:
+            s.close(0)
+    payloads = [[long_query(1000 * k + i) for i in range(8)] for k in range(3)]
+    threads = [threading.Thread(target=reader, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and R.stats(d.endpoint).queued == 0 and \
+            sum(c.calls for c in R.stats(d.endpoint).commands if c.name == "trajectory_query") \
+            == 0:
+        time.sleep(0.01)
+    time.sleep(0.3)  # all three readers inside the lock, back to back
+    put = R.call(d.endpoint, R.put_sphere("writer", (4, 4, 4), 0.1), 120)
+    with lock:
+        before = len(done)
+    for t in threads:
+        t.join(180)
+    say("writers: the put was answered after %d of the readers' 24 queries (%s)", before,
+        put and pb.StatusCode.Name(put.status.code))
+    check(put is not None and put.status.code == pb.STATUS_CODE_OK, "the put failed")
+    check(len(done) == 24, "readers lost replies: %d of 24" % len(done))
+    check(before <= 12, "the writer waited for %d of 24 reader queries" % before)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
+def group_conncap():
+    """Beyond --max-connections the connection idle longest (nothing sent) is shut down: 300
+    idle connections against a cap of 100 (and a 30 s handshake timeout, libzmq's default)
+    leave the daemon with at most ~100, a new client is answered at once, and a change
+    persists."""
+    state = tempfile.mkdtemp(prefix="gjkd-cap-")
+    d = R.Daemon("--max-connections", "100", "--handshake-seconds", "30", state_dir=state)
+
+    def fds():
+        return len(os.listdir("/proc/%d/fd" % d.proc.pid))
+    base = fds()
+    idle = []
+    most = 0
+    try:
+        for _ in range(5):
+            for _ in range(60):
+                c = socket.socket()
+                c.connect(("127.0.0.1", d.port))
+                idle.append(c)
+            time.sleep(0.3)
+            most = max(most, fds() - base)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and fds() - base > 110:
+            time.sleep(0.05)
+        held = fds() - base
+        r = R.call(d.endpoint, R.state_query(), 10)
+        put = R.call(d.endpoint, R.put_sphere("after_cap", (3, 3, 3), 0.1), 10)
+        say("conncap: 300 idle connections, cap 100: the daemon held at most %d, now %d; "
+            "query %s, put %s", most, held, r and pb.StatusCode.Name(r.status.code),
+            put and pb.StatusCode.Name(put.status.code))
+        check(held <= 110, "%d connections held over a cap of 100" % held)
+        check(r is not None and r.status.code == pb.STATUS_CODE_OK, "no answer to a query")
+        check(put is not None and put.status.code == pb.STATUS_CODE_OK, "the change failed: %s"
+              % (put and put.status.message))
+    finally:
+        for c in idle:
+            c.close()
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+    d2 = R.Daemon(demo=False, state_dir=state)
+    names, _ = R.obstacles_of(d2.endpoint)
+    check("after_cap" in names, "the change did not persist")
+    check(d2.stop() == 0, "gjkd exit status")
+
+
+GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
+          "drain": group_drain, "fds": group_fds, "conncap": group_conncap,
+          "writers": group_writers}
+
+
+def main():
+    global ARGS, pb, zmq
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--group", required=True, choices=sorted(GROUPS))
+    ap.add_argument("--gjkd", required=True)
+    ap.add_argument("--python-proto", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--rss-slack-kib", type=int, default=40 * 1024,
+                    help="budget: VmRSS growth allowed beyond max-held-bytes (the long queries' "
+                    "work, libzmq's buffers; sanitizers: shadow memory and quarantine)")
+    ARGS = ap.parse_args()
+    os.environ["GJKD_PYTHON_PROTO"] = ARGS.python_proto
+    sys.path.insert(0, os.path.join(ARGS.source_dir, "clients", "python"))
+    import zmq as zmq_module  # noqa: E402
+    from gjkd import pb as pb_module  # noqa: E402
+    zmq, pb = zmq_module, pb_module
+    R.ARGS, R.zmq, R.pb, R.CTX = ARGS, zmq, pb, zmq.Context()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))  # ctest timeout: still reap
+    t0 = time.monotonic()
+    try:
+        GROUPS[ARGS.group]()
+    except Failed as e:
+        print("FAILED hostile %s: %s" % (ARGS.group, e))
+        return 1
+    except Exception:  # noqa: BLE001
+        traceback.print_exc()
+        return 1
+    finally:
+        reap_all()
+        R.CTX.destroy(0)
+    print("passed hostile %s in %.1f s" % (ARGS.group, time.monotonic() - t0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
