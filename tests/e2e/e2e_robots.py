@@ -28,7 +28,10 @@ Groups:
   gradients_panda  d(distance)/dq of every reported pair (obstacles and self pairs) against
                central finite differences of the daemon's own distances (step 1e-6, compared
                only where halving the step changes the difference by less than 1e-5)
-  gradients_ur5    the same for the UR5"""
+  gradients_ur5    the same for the UR5
+  demo         examples/demo's files are make_demo.py's; scripts/demo's Panda steps (load-urdf,
+               the allowed floor contact, joints, query --gradients, the joint-space
+               trajectory) on the demo daemon"""
 
 import json
 import math
@@ -440,7 +443,41 @@ def group_gradients_ur5():
     gradient_check("ur5", 8, (0.0, 0.0, 0.0))
 
 
-GROUPS = {"equivalence": group_equivalence, "srdf": group_srdf,
+def group_demo():
+    """The Panda part of scripts/demo: examples/demo's files are what make_demo.py writes,
+    and the steps scripts/demo runs work on the demo daemon and show what the README says
+    (collisions along the trajectory, a gradient of 8 values per pair)."""
+    demo_dir = os.path.join(e2e.ARGS.source_dir, "examples", "demo")
+    with tempfile.TemporaryDirectory() as tmp:
+        rc, out, err = e2e.run(["/usr/bin/python3", os.path.join(demo_dir, "make_demo.py"), tmp])
+        check(rc == 0, "make_demo.py: %s" % err[-500:])
+        for name in ("scene.json", "trajectory.json", "poses.json", "panda_trajectory.json",
+                     "panda_joints.json", "panda_floor.json"):
+            with open(os.path.join(tmp, name), "rb") as f, \
+                    open(os.path.join(demo_dir, name), "rb") as g:
+                check(f.read() == g.read(), "examples/demo/%s is not what make_demo.py writes"
+                      % name)
+    urdf, srdf = description("panda")
+    d = e2e.Daemon()
+    gjkctl(d, "remove", "robot", "arm")
+    gjkctl(d, "load-urdf", urdf, "--srdf", srdf, "--package-path", robots_dir())
+    gjkctl(d, "load", "--merge", os.path.join(demo_dir, "panda_floor.json"))
+    gjkctl(d, "joints", "panda", os.path.join(demo_dir, "panda_joints.json"))
+    q = gjkctl_json(d, "query", "--all", "--max-distance", "0.1", "--gradients")
+    check(q["joint_names"]["panda"] == Urdf(urdf).dof and q["pairs"], "the demo state's pairs")
+    check(all(len(p["gradient"]["panda"]) == 8 for p in q["pairs"]), "8 gradient values a pair")
+    check(min(p["distance"] for p in q["pairs"]) < 0, "panda_joints.json: a colliding state")
+    check(all(p["b"].get("obstacle") != "floor" for p in q["pairs"]
+              if p["a"]["link"] == "panda_link0"), "the base on the floor is allowed")
+    t = gjkctl_json(d, "trajectory", os.path.join(demo_dir, "panda_trajectory.json"),
+                    "--max-distance", "0.1")
+    check(len(t["waypoints"]) == 60 and t["colliding_waypoints"] > 0
+          and t["min_distance"] < 0, "the Panda's demo trajectory collides somewhere: %r"
+          % {k: t.get(k) for k in ("colliding_waypoints", "min_distance")})
+    check(d.stop() == 0, "gjkd exit status")
+
+
+GROUPS = {"demo": group_demo, "equivalence": group_equivalence, "srdf": group_srdf,
           "gradients_panda": group_gradients_panda, "gradients_ur5": group_gradients_ur5}
 
 if __name__ == "__main__":
