@@ -8,10 +8,11 @@
 #   gradients_panda  d(distance)/dq against central finite differences through the daemon
 #   gradients_ur5    the same for the UR5
 #   demo             examples/demo's Panda files are make_demo.py's; scripts/demo's Panda steps work
+#   optimizer        the Python optimizer example in joint space improves the demo clearance
 # (e2e_client is tests/e2e.cmake's; generator expressions see it.)
 find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(TARGET gjkd AND TARGET gjkctl AND GJK_SYSTEM_PYTHON)
-  foreach(group equivalence srdf gradients_panda gradients_ur5 demo)
+  foreach(group equivalence srdf gradients_panda gradients_ur5 demo optimizer)
     add_test(NAME e2e_robots_${group}
              COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_robots.py
                      --group ${group}
