@@ -222,16 +222,30 @@ static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol, uint32
     }
 }
 
+/* Either side being a point decides, so the side whose face is found in closed form (every
+ * kind but a polytope, which needs its vertices searched; a sphere or a point needs nothing)
+ * goes first, and the polytope's search is skipped whenever that side is a point. The answer
+ * does not depend on the order. */
 bool gjk_wq_witness_unique(const gjk_shape *a, gjk_quat rot_a, uint32_t hint_a, const gjk_shape *b,
                            gjk_quat rot_b, uint32_t hint_b, gjk_vec3 n)
 {
     double tol = GJK_WORLD_FEATURE_TOLERANCE;
-    wfeature fa = shape_feature(a, gjk_quat_inv_rotate(rot_a, n), tol, hint_a);
-    if (fa.dim == 0)
-        return true;
-    wfeature fb = shape_feature(b, gjk_quat_inv_rotate(rot_b, gjk_neg(n)), tol, hint_b);
-    if (fb.dim == 0)
-        return true;
+    wfeature fa, fb;
+    if (a->kind == GJK_SHAPE_POLYTOPE && b->kind != GJK_SHAPE_POLYTOPE) {
+        fb = shape_feature(b, gjk_quat_inv_rotate(rot_b, gjk_neg(n)), tol, hint_b);
+        if (fb.dim == 0)
+            return true;
+        fa = shape_feature(a, gjk_quat_inv_rotate(rot_a, n), tol, hint_a);
+        if (fa.dim == 0)
+            return true;
+    } else {
+        fa = shape_feature(a, gjk_quat_inv_rotate(rot_a, n), tol, hint_a);
+        if (fa.dim == 0)
+            return true;
+        fb = shape_feature(b, gjk_quat_inv_rotate(rot_b, gjk_neg(n)), tol, hint_b);
+        if (fb.dim == 0)
+            return true;
+    }
     if (fa.dim == 1 && fb.dim == 1) {
         gjk_vec3 ea = gjk_quat_rotate(rot_a, fa.edge), eb = gjk_quat_rotate(rot_b, fb.edge);
         double la = gjk_length(ea), lb = gjk_length(eb);

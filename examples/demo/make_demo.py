@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Generates the gjkd demo: scene.json, trajectory.json and poses.json.
+"""Generates the gjkd demo: scene.json, trajectory.json and poses.json (the arm), and
+panda_trajectory.json, panda_joints.json and panda_floor.json (the vendored Panda).
 
     /usr/bin/python3 examples/demo/make_demo.py [OUT_DIR] [--check]   (default: this directory)
 
@@ -295,6 +296,49 @@ def joint_path():
     return path
 
 
+# --------------------------------------------------------------------------- the Panda
+
+# The vendored Franka Panda (data/robots/example-robot-data), loaded by scripts/demo with
+# `gjkctl load-urdf` (its SRDF too) in place of the arm, base at the origin. Its trajectory is
+# in joint space: 60 joint vectors in this DOF order, keyframes blended with a cosine ramp. It
+# starts at the Panda's "ready" pose, leans out over the table's near edge (grazing it), comes
+# back, swings left and puts its hand into the shelf, and returns.
+PANDA_DOF = ["panda_joint%d" % i for i in range(1, 8)] + ["panda_finger_joint1"]
+PANDA_READY = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.04]
+PANDA_KEYFRAMES = [
+    (0, PANDA_READY),
+    (15, [-0.25, 0.35, 0.0, -1.75, 0.0, 2.1, 0.785, 0.04]),
+    (25, [-0.25, 0.62, 0.0, -1.45, 0.0, 2.05, 0.785, 0.02]),
+    (35, [-0.25, 0.35, 0.0, -1.75, 0.0, 2.1, 0.785, 0.04]),
+    (50, [1.3, 0.25, 0.0, -1.9, 0.0, 2.1, 0.785, 0.04]),
+    (59, PANDA_READY),
+]
+PANDA_WAYPOINTS = 60
+
+
+def blend(keyframes, n):
+    path = []
+    for (i0, q0), (i1, q1) in zip(keyframes, keyframes[1:]):
+        for i in range(i0, i1):
+            e = 0.5 - 0.5 * math.cos(math.pi * (i - i0) / (i1 - i0))
+            path.append([rnd(a + e * (b - a)) for a, b in zip(q0, q1)])
+    path.append(list(keyframes[-1][1]))
+    assert len(path) == n
+    return path
+
+
+def build_panda():
+    path = blend(PANDA_KEYFRAMES, PANDA_WAYPOINTS)
+    trajectory = {"format": "gjkd-trajectory/1", "robot": "panda", "name": "panda-sweep",
+                  "joint_names": PANDA_DOF, "waypoints": path}
+    # One state for `gjkctl joints` (a sensor_msgs/JointState): waypoint 7, the deepest of
+    # the lean, panda_link6 5 cm into the table's edge.
+    joints = {"name": PANDA_DOF, "position": path[7]}
+    # The Panda's base stands on the floor: that contact is allowed (a merge keeps the rest).
+    floor = {"format": "gjkd-scene/1", "allowed_pairs": [["panda/panda_link0", "floor"]]}
+    return trajectory, joints, floor
+
+
 # --------------------------------------------------------------------------- files
 
 
@@ -419,6 +463,10 @@ def main():
     write(os.path.join(out_dir, "scene.json"), scene)
     write(os.path.join(out_dir, "trajectory.json"), trajectory)
     write(os.path.join(out_dir, "poses.json"), poses)
+    panda_trajectory, panda_joints, panda_floor = build_panda()
+    write(os.path.join(out_dir, "panda_trajectory.json"), panda_trajectory)
+    write(os.path.join(out_dir, "panda_joints.json"), panda_joints)
+    write(os.path.join(out_dir, "panda_floor.json"), panda_floor)
     n = [sum(len(p.get("points", [])) for p in l["parts"]) for l in scene["robots"][0]["links"]]
     print("make_demo: %d links (%s raw points), %d obstacles, %d waypoints"
           % (len(n), "/".join(map(str, n)), len(scene["obstacles"]), len(trajectory["waypoints"])))
