@@ -29,6 +29,7 @@ void wtraj_free(wtraj *t)
     free(t->name);
     free(t->offsets);
     free(t->entries);
+    free(t->index);
     free(t->link_poses);
     free(t);
 }
@@ -156,21 +157,56 @@ void wcache_stats(wtraj_cache *c, int32_t *count, size_t *bytes, uint64_t *hits,
     pthread_mutex_unlock(&c->lock);
 }
 
-const wcache_entry *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1)
+static uint32_t entry_hash(int32_t w, uint64_t k0, uint64_t k1)
+{
+    uint64_t h = k0 * 0x9E3779B97F4A7C15ull ^ (k1 + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)(uint32_t)w * 0xD6E8FEB86659FD93ull;
+    h ^= h >> 31;
+    h *= 0x94D049BB133111EBull;
+    return (uint32_t)(h >> 32);
+}
+
+bool wtraj_build_index(wtraj *t)
+{
+    size_t total = (size_t)t->offsets[t->waypoint_count];
+    size_t size = 16;
+    while (size < 2 * total)
+        size *= 2;
+    if (size > (size_t)UINT32_MAX + 1)
+        return false;
+    t->index = calloc(size, sizeof *t->index);
+    if (!t->index)
+        return false;
+    t->index_mask = (uint32_t)(size - 1);
+    for (int32_t w = 0; w < t->waypoint_count; ++w)
+        for (int32_t e = t->offsets[w]; e < t->offsets[w + 1]; ++e) {
+            uint32_t i = entry_hash(w, t->entries[e].k0, t->entries[e].k1) & t->index_mask;
+            while (t->index[i] != 0)
+                i = (i + 1) & t->index_mask;
+            t->index[i] = e + 1;
+        }
+    t->bytes += size * sizeof *t->index;
+    return true;
+}
+
+const wcache_entry *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1, int32_t *cursor)
 {
     if (w < 0 || w >= t->waypoint_count)
         return NULL;
     int32_t lo = t->offsets[w], hi = t->offsets[w + 1];
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        const wcache_entry *e = &t->entries[mid];
-        if (e->k0 < k0 || (e->k0 == k0 && e->k1 < k1))
-            lo = mid + 1;
-        else
-            hi = mid;
+    int32_t c = *cursor;
+    if (c >= lo && c < hi && t->entries[c].k0 == k0 && t->entries[c].k1 == k1) {
+        *cursor = c + 1;
+        return &t->entries[c];
     }
-    if (lo < t->offsets[w + 1] && t->entries[lo].k0 == k0 && t->entries[lo].k1 == k1)
-        return &t->entries[lo];
+    for (uint32_t i = entry_hash(w, k0, k1) & t->index_mask; t->index[i] != 0;
+         i = (i + 1) & t->index_mask) {
+        int32_t e = t->index[i] - 1;
+        if (e >= lo && e < hi && t->entries[e].k0 == k0 && t->entries[e].k1 == k1) {
+            *cursor = e + 1;
+            return &t->entries[e];
+        }
+    }
     return NULL;
 }
 

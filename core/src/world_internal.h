@@ -93,7 +93,10 @@ typedef struct wcache_entry {
 } wcache_entry;
 
 /* The caches of one named trajectory: entries of waypoint w are
- * entries[offsets[w] .. offsets[w + 1]), sorted by (k0, k1). Immutable once stored. */
+ * entries[offsets[w] .. offsets[w + 1]), in the order the query checked them (which is the
+ * order the next query of the same waypoints checks them in), and `index`, an open-addressing
+ * table of entry index + 1 keyed by (waypoint, k0, k1), finds any of them. Immutable once
+ * stored. */
 typedef struct wtraj {
     char *name;
     int32_t robot;
@@ -104,6 +107,8 @@ typedef struct wtraj {
     uint64_t pose_revision;    /* while obstacles and other robots stay where they were */
     int32_t *offsets;
     wcache_entry *entries;
+    int32_t *index; /* index_mask + 1 slots, 0 = empty */
+    uint32_t index_mask;
     size_t bytes; /* memory charged to the cache cap */
     uint64_t last_use;
     int32_t refs;  /* queries reading it (under the cache lock) */
@@ -136,8 +141,14 @@ void wcache_store(wtraj_cache *c, wtraj *t);
 bool wcache_forget(wtraj_cache *c, const char *name);
 void wcache_stats(wtraj_cache *c, int32_t *count, size_t *bytes, uint64_t *hits, uint64_t *misses);
 void wtraj_free(wtraj *t);
-/* Binary search of waypoint w's entries; NULL when absent. */
-const wcache_entry *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1);
+/* Builds t's index over its entries (and charges it to t->bytes); false on allocation
+ * failure. */
+bool wtraj_build_index(wtraj *t);
+/* Waypoint w's entry for the pair; NULL when absent. *cursor (an entry index) is where the
+ * entry is looked for first and is left just after the entry found: a query that checks a
+ * waypoint's pairs in the recorded order finds each at its cursor. */
+const wcache_entry *wtraj_find(const wtraj *t, int32_t w, uint64_t k0, uint64_t k1,
+                               int32_t *cursor);
 
 /* ------------------------------------------------------------ the world */
 

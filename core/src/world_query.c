@@ -83,6 +83,7 @@ typedef struct qworker {
     int32_t body_capacity;
     wcache_entry *named;
     int32_t named_count, named_capacity;
+    int32_t named_cursor; /* where wtraj_find looks first in job->prev's entries */
     wmap map;
     /* the waypoint in progress */
     int32_t w;
@@ -385,7 +386,8 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     uint64_t k0 = key_a(a), k1 = key_b(b);
     double travel = a->placed->travel + b->placed->travel;
     const wslot *chain = wmap_get(&wk->map, k0, k1);
-    const wcache_entry *named = job->prev ? wtraj_find(job->prev, wk->w, k0, k1) : NULL;
+    const wcache_entry *named =
+        job->prev ? wtraj_find(job->prev, wk->w, k0, k1, &wk->named_cursor) : NULL;
     /* Temporal coherence: GJK certified distance >= lower at an earlier waypoint of this
      * block, or at this waypoint in the previous query of the named trajectory, and since then
      * no point of either part moved farther than the motion bound: if lower minus that motion
@@ -702,16 +704,6 @@ static int32_t reduce_body_pairs(qworker *wk)
     return count;
 }
 
-static int entry_cmp(const void *x, const void *y)
-{
-    const wcache_entry *a = x, *b = y;
-    if (a->k0 != b->k0)
-        return a->k0 < b->k0 ? -1 : 1;
-    if (a->k1 != b->k1)
-        return a->k1 < b->k1 ? -1 : 1;
-    return 0;
-}
-
 /* ------------------------------------------------------------------ gradients */
 
 /* The FK state a robot's link poses came from at the waypoint in progress. */
@@ -786,6 +778,7 @@ static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double b
     wk->w = w;
     wk->hit_count = 0;
     wk->named_count = 0;
+    wk->named_cursor = job->prev && w < job->prev->waypoint_count ? job->prev->offsets[w] : 0;
     wk->best = best;
     wk->stop = false;
     memset(&wk->counters, 0, sizeof wk->counters);
@@ -847,9 +840,7 @@ static void eval_waypoint(qworker *wk, int32_t w, const qrobot *active, double b
             out->grad_count = wk->grad_count;
         }
     }
-    if (job->record_named && wk->named_count > 0) {
-        if (wk->named_count > 1)
-            qsort(wk->named, (size_t)wk->named_count, sizeof *wk->named, entry_cmp);
+    if (job->record_named && wk->named_count > 0) { /* in check order (wtraj_find) */
         out->named = malloc((size_t)wk->named_count * sizeof *out->named);
         if (!out->named) {
             wk->failed = true;

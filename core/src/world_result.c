@@ -269,5 +269,9 @@ wtraj *gjk_wq_build_named(const qjob *job, const char *name, int32_t robot)
     t->offsets[n] = k;
     t->bytes = sizeof *t + name_len + (size_t)(n + 1) * sizeof *t->offsets +
                total * sizeof *t->entries + poses * sizeof *t->link_poses;
+    if (total > INT32_MAX || !wtraj_build_index(t)) {
+        wtraj_free(t);
+        return NULL;
+    }
     return t;
 }
