@@ -203,7 +203,8 @@ static bool qrobot_alloc(qrobot *q, const wrobot *r)
     q->link_poses = malloc((size_t)r->link_count * sizeof *q->link_poses);
     q->parts = malloc((size_t)(r->part_count > 0 ? r->part_count : 1) * sizeof *q->parts);
     q->part_start = malloc((size_t)(r->link_count + 1) * sizeof *q->part_start);
-    if (!q->link_poses || !q->parts || !q->part_start)
+    q->link_boxes = malloc((size_t)r->link_count * sizeof *q->link_boxes);
+    if (!q->link_poses || !q->parts || !q->part_start || !q->link_boxes)
         return false;
     q->part_start[0] = 0;
     for (int32_t l = 0; l < r->link_count; ++l)
@@ -216,6 +217,7 @@ static void qrobot_free(qrobot *q)
     free(q->link_poses);
     free(q->parts);
     free(q->part_start);
+    free(q->link_boxes);
 }
 
 /* Places the robot at the given link poses (valid; normalised here). `prev` (or NULL) is
@@ -242,6 +244,7 @@ static void qrobot_place(qrobot *q, const gjk_transform *link_poses, const qrobo
             qpart *qp = &q->parts[q->part_start[l] + p];
             qp->pose = gjk_transform_mul(lp, link->parts[p].pose);
             qp->box = place_box(&link->parts[p], qp->pose);
+            q->link_boxes[l] = p == 0 ? qp->box : gjk_aabb_union(q->link_boxes[l], qp->box);
             qp->travel = 0.0;
             qp->moved = 0.0;
             if (prev) {
@@ -608,15 +611,25 @@ static void link_vs_link(qworker *wk, const qrobot *qa, int32_t la, const qrobot
               wkey(GJK_BODY_LINK, qb->r->id, -1), &allowed, &pad_rule);
     if (allowed)
         return;
+    /* Every part box lies in its link's box, so link boxes beyond reach put every part pair
+     * beyond reach (the part boxes are at least as far apart). */
+    double pad = isnan(pad_rule) ? A->padding + B->padding : pad_rule;
+    if (beyond_reach(qa->link_boxes[la], qb->link_boxes[lb], pad, current_limit(wk)))
+        return;
+    const qpart *parts_a = &qa->parts[qa->part_start[la]];
+    const qpart *parts_b = &qb->parts[qb->part_start[lb]];
     for (int32_t i = 0; i < A->part_count && !wk->stop; ++i) {
         qside a;
-        side_link(&a, qa, la, i);
+        bool a_set = false;
         for (int32_t j = 0; j < B->part_count && !wk->stop; ++j) {
+            if (beyond_reach(parts_a[i].box, parts_b[j].box, pad, current_limit(wk)))
+                continue;
+            if (!a_set) {
+                side_link(&a, qa, la, i);
+                a_set = true;
+            }
             qside b;
             side_link(&b, qb, lb, j);
-            double pad = isnan(pad_rule) ? a.padding + b.padding : pad_rule;
-            if (beyond_reach(a.box, b.box, pad, current_limit(wk)))
-                continue;
             ++wk->counters.pairs_candidate;
             check_pair(wk, &a, &b, pad_rule);
         }

@@ -43,6 +43,7 @@ typedef struct qrobot {
     const wrobot *r;
     gjk_transform *link_poses; /* link_count, normalised */
     qpart *parts;              /* part_count, link-major */
+    gjk_aabb *link_boxes;      /* link_count: the union of each link's part boxes */
     int32_t *part_start;       /* link_count + 1 offsets into parts */
 } qrobot;
 
