@@ -1584,6 +1584,74 @@ static void list_joint_names(gjk_world *world, gjkd_arena *arena, size_t *n_out,
     *out = list;
 }
 
+/* ---------------------------------------------------------------- reply bounds */
+
+/* Packed bytes of one reported pair in the full form, names aside: five Vec3 (29 bytes each),
+ * distance, padding, status, iterations, indices, the two BodyRefs' framing. The estimate
+ * while a query runs; the reply's real size is measured after (check_reply_size). */
+#define REPLY_PAIR_BYTES 192
+
+/* Issue 22, finding 14: a 168 KB ALL_WITHIN trajectory request made a 319 MB reply (2.5 GB
+ * peak RSS) because nothing bounded a reply but max_pairs per waypoint. A query's guard,
+ * asked by the core before each block of waypoints (gjk_world_query_options.cancel), stops it
+ * as soon as the pairs reported so far exceed max-reply-pairs or, at REPLY_PAIR_BYTES (+ 8 per
+ * gradient value) a pair, max-reply-bytes: the result is never built past that (one block per
+ * thread beyond it). The worst case (waypoints x max_pairs) is not refused up front: it is far
+ * above what most queries report (a 3000-waypoint ALL_WITHIN query with max_distance 0.1 on
+ * the demo scene would be refused). */
+typedef struct query_guard {
+    int64_t max_reported; /* pairs in total */
+    atomic_bool over;     /* set by the guard: the pairs reported went past max_reported */
+} query_guard;
+
+static bool guard_cancel(void *user, int64_t reported)
+{
+    query_guard *g = user;
+    if (reported <= g->max_reported)
+        return false;
+    atomic_store(&g->over, true);
+    return true;
+}
+
+/* Installs the guard of a query whose pairs carry gradients over at most `dof` values. */
+static void guard_init(query_guard *g, gjk_world_query_options *o, int32_t dof,
+                       const gjkd_limits *limits)
+{
+    uint64_t pair_bytes = REPLY_PAIR_BYTES + (o->gradients ? 8u * (uint64_t)dof : 0u);
+    uint64_t cap = limits->max_reply_bytes / pair_bytes;
+    if (cap > limits->max_reply_pairs)
+        cap = limits->max_reply_pairs;
+    g->max_reported = (int64_t)cap;
+    atomic_init(&g->over, false);
+    o->cancel = guard_cancel;
+    o->cancel_user = g;
+}
+
+/* The refusal of a query its guard stopped. */
+static bool guard_refusal(const query_guard *g, size_t waypoints, const gjkd_limits *limits,
+                          gjkd_error *error)
+{
+    return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                     "the reply would hold over %lld pairs for %zu waypoints (max-reply-pairs %u, "
+                     "max-reply-bytes %llu): lower options.max_pairs or max_distance, send fewer "
+                     "waypoints, or use CLOSEST mode (compact or columnar)",
+                     (long long)g->max_reported, waypoints, limits->max_reply_pairs,
+                     (unsigned long long)limits->max_reply_bytes);
+}
+
+/* After the reply is built, before it is packed: its real size against max-reply-bytes (the
+ * estimate above leaves names and gradients of other robots out). */
+static bool check_reply_size(size_t bytes, const gjkd_limits *limits, gjkd_error *error)
+{
+    if (bytes <= limits->max_reply_bytes)
+        return true;
+    return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                     "the reply is %zu bytes, the limit is max-reply-bytes %llu: lower "
+                     "options.max_pairs or options.max_distance, send fewer waypoints, or use "
+                     "CLOSEST mode (compact or columnar)",
+                     bytes, (unsigned long long)limits->max_reply_bytes);
+}
+
 static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
 {
     const Gjkd__V1__StateQueryRequest *m = ctx->req->state_query;
@@ -1604,7 +1672,19 @@ static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
                   m->options->robot);
         goto unlock;
     }
+    int32_t dof = 0;
+    if (options.robot != 0) {
+        gjk_robot_info rinfo;
+        gjk_world_robot_info(svc->world, options.robot, &rinfo);
+        dof = rinfo.dof_count;
+    }
+    query_guard guard;
+    guard_init(&guard, &options, dof, &ctx->limits);
     gjk_status s = gjk_world_query_state(svc->world, &options, &result);
+    if (s != GJK_WORLD_OK && atomic_load(&guard.over)) {
+        guard_refusal(&guard, 1, &ctx->limits, error);
+        goto unlock;
+    }
     if (s != GJK_WORLD_OK) {
         gjkd_fail(error, gjkd_code_from_status(s), "state query: %s", gjk_status_message(s));
         goto unlock;
@@ -1620,8 +1700,11 @@ unlock:
                           options.mode == GJK_WORLD_MODE_ALL_WITHIN, st);
         st->n_joint_names = n_joint_names;
         st->joint_names = joint_names;
-        ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATE;
-        ctx->resp->state = st;
+        ok = check_reply_size(gjkd__v1__state_result__get_packed_size(st), &ctx->limits, error);
+        if (ok) {
+            ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATE;
+            ctx->resp->state = st;
+        }
     }
     gjk_world_result_destroy(&result);
     return ok;
@@ -1774,6 +1857,8 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     gjk_world_robot_info(svc->world, robot, &info);
+    query_guard guard;
+    guard_init(&guard, &options, info.dof_count, &ctx->limits);
     const gjk_kinematics *kin = gjk_world_robot_kinematics(svc->world, robot);
     if (kin != NULL) {
         if (flat) {
@@ -1793,6 +1878,8 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
             goto unlock;
         ok = run_joint_trajectory(svc->world, robot, kin, m, n_waypoints, q, &options, &result,
                                   error);
+        if (!ok && atomic_load(&guard.over))
+            guard_refusal(&guard, n_waypoints, &ctx->limits, error);
         if (ok && options.gradients)
             list_joint_names(svc->world, &ctx->arena, &n_joint_names, &joint_names);
         goto unlock;
@@ -1843,6 +1930,10 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     traj.link_poses = poses;
     traj.name = m->name;
     gjk_status s = gjk_world_query_trajectory(svc->world, &traj, &options, &result);
+    if (s != GJK_WORLD_OK && atomic_load(&guard.over)) {
+        guard_refusal(&guard, n_waypoints, &ctx->limits, error);
+        goto unlock;
+    }
     if (s != GJK_WORLD_OK) {
         gjkd_fail(error, gjkd_code_from_status(s), "trajectory query: %s", gjk_status_message(s));
         goto unlock;
@@ -1865,8 +1956,11 @@ unlock:
             gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
         t->n_joint_names = n_joint_names;
         t->joint_names = joint_names;
-        ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
-        ctx->resp->trajectory = t;
+        ok = check_reply_size(gjkd__v1__trajectory_result__get_packed_size(t), &ctx->limits, error);
+        if (ok) {
+            ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
+            ctx->resp->trajectory = t;
+        }
     }
     gjk_world_result_destroy(&result);
     return ok;
@@ -2023,6 +2117,8 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     l->max_obstacles = ctx->limits.max_obstacles;
     l->max_waypoints = ctx->limits.max_waypoints;
     l->max_pairs_returned = ctx->limits.max_pairs_returned;
+    l->max_reply_pairs = ctx->limits.max_reply_pairs;
+    l->max_reply_bytes = ctx->limits.max_reply_bytes;
     l->max_name_length = ctx->limits.max_name_length;
     l->max_queued = ctx->limits.max_queued;
     st->limits = l;

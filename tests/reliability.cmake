@@ -11,7 +11,7 @@
 #                        (tests/reliability/hostile.py), GROUP one of probes (padded probes),
 #                        budget (the memory budget), vanish (disconnected clients), drain,
 #                        fds and conncap (idle connections against the fd limit), writers
-#                        (writer-fair scene lock)
+#                        (writer-fair scene lock), reply (reply amplification)
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
 # The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (tests/gjkd_daemon.py).
 if(TARGET gjkd_server)
@@ -58,7 +58,7 @@ if(TARGET gjkd AND TARGET gjkd_proto_py)
     if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
       set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840)
     endif()
-    foreach(group probes budget vanish drain fds conncap writers)
+    foreach(group probes budget vanish drain fds conncap writers reply)
       add_test(NAME reliability_hostile_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/hostile.py
                        --group ${group} --gjkd $<TARGET_FILE:gjkd>

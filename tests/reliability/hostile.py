@@ -27,6 +27,12 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            answered before most of their queries, not after all of them
   conncap  finding 10: 300 idle connections against --max-connections 100: the longest idle
            ones are shut down, a new client is answered at once, a change persists
+  reply    finding 14: an ALL_WITHIN trajectory request of ~380 KB whose reply would be
+           hundreds of MB is refused with RESOURCE_EXHAUSTED (saying what to lower) once its
+           pairs pass --max-reply-pairs; the daemon's VmHWM grows by the core's partial
+           result only; a bounded query of the same kind is answered; a reply over
+           --max-reply-bytes that the per-pair estimate let through (long names) is refused
+           after it is built, before it is packed
 
 Uses the helpers of tests/reliability/reliability.py (requests, the daemon)."""
 
@@ -464,9 +470,81 @@ def group_conncap():
     check(d2.stop() == 0, "gjkd exit status")
 
 
+def vm_hwm_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise Failed("no VmHWM for pid %d" % pid)
+
+
+def group_reply():
+    """A 168 KB ALL_WITHIN trajectory request used to make a 319 MB reply and a 2.5 GB peak
+    RSS: nothing bounded a reply but max_pairs per waypoint. The same attack — 1,000
+    waypoints, every pair within 10 m of the arm reported, 300 obstacles — is refused at once
+    (after ~100 of its waypoints, when its pairs pass max-reply-pairs) and the peak RSS (VmHWM)
+    grows by far less than the reply would take."""
+    d = R.Daemon("--threads", "1")
+    heavy_scene(d)
+    wps = R.waypoints()
+    attack = R.trajectory_query([wps[i % len(wps)] for i in range(1000)], max_distance=10.0)
+    attack.request_id = 1
+    data = attack.SerializeToString()
+    hwm0 = vm_hwm_kib(d.proc.pid)
+    s = R.dealer(d.endpoint)
+    s.send_multipart([b"", data])
+    got = recv_all(s, 1, 60)
+    hwm = vm_hwm_kib(d.proc.pid)
+    say("reply: a %d-byte ALL_WITHIN request: %s %s; VmHWM %d -> %d KiB", len(data),
+        [pb.StatusCode.Name(r.status.code) for r in got],
+        got[0].status.message if got else "", hwm0, hwm)
+    check(got and got[0].status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED,
+          "the amplifying request was not refused")
+    check("max_pairs" in got[0].status.message and "max-reply-pairs" in got[0].status.message,
+          got[0].status.message)
+    # The core's result up to max-reply-pairs (100,000 pairs, ~40 MiB), never the reply (the
+    # unbounded query: ~900 MiB here).
+    check(hwm - hwm0 < 32 * 1024 + ARGS.rss_slack_kib, "VmHWM grew by %d KiB" % (hwm - hwm0))
+
+    # The same query with max_pairs 4 fits (1,000 x 4 pairs) and is answered in full.
+    attack.trajectory_query.options.max_pairs = 4
+    attack.request_id = 2
+    s.send_multipart([b"", attack.SerializeToString()])
+    got = recv_all(s, 1, 60)
+    check(got and got[0].status.code == pb.STATUS_CODE_OK and
+          len(got[0].trajectory.waypoints) == 1000 and
+          all(len(w.pairs) == 4 for w in got[0].trajectory.waypoints),
+          "bounded query: %s" % (got[0].status if got else "no reply"))
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+    # The estimate counts no names: obstacles with 200-byte names make each pair larger than
+    # it; the reply built is then measured and refused instead of sent.
+    d = R.Daemon("--threads", "1", "--max-reply-bytes", str(1 << 20))
+    st = R.call_ok(d.endpoint, pb.Request(request_id=9, stats=pb.StatsRequest()))
+    check(st.stats.limits.max_reply_bytes == 1 << 20 and
+          st.stats.limits.max_reply_pairs == 100000, "stats limits: %s" % st.stats.limits)
+    for i in range(20):
+        R.call_ok(d.endpoint, R.put_sphere("n%03d" % i + "x" * 196, (0.5, 0.1 * i, 0.5), 0.02))
+    q = R.trajectory_query([wps[i % len(wps)] for i in range(500)], max_distance=10.0)
+    q.trajectory_query.options.max_pairs = 10
+    q.request_id = 3
+    s = R.dealer(d.endpoint)
+    s.send_multipart([b"", q.SerializeToString()])
+    got = recv_all(s, 1, 60)
+    say("reply: 500 waypoints x 10 pairs with long names: %s %s",
+        [pb.StatusCode.Name(r.status.code) for r in got], got[0].status.message if got else "")
+    check(got and got[0].status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED and
+          "the reply is" in got[0].status.message and
+          "max-reply-bytes" in got[0].status.message, "long names: %s" %
+          (got[0].status if got else "no reply"))
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
 GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
           "drain": group_drain, "fds": group_fds, "conncap": group_conncap,
-          "writers": group_writers}
+          "writers": group_writers, "reply": group_reply}
 
 
 def main():
