@@ -100,6 +100,11 @@ static const opt k_options[] = {
      "bytes of one client's requests waiting while every worker is busy"},
     {"max-queued-total", OPT_UINT32, LIM(max_queued_total), "16384", 0, 10000000,
      "requests of all clients waiting while every worker is busy"},
+    {"change-tokens", OPT_UINT32, LIM(change_tokens), "4096", 0, 1000000,
+     "change tokens remembered, with their replies, so that a retried change runs once (0: "
+     "off)"},
+    {"change-token-seconds", OPT_DOUBLE, LIM(change_token_seconds), "300", 1, 86400,
+     "how long a change token and its reply are remembered"},
     {"max-held-bytes", OPT_UINT64, LIM(max_held_bytes), "268435456", 0, 1099511627776.0,
      "memory budget: bytes of all requests waiting or being worked on"},
 };

@@ -42,6 +42,9 @@ typedef struct gjkd_limits {
      * reported pass max_reply_pairs in total (over every waypoint), or max_reply_bytes at an
      * estimate per pair; a reply that comes out larger than max_reply_bytes is refused
      * instead of sent. Both RESOURCE_EXHAUSTED. */
+    /* Change tokens (issue 22, finding 11; tokens.h): how many, for how long. */
+    uint32_t change_tokens;
+    double change_token_seconds;
     uint32_t max_reply_pairs;
     uint64_t max_reply_bytes;
     uint32_t max_name_length;   /* bytes */

@@ -1,6 +1,7 @@
 /* dispatch.c — see dispatch.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "dispatch.h"
+#include "tokens.h"
 
 #include "log.h"
 #include "rwlock.h"
@@ -130,6 +131,8 @@ struct gjkd_service {
 
     pthread_mutex_t info_lock; /* last_info: the world figures stats last read */
     gjk_world_info last_info;
+
+    gjkd_tokens *tokens; /* recent change replies by change token */
 };
 
 static double seconds_since(struct timespec t0)
@@ -2164,13 +2167,16 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
         return NULL;
     }
     svc->counters = calloc(COMMAND_COUNT, sizeof *svc->counters);
+    svc->tokens = gjkd_tokens_create();
     /* The world's capacities are the largest our limits can take (SIGHUP may raise them):
      * the limits are checked before it is called. */
     gjk_world_def world_def = service_world_def();
     gjk_status s = gjk_world_create(&world_def, &svc->world);
-    if (svc->counters == NULL || s != GJK_WORLD_OK) {
+    if (svc->counters == NULL || svc->tokens == NULL || s != GJK_WORLD_OK) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
                   gjk_status_message(s));
+        gjk_world_destroy(&svc->world);
+        gjkd_tokens_destroy(&svc->tokens);
         free(svc->counters);
         free(svc);
         return NULL;
@@ -2196,6 +2202,7 @@ void gjkd_service_destroy(gjkd_service **service)
     pthread_rwlock_destroy(&svc->lock);
     pthread_mutex_destroy(&svc->limits_lock);
     pthread_mutex_destroy(&svc->info_lock);
+    gjkd_tokens_destroy(&svc->tokens);
     free(svc->counters);
     free(svc);
     *service = NULL;
@@ -2343,6 +2350,40 @@ bool gjkd_request_is_probe(uint32_t body_field)
            body_field == GJKD__V1__REQUEST__BODY_STATS;
 }
 
+static bool is_scene_change(Gjkd__V1__Request__BodyCase body)
+{
+    switch (body) {
+    case GJKD__V1__REQUEST__BODY_PUT_ROBOT:
+    case GJKD__V1__REQUEST__BODY_REMOVE_ROBOT:
+    case GJKD__V1__REQUEST__BODY_PUT_OBSTACLE:
+    case GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE:
+    case GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS:
+    case GJKD__V1__REQUEST__BODY_LOAD_SCENE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The first reply of a change, again, with this request's id. */
+static void replay(gjkd_service *svc, uint64_t request_id, const uint8_t *first, size_t first_size,
+                   uint8_t **reply, size_t *reply_size)
+{
+    Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, first_size, first);
+    if (r == NULL) { /* we packed it: cannot happen */
+        gjkd_service_reply_error(svc, request_id, GJKD_CODE(INTERNAL),
+                                 "a remembered change reply could not be read", reply, reply_size);
+        return;
+    }
+    atomic_fetch_add(&svc->requests, 1);
+    count_code(svc, GJKD_CODE(OK));
+    r->request_id = request_id;
+    GJKD_LOG(GJKD_LOG_INFO, "change_replayed", request_id, "revision=%llu",
+             (unsigned long long)r->revision);
+    pack_response(r, reply, reply_size);
+    gjkd__v1__response__free_unpacked(r, NULL);
+}
+
 static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
                            uint8_t **reply, size_t *reply_size)
 {
@@ -2380,10 +2421,30 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
     for (size_t i = 0; i < COMMAND_COUNT; ++i)
         if (k_commands[i].body == req->body_case)
             which = (ssize_t)i;
+    /* A scene change with a change token runs once (tokens.h): a retry gets the first reply. */
+    const ProtobufCBinaryData *token = &req->change_token;
+    bool tokened = token->len > 0 && is_scene_change(req->body_case);
+    gjkd_token_result tok = GJKD_TOKEN_UNTRACKED;
+    if (tokened && token->len <= GJKD_TOKEN_MAX) {
+        uint8_t *first = NULL;
+        size_t first_size = 0;
+        tok = gjkd_tokens_begin(svc->tokens, token->data, token->len, limits.change_tokens,
+                                (uint64_t)(limits.change_token_seconds * 1e9), &first, &first_size);
+        if (tok == GJKD_TOKEN_REPLAY) {
+            replay(svc, req->request_id, first, first_size, reply, reply_size);
+            free(first);
+            gjkd__v1__request__free_unpacked(req, NULL);
+            atomic_fetch_sub(&svc->in_flight, 1);
+            return;
+        }
+    }
     uint64_t t0 = now_ns();
     bool ok;
     if (!gjkd_check_wire_strings(&gjkd__v1__request__descriptor, data, size, &error))
         ok = false;
+    else if (tokened && token->len > GJKD_TOKEN_MAX)
+        ok = gjkd_fail(&error, GJKD_CODE(INVALID_ARGUMENT), "change_token: %zu bytes, at most %d",
+                       token->len, GJKD_TOKEN_MAX);
     else if (which < 0 && req->base.n_unknown_fields > 0)
         ok = gjkd_fail(&error, GJKD_CODE(UNIMPLEMENTED),
                        "request body unknown to this daemon (gjkd.v1 %d.%d.%d)", GJK_VERSION_MAJOR,
@@ -2419,6 +2480,8 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
         GJKD_LOG(GJKD_LOG_INFO, "request_failed", req->request_id, "command=%s code=%s message=%s",
                  name, gjkd_code_name(status.code), GJKD_Q(error.message));
     pack_response(&resp, reply, reply_size);
+    if (tok == GJKD_TOKEN_RUN)
+        gjkd_tokens_end(svc->tokens, token->data, token->len, ok ? *reply : NULL, *reply_size);
     if (ctx.owned != NULL)
         protobuf_c_message_free_unpacked(ctx.owned, NULL);
     gjkd_arena_free(&ctx.arena);

@@ -11,7 +11,8 @@
 #                        (tests/reliability/hostile.py), GROUP one of probes (padded probes),
 #                        budget (the memory budget), vanish (disconnected clients), drain,
 #                        fds and conncap (idle connections against the fd limit), writers
-#                        (writer-fair scene lock), reply (reply amplification)
+#                        (writer-fair scene lock), reply (reply amplification),
+#                        retry (changes run once under retries)
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
 # The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (tests/gjkd_daemon.py).
 if(TARGET gjkd_server)
@@ -20,7 +21,7 @@ if(TARGET gjkd_server)
                LABELS unit fault TIMEOUT 60)
 endif()
 
-if(TARGET gjkd AND TARGET gjkd_proto_py)
+if(TARGET gjkd AND TARGET gjkd_proto_py AND TARGET gjkctl)
   find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
   if(GJK_SYSTEM_PYTHON)
     # Under a sanitizer the daemon is several times slower and its allocator holds on to freed
@@ -58,12 +59,13 @@ if(TARGET gjkd AND TARGET gjkd_proto_py)
     if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
       set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840)
     endif()
-    foreach(group probes budget vanish drain fds conncap writers reply)
+    foreach(group probes budget vanish drain fds conncap writers reply retry)
       add_test(NAME reliability_hostile_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/hostile.py
                        --group ${group} --gjkd $<TARGET_FILE:gjkd>
                        --python-proto ${CMAKE_BINARY_DIR}/python
-                       --source-dir ${PROJECT_SOURCE_DIR} ${GJK_HOSTILE_BOUNDS})
+                       --source-dir ${PROJECT_SOURCE_DIR} ${GJK_HOSTILE_BOUNDS}
+                       --gjkctl $<TARGET_FILE:gjkctl>)
       set_tests_properties(reliability_hostile_${group} PROPERTIES LABELS fault TIMEOUT 90)
       if(GJK_SANITIZE)
         set_tests_properties(reliability_hostile_${group} PROPERTIES ENVIRONMENT

@@ -61,6 +61,9 @@ static void test_defaults(void **state)
     /* The reply's bounds (issue 22, finding 14). */
     assert_int_equal(c.limits.max_reply_pairs, 100000);
     assert_int_equal(c.limits.max_reply_bytes, 64u << 20);
+    /* Change tokens (finding 11). */
+    assert_int_equal(c.limits.change_tokens, 4096);
+    assert_true(c.limits.change_token_seconds == 300.0);
 }
 
 static void test_precedence(void **state)

@@ -5,13 +5,15 @@
  * waits for the Response with the same request_id:
  *   - each attempt waits at most options.timeout_ms;
  *   - on a timeout the socket is closed (linger 0) and reopened, and the request is sent again
- *     with a new request_id, at most options.retries more times (the "Lazy Pirate" pattern),
- *     then the call fails with GJKD_TIMEOUT. Replies to abandoned attempts are discarded.
+ *     with the same request_id, at most options.retries more times (the "Lazy Pirate"
+ *     pattern), then the call fails with GJKD_TIMEOUT. Replies to earlier calls are discarded.
  *   - a daemon that refuses the client in the handshake (CURVE key not on its allow-list, CURVE
  *     on one side only, a wrong server key) sends no reply; the socket monitor sees it and the
  *     call fails at once with GJKD_UNAUTHENTICATED and a message that says which, no retry.
- *   Retrying a scene change is safe for puts (they replace by name), set_allowed_pairs and
- *   scene loads; a retried remove whose first attempt did arrive reports NOT_FOUND.
+ *   A scene change (put, remove, set_allowed_pairs, load_scene) carries a change token, 16
+ *   random bytes per call (Request.change_token; one the caller set is kept), the same on every
+ *   retry: the daemon runs it once and answers a retry with the first attempt's reply, so a
+ *   change whose reply was lost is reported as done, not done twice (or NOT_FOUND for a remove).
  *
  * Status: every call returns a gjkd_status. GJKD_OK (the wire's OK, 16) is success. Wire codes
  * (gjkd.proto StatusCode) keep their numbers; client-side failures are 100 and up. The message

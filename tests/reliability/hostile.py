@@ -33,6 +33,11 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            result only; a bounded query of the same kind is answered; a reply over
            --max-reply-bytes that the per-pair estimate let through (long names) is refused
            after it is built, before it is packed
+  retry    finding 11: a put, a remove and a scene load whose first reply is lost (sent,
+           run, the socket closed unread) and that are resent with the same change token on a
+           new connection get the first attempt's reply and run once (the revision moved
+           once); `gjkctl remove` whose first attempt times out while it waits for the scene
+           lock exits 0, not 1 (NOT_FOUND)
 
 Uses the helpers of tests/reliability/reliability.py (requests, the daemon)."""
 
@@ -42,6 +47,7 @@ import random
 import resource
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -542,9 +548,88 @@ def group_reply():
     check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
 
 
+def group_retry():
+    """A change resent after a timeout used to run again: the resent remove failed with
+    NOT_FOUND although the first had happened (gjkctl exited 1), a put or load moved the
+    revision twice. A change with a change token runs once: the retry gets the first reply."""
+    d = R.Daemon("--threads", "2")
+
+    def revision():
+        return R.call_ok(d.endpoint, health(7)).revision
+
+    def lost_then_resent(req, what):
+        req.change_token = os.urandom(16)
+        before = revision()
+        s = R.dealer(d.endpoint)
+        req.request_id = 1
+        s.send_multipart([b"", req.SerializeToString()])
+        deadline = time.monotonic() + 30
+        while revision() == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        after = revision()
+        s.close(0)  # the first reply is never read
+        check(after > before, "%s: the first attempt did not run" % what)
+        req.request_id = 2
+        r = R.call(d.endpoint, req)
+        say("retry: %s resent: %s %s, revision %d -> %d -> %d", what,
+            pb.StatusCode.Name(r.status.code) if r else None, r.status.message if r else "",
+            before, after, r.revision if r else -1)
+        check(r is not None and r.status.code == pb.STATUS_CODE_OK, "%s resent: %s" %
+              (what, r.status if r else "no reply"))
+        check(r.request_id == 2 and r.revision == after and revision() == after,
+              "%s ran twice: revision %d -> %d, resent reply at %d, now %d" %
+              (what, before, after, r.revision, revision()))
+        return r
+
+    first = lost_then_resent(R.put_sphere("retry_ball", (2.0, 2.0, 0.5), 0.1), "put")
+    check(first.change.id > 0, "the replayed put has its id: %s" % first)
+    rm = pb.Request()
+    rm.remove_obstacle.name = "retry_ball"
+    lost_then_resent(rm, "remove")
+    load = pb.Request()
+    load.load_scene.merge = True
+    o = load.load_scene.scene.obstacles.add()
+    o.CopyFrom(R.put_sphere("retry_load", (2.0, -2.0, 0.5), 0.1).put_obstacle.obstacle)
+    lost_then_resent(load, "load_scene")
+    # A refused change is not remembered: with the token of a remove that failed (NOT_FOUND)
+    # the same remove runs again once the obstacle exists.
+    rm.remove_obstacle.name = "retry_late"
+    rm.change_token = os.urandom(16)
+    r = R.call(d.endpoint, rm)
+    check(r and r.status.code == pb.STATUS_CODE_NOT_FOUND, "remove of nothing: %s" % r)
+    R.call_ok(d.endpoint, R.put_sphere("retry_late", (2.0, 0.0, 0.5), 0.1))
+    R.call_ok(d.endpoint, rm)
+
+    # gjkctl: its remove waits for the scene lock behind a long query (threads 2: the query on
+    # one worker, the remove on the other) longer than its --timeout; it resends on a new
+    # connection; the first attempt runs when the query ends, the retry gets its reply.
+    heavy_scene(d)
+    R.call_ok(d.endpoint, R.put_sphere("ctl_ball", (2.0, 1.0, 0.5), 0.1))
+    w = R.dealer(d.endpoint)
+    w.send_multipart([b"", long_query(1)])
+    deadline = time.monotonic() + 10
+    while R.stats(d.endpoint).in_flight < 1 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.3)  # past the query's decoding: it holds the scene lock (shared) from here
+    check(ARGS.gjkctl, "no --gjkctl given")
+    gjkctl = ARGS.gjkctl
+    p = subprocess.run([gjkctl, "--endpoint", d.endpoint, "--timeout", "0.1", "--retries", "100",
+                        "remove", "obstacle", "ctl_ball"], capture_output=True, text=True,
+                       timeout=60)
+    long_reply = recv_all(w, 1, 60)
+    w.close(0)
+    say("retry: gjkctl remove behind a long query: exit %d %s%s; long query %s", p.returncode,
+        p.stdout.strip(), p.stderr.strip(),
+        [pb.StatusCode.Name(r.status.code) for r in long_reply])
+    check(p.returncode == 0, "gjkctl remove exit %d: %s" % (p.returncode, p.stderr.strip()))
+    check("ctl_ball" not in R.obstacles_of(d.endpoint)[0], "ctl_ball still there")
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
 GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
           "drain": group_drain, "fds": group_fds, "conncap": group_conncap,
-          "writers": group_writers, "reply": group_reply}
+          "writers": group_writers, "reply": group_reply,
+          "retry": group_retry}
 
 
 def main():
@@ -554,6 +639,7 @@ def main():
     ap.add_argument("--gjkd", required=True)
     ap.add_argument("--python-proto", required=True)
     ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--gjkctl", help="retry: the gjkctl binary")
     ap.add_argument("--rss-slack-kib", type=int, default=40 * 1024,
                     help="budget: VmRSS growth allowed beyond max-held-bytes (the long queries' "
                     "work, libzmq's buffers; sanitizers: shadow memory and quarantine)")
