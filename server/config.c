@@ -65,6 +65,9 @@ static const opt k_options[] = {
      "on SIGTERM, longest wait for in-flight requests (new requests get UNAVAILABLE)"},
     {"handshake-seconds", OPT_DOUBLE, OFF(handshake_seconds), "5", 0.1, 3600,
      "a connection that has not completed its ZMTP/CURVE handshake by then is dropped"},
+    {"request-timeout-seconds", OPT_DOUBLE, LIM(request_timeout_seconds), "60", 0, 86400,
+     "deadline of a request that gives none (Request.deadline_ms): past it, a request still "
+     "queued is refused and a query stopped with DEADLINE_EXCEEDED (0: none)"},
     {"max-connections", OPT_UINT32, OFF(max_connections), "10000", 16, 1000000,
      "connections of the request socket (at most the open-file limit less 64); beyond, the "
      "one idle longest (nothing sent yet) is shut down"},

@@ -42,6 +42,8 @@ typedef struct gjkd_limits {
      * reported pass max_reply_pairs in total (over every waypoint), or max_reply_bytes at an
      * estimate per pair; a reply that comes out larger than max_reply_bytes is refused
      * instead of sent. Both RESOURCE_EXHAUSTED. */
+    /* Deadline of a request without Request.deadline_ms (issue 22, finding 13); 0 = none. */
+    double request_timeout_seconds;
     /* Change tokens (issue 22, finding 11; tokens.h): how many, for how long. */
     uint32_t change_tokens;
     double change_token_seconds;

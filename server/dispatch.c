@@ -182,6 +182,7 @@ typedef struct request_ctx {
     ProtobufCMessage *owned; /* freed after the reply is packed */
     bool revision_set;       /* resp->revision was taken under the scene lock */
     bool probe;              /* on the broker's thread: never wait for the scene lock */
+    uint64_t deadline_ns;    /* CLOCK_MONOTONIC; 0 = none (gjkd_service_handle_until) */
 } request_ctx;
 
 /* ---------------------------------------------------------------- persistence */
@@ -1605,11 +1606,19 @@ static void list_joint_names(gjk_world *world, gjkd_arena *arena, size_t *n_out,
 typedef struct query_guard {
     int64_t max_reported; /* pairs in total */
     atomic_bool over;     /* set by the guard: the pairs reported went past max_reported */
+    uint64_t deadline_ns; /* the request's deadline (finding 13), 0 = none */
+    atomic_bool late;     /* set by the guard: the deadline passed */
 } query_guard;
+
+static uint64_t now_ns(void);
 
 static bool guard_cancel(void *user, int64_t reported)
 {
     query_guard *g = user;
+    if (g->deadline_ns != 0 && now_ns() > g->deadline_ns) {
+        atomic_store(&g->late, true);
+        return true;
+    }
     if (reported <= g->max_reported)
         return false;
     atomic_store(&g->over, true);
@@ -1618,8 +1627,11 @@ static bool guard_cancel(void *user, int64_t reported)
 
 /* Installs the guard of a query whose pairs carry gradients over at most `dof` values. */
 static void guard_init(query_guard *g, gjk_world_query_options *o, int32_t dof,
-                       const gjkd_limits *limits)
+                       const request_ctx *ctx)
 {
+    const gjkd_limits *limits = &ctx->limits;
+    g->deadline_ns = ctx->deadline_ns;
+    atomic_init(&g->late, false);
     uint64_t pair_bytes = REPLY_PAIR_BYTES + (o->gradients ? 8u * (uint64_t)dof : 0u);
     uint64_t cap = limits->max_reply_bytes / pair_bytes;
     if (cap > limits->max_reply_pairs)
@@ -1631,9 +1643,14 @@ static void guard_init(query_guard *g, gjk_world_query_options *o, int32_t dof,
 }
 
 /* The refusal of a query its guard stopped. */
-static bool guard_refusal(const query_guard *g, size_t waypoints, const gjkd_limits *limits,
+static bool guard_refusal(query_guard *g, size_t waypoints, const gjkd_limits *limits,
                           gjkd_error *error)
 {
+    if (atomic_load(&g->late))
+        return gjkd_fail(error, GJKD_CODE(DEADLINE_EXCEEDED),
+                         "the request's deadline passed while the query ran (%zu waypoints): "
+                         "stopped; give a longer deadline_ms or send fewer waypoints",
+                         waypoints);
     return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
                      "the reply would hold over %lld pairs for %zu waypoints (max-reply-pairs %u, "
                      "max-reply-bytes %llu): lower options.max_pairs or max_distance, send fewer "
@@ -1682,9 +1699,9 @@ static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
         dof = rinfo.dof_count;
     }
     query_guard guard;
-    guard_init(&guard, &options, dof, &ctx->limits);
+    guard_init(&guard, &options, dof, ctx);
     gjk_status s = gjk_world_query_state(svc->world, &options, &result);
-    if (s != GJK_WORLD_OK && atomic_load(&guard.over)) {
+    if (s != GJK_WORLD_OK && (atomic_load(&guard.over) || atomic_load(&guard.late))) {
         guard_refusal(&guard, 1, &ctx->limits, error);
         goto unlock;
     }
@@ -1861,7 +1878,7 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     }
     gjk_world_robot_info(svc->world, robot, &info);
     query_guard guard;
-    guard_init(&guard, &options, info.dof_count, &ctx->limits);
+    guard_init(&guard, &options, info.dof_count, ctx);
     const gjk_kinematics *kin = gjk_world_robot_kinematics(svc->world, robot);
     if (kin != NULL) {
         if (flat) {
@@ -1881,7 +1898,7 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
             goto unlock;
         ok = run_joint_trajectory(svc->world, robot, kin, m, n_waypoints, q, &options, &result,
                                   error);
-        if (!ok && atomic_load(&guard.over))
+        if (!ok && (atomic_load(&guard.over) || atomic_load(&guard.late)))
             guard_refusal(&guard, n_waypoints, &ctx->limits, error);
         if (ok && options.gradients)
             list_joint_names(svc->world, &ctx->arena, &n_joint_names, &joint_names);
@@ -1933,7 +1950,7 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     traj.link_poses = poses;
     traj.name = m->name;
     gjk_status s = gjk_world_query_trajectory(svc->world, &traj, &options, &result);
-    if (s != GJK_WORLD_OK && atomic_load(&guard.over)) {
+    if (s != GJK_WORLD_OK && (atomic_load(&guard.over) || atomic_load(&guard.late))) {
         guard_refusal(&guard, n_waypoints, &ctx->limits, error);
         goto unlock;
     }
@@ -2268,18 +2285,29 @@ static uint64_t now_ns(void)
 }
 
 static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
-                           uint8_t **reply, size_t *reply_size);
+                           uint64_t deadline_ns, uint8_t **reply, size_t *reply_size);
 
 void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size)
 {
-    handle_request(svc, data, size, false, reply, reply_size);
+    handle_request(svc, data, size, false, 0, reply, reply_size);
+}
+
+void gjkd_service_handle_until(gjkd_service *svc, const uint8_t *data, size_t size,
+                               uint64_t deadline_ns, uint8_t **reply, size_t *reply_size)
+{
+    handle_request(svc, data, size, false, deadline_ns, reply, reply_size);
+}
+
+uint64_t gjkd_now_ns(void)
+{
+    return now_ns();
 }
 
 void gjkd_service_handle_probe(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                                size_t *reply_size)
 {
-    handle_request(svc, data, size, true, reply, reply_size);
+    handle_request(svc, data, size, true, 0, reply, reply_size);
 }
 
 void gjkd_service_set_queued(gjkd_service *svc, uint32_t queued)
@@ -2302,9 +2330,11 @@ static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *value)
     return false;
 }
 
-bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id, uint32_t *body_field)
+bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id,
+                       uint32_t *deadline_ms, uint32_t *body_field)
 {
     *request_id = 0;
+    *deadline_ms = 0;
     *body_field = 0;
     const uint8_t *p = data, *end = data + size;
     while (p < end) {
@@ -2318,6 +2348,8 @@ bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id, u
                 return false;
             if (field == 1) /* request_id */
                 *request_id = v;
+            else if (field == 4) /* deadline_ms */
+                *deadline_ms = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
             break;
         case 1: /* 64-bit */
             if (end - p < 8)
@@ -2385,7 +2417,7 @@ static void replay(gjkd_service *svc, uint64_t request_id, const uint8_t *first,
 }
 
 static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
-                           uint8_t **reply, size_t *reply_size)
+                           uint64_t deadline_ns, uint8_t **reply, size_t *reply_size)
 {
     gjkd_limits limits = gjkd_service_limits(svc);
     if (size > limits.max_message_bytes) {
@@ -2415,6 +2447,7 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
     ctx.resp = &resp;
     ctx.limits = limits;
     ctx.probe = probe;
+    ctx.deadline_ns = deadline_ns;
     gjkd_error error = {GJKD_CODE(OK), ""};
 
     ssize_t which = -1;
@@ -2442,6 +2475,9 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
     bool ok;
     if (!gjkd_check_wire_strings(&gjkd__v1__request__descriptor, data, size, &error))
         ok = false;
+    else if (deadline_ns != 0 && now_ns() > deadline_ns)
+        ok = gjkd_fail(&error, GJKD_CODE(DEADLINE_EXCEEDED),
+                       "the request's deadline passed before a worker took it: not run");
     else if (tokened && token->len > GJKD_TOKEN_MAX)
         ok = gjkd_fail(&error, GJKD_CODE(INVALID_ARGUMENT), "change_token: %zu bytes, at most %d",
                        token->len, GJKD_TOKEN_MAX);

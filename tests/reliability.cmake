@@ -12,7 +12,8 @@
 #                        budget (the memory budget), vanish (disconnected clients), drain,
 #                        fds and conncap (idle connections against the fd limit), writers
 #                        (writer-fair scene lock), reply (reply amplification),
-#                        retry (changes run once under retries)
+#                        retry (changes run once under retries),
+#                        deadline (per-request deadlines)
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
 # The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (tests/gjkd_daemon.py).
 if(TARGET gjkd_server)
@@ -59,7 +60,7 @@ if(TARGET gjkd AND TARGET gjkd_proto_py AND TARGET gjkctl)
     if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
       set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840)
     endif()
-    foreach(group probes budget vanish drain fds conncap writers reply retry)
+    foreach(group probes budget vanish drain fds conncap writers reply retry deadline)
       add_test(NAME reliability_hostile_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/hostile.py
                        --group ${group} --gjkd $<TARGET_FILE:gjkd>

@@ -388,9 +388,15 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
         request->change_token.len = sizeof token;
     }
     request->request_id = ++c->next_id;
+    /* The daemon gives up on it when this attempt would (Request.deadline_ms). */
+    bool own_deadline = request->deadline_ms == 0;
+    if (own_deadline)
+        request->deadline_ms = (uint32_t)c->timeout_ms;
     gjkd_status status = GJKD_TIMEOUT;
     for (int attempt = 0; attempt <= c->retries && status == GJKD_TIMEOUT; attempt++)
         status = attempt_call(c, request, response);
+    if (own_deadline)
+        request->deadline_ms = 0;
     if (request->change_token.data == token) {
         request->change_token.data = NULL; /* not the caller's: do not leave it pointing here */
         request->change_token.len = 0;

@@ -3,7 +3,8 @@
  * One client = one ZeroMQ DEALER socket to the daemon's ROUTER, used from one thread at a
  * time (like a ZeroMQ socket; make one client per thread). Every call sends one Request and
  * waits for the Response with the same request_id:
- *   - each attempt waits at most options.timeout_ms;
+ *   - each attempt waits at most options.timeout_ms, and the request says so (deadline_ms,
+ *     unless the caller set one): the daemon does not start it, or stops a query, after that;
  *   - on a timeout the socket is closed (linger 0) and reopened, and the request is sent again
  *     with the same request_id, at most options.retries more times (the "Lazy Pirate"
  *     pattern), then the call fails with GJKD_TIMEOUT. Replies to earlier calls are discarded.
@@ -65,6 +66,7 @@
     X(STORAGE_FAILED, 23)                                                                          \
     X(UNIMPLEMENTED, 24)                                                                           \
     X(UNAVAILABLE, 25)                                                                             \
+    X(DEADLINE_EXCEEDED, 26)                                                                       \
     X(TIMEOUT, 100)      /* no reply within timeout_ms after every retry */                        \
     X(TRANSPORT, 101)    /* ZeroMQ failed (bad endpoint, context terminated, ...) */               \
     X(BAD_REPLY, 102)    /* the reply was not a valid Response, or had the wrong body */           \

@@ -38,6 +38,10 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            new connection get the first attempt's reply and run once (the revision moved
            once); `gjkctl remove` whose first attempt times out while it waits for the scene
            lock exits 0, not 1 (NOT_FOUND)
+  deadline finding 13: with the single worker busy, a state query whose deadline_ms passes
+           while it is queued is refused with DEADLINE_EXCEEDED without running; a long
+           trajectory query whose deadline passes while it runs is stopped with
+           DEADLINE_EXCEEDED; --request-timeout-seconds gives requests without one a deadline
 
 Uses the helpers of tests/reliability/reliability.py (requests, the daemon)."""
 
@@ -626,10 +630,53 @@ def group_retry():
     check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
 
 
+def group_deadline():
+    """Nothing bounded how long a request could wait or run: two long trajectory requests
+    made another client wait 12 s for an answer it had long given up on. Requests carry (or
+    get) a deadline: a queued request past it is not run, a query past it stops."""
+    d = R.Daemon("--threads", "1", "--request-timeout-seconds", "0.2")
+    heavy_scene(d)
+    w = busy_worker(d, 2)  # ~2 x 0.5 s of work; no deadline_ms: the 0.2 s default
+    s = R.dealer(d.endpoint)
+    q = R.state_query()
+    q.request_id = 50
+    q.deadline_ms = 50
+    s.send_multipart([b"", q.SerializeToString()])
+    got = recv_all(s, 1, 60)
+    long_replies = recv_all(w, 2, 60)
+    say("deadline: queued state query (50 ms): %s %s; long queries (default 0.2 s): %s",
+        [pb.StatusCode.Name(r.status.code) for r in got], got[0].status.message if got else "",
+        [(r.request_id, pb.StatusCode.Name(r.status.code), r.status.message[:60])
+         for r in long_replies])
+    check(got and got[0].status.code == pb.STATUS_CODE_DEADLINE_EXCEEDED and
+          "not run" in got[0].status.message, "queued past its deadline: %s" %
+          (got[0].status if got else "no reply"))
+    # The long queries: the first is stopped while it runs (the 0.2 s default deadline), the
+    # second waited past its own and is not run.
+    codes = sorted(r.status.code for r in long_replies)
+    check(len(long_replies) == 2 and
+          all(c == pb.STATUS_CODE_DEADLINE_EXCEEDED for c in codes), "long queries: %s" %
+          [(r.request_id, r.status) for r in long_replies])
+    check(any("while the query ran" in r.status.message for r in long_replies),
+          "no query was stopped while it ran: %s" % [r.status.message for r in long_replies])
+    # With a deadline long enough, the same query is answered.
+    w.send_multipart([b"", long_query(9)])
+    ok = R.trajectory_query(R.waypoints(), max_distance=5.0, mode=pb.QUERY_MODE_CLOSEST)
+    ok.request_id = 10
+    ok.deadline_ms = 60000
+    w.send_multipart([b"", ok.SerializeToString()])
+    got = recv_all(w, 2, 60)
+    check(any(r.request_id == 10 and r.status.code == pb.STATUS_CODE_OK for r in got),
+          "a query within its deadline: %s" % [(r.request_id, r.status) for r in got])
+    w.close(0)
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
 GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
           "drain": group_drain, "fds": group_fds, "conncap": group_conncap,
           "writers": group_writers, "reply": group_reply,
-          "retry": group_retry}
+          "retry": group_retry, "deadline": group_deadline}
 
 
 def main():

@@ -3,7 +3,8 @@
 Transport: one ZeroMQ DEALER socket per Client (not thread-safe: one Client per thread).
 Each call waits `timeout` seconds; on a timeout the socket is closed and reopened and the
 request sent again with the same request_id, `retries` more times (Lazy Pirate), then Timeout
-is raised. A scene change (put, remove, set_allowed_pairs, load_scene) carries a change token,
+is raised; the request carries that timeout as its deadline (Request.deadline_ms: the daemon
+does not start it, or stops a query, past it). A scene change (put, remove, set_allowed_pairs, load_scene) carries a change token,
 16 random bytes per call, the same on every retry (Request.change_token; one the caller set is
 kept): the daemon runs it once and answers a retry with the first attempt's reply, so a change
 whose reply was lost is reported as done, not done twice. A reply with a status other than OK raises GjkdError (code, name, message).
@@ -406,6 +407,8 @@ class Client:
         if not request.change_token and request.WhichOneof("body") in _SCENE_CHANGES:
             request.change_token = os.urandom(16)
         request.request_id = next(self._ids)
+        if not request.deadline_ms:  # the daemon gives up on it when this attempt would
+            request.deadline_ms = max(1, int(self.timeout * 1000))
         for _ in range(self.retries + 1):
             if self._socket is None:
                 self._open()
