@@ -65,6 +65,9 @@ static const opt k_options[] = {
      "on SIGTERM, longest wait for in-flight requests (new requests get UNAVAILABLE)"},
     {"handshake-seconds", OPT_DOUBLE, OFF(handshake_seconds), "5", 0.1, 3600,
      "a connection that has not completed its ZMTP/CURVE handshake by then is dropped"},
+    {"request-timeout-seconds", OPT_DOUBLE, LIM(request_timeout_seconds), "60", 0, 86400,
+     "deadline of a request that gives none (Request.deadline_ms): past it, a request still "
+     "queued is refused and a query stopped with DEADLINE_EXCEEDED (0: none)"},
     {"max-connections", OPT_UINT32, OFF(max_connections), "10000", 16, 1000000,
      "connections of the request socket (at most the open-file limit less 64); beyond, the "
      "one idle longest (nothing sent yet) is shut down"},
@@ -85,6 +88,10 @@ static const opt k_options[] = {
      "waypoints of one trajectory query"},
     {"max-pairs", OPT_UINT32, LIM(max_pairs_returned), "1024", 1, 1000000,
      "pairs returned per state or waypoint"},
+    {"max-reply-pairs", OPT_UINT32, LIM(max_reply_pairs), "100000", 1, 100000000,
+     "pairs one query reply may hold in total, over all its waypoints"},
+    {"max-reply-bytes", OPT_UINT64, LIM(max_reply_bytes), "67108864", 1024, 4294967296.0,
+     "bytes of one query reply (estimated while the query runs, measured after)"},
     {"max-name-length", OPT_UINT32, LIM(max_name_length), "255", 1, GJK_WORLD_NAME_MAX,
      "bytes of a name"},
     {"max-allowed-pairs", OPT_UINT32, LIM(max_allowed_pairs), "10000", 0, 100000,
@@ -96,6 +103,11 @@ static const opt k_options[] = {
      "bytes of one client's requests waiting while every worker is busy"},
     {"max-queued-total", OPT_UINT32, LIM(max_queued_total), "16384", 0, 10000000,
      "requests of all clients waiting while every worker is busy"},
+    {"change-tokens", OPT_UINT32, LIM(change_tokens), "4096", 0, 1000000,
+     "change tokens remembered, with their replies, so that a retried change runs once (0: "
+     "off)"},
+    {"change-token-seconds", OPT_DOUBLE, LIM(change_token_seconds), "300", 1, 86400,
+     "how long a change token and its reply are remembered"},
     {"max-held-bytes", OPT_UINT64, LIM(max_held_bytes), "268435456", 0, 1099511627776.0,
      "memory budget: bytes of all requests waiting or being worked on"},
 };

@@ -38,9 +38,20 @@ typedef struct gjkd_limits {
     uint32_t max_parts;          /* parts in the scene, over every link and obstacle */
     uint32_t max_waypoints;      /* per trajectory query */
     uint32_t max_pairs_returned; /* per state / waypoint */
-    uint32_t max_name_length;    /* bytes */
-    uint32_t max_queued;         /* requests of one client waiting while every worker is busy */
-    uint32_t max_allowed_pairs;  /* allowed pairs of the scene (one SetAllowedPairs / document) */
+    /* The reply's size (issue 22, finding 14): a query is stopped as soon as the pairs it has
+     * reported pass max_reply_pairs in total (over every waypoint), or max_reply_bytes at an
+     * estimate per pair; a reply that comes out larger than max_reply_bytes is refused
+     * instead of sent. Both RESOURCE_EXHAUSTED. */
+    /* Deadline of a request without Request.deadline_ms (issue 22, finding 13); 0 = none. */
+    double request_timeout_seconds;
+    /* Change tokens (issue 22, finding 11; tokens.h): how many, for how long. */
+    uint32_t change_tokens;
+    double change_token_seconds;
+    uint32_t max_reply_pairs;
+    uint64_t max_reply_bytes;
+    uint32_t max_name_length;   /* bytes */
+    uint32_t max_queued;        /* requests of one client waiting while every worker is busy */
+    uint32_t max_allowed_pairs; /* allowed pairs of the scene (one SetAllowedPairs / document) */
     /* The memory budget of the broker, in bytes and requests (issue 22): beyond it a request
      * gets RESOURCE_EXHAUSTED at once, before it is queued. */
     uint64_t max_queued_bytes; /* bytes of one client's requests waiting for a worker */

@@ -1,6 +1,7 @@
 /* dispatch.c — see dispatch.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "dispatch.h"
+#include "tokens.h"
 
 #include "log.h"
 #include "rwlock.h"
@@ -130,6 +131,8 @@ struct gjkd_service {
 
     pthread_mutex_t info_lock; /* last_info: the world figures stats last read */
     gjk_world_info last_info;
+
+    gjkd_tokens *tokens; /* recent change replies by change token */
 };
 
 static double seconds_since(struct timespec t0)
@@ -179,6 +182,7 @@ typedef struct request_ctx {
     ProtobufCMessage *owned; /* freed after the reply is packed */
     bool revision_set;       /* resp->revision was taken under the scene lock */
     bool probe;              /* on the broker's thread: never wait for the scene lock */
+    uint64_t deadline_ns;    /* CLOCK_MONOTONIC; 0 = none (gjkd_service_handle_until) */
 } request_ctx;
 
 /* ---------------------------------------------------------------- persistence */
@@ -1584,6 +1588,90 @@ static void list_joint_names(gjk_world *world, gjkd_arena *arena, size_t *n_out,
     *out = list;
 }
 
+/* ---------------------------------------------------------------- reply bounds */
+
+/* Packed bytes of one reported pair in the full form, names aside: five Vec3 (29 bytes each),
+ * distance, padding, status, iterations, indices, the two BodyRefs' framing. The estimate
+ * while a query runs; the reply's real size is measured after (check_reply_size). */
+#define REPLY_PAIR_BYTES 192
+
+/* Issue 22, finding 14: a 168 KB ALL_WITHIN trajectory request made a 319 MB reply (2.5 GB
+ * peak RSS) because nothing bounded a reply but max_pairs per waypoint. A query's guard,
+ * asked by the core before each block of waypoints (gjk_world_query_options.cancel), stops it
+ * as soon as the pairs reported so far exceed max-reply-pairs or, at REPLY_PAIR_BYTES (+ 8 per
+ * gradient value) a pair, max-reply-bytes: the result is never built past that (one block per
+ * thread beyond it). The worst case (waypoints x max_pairs) is not refused up front: it is far
+ * above what most queries report (a 3000-waypoint ALL_WITHIN query with max_distance 0.1 on
+ * the demo scene would be refused). */
+typedef struct query_guard {
+    int64_t max_reported; /* pairs in total */
+    atomic_bool over;     /* set by the guard: the pairs reported went past max_reported */
+    uint64_t deadline_ns; /* the request's deadline (finding 13), 0 = none */
+    atomic_bool late;     /* set by the guard: the deadline passed */
+} query_guard;
+
+static uint64_t now_ns(void);
+
+static bool guard_cancel(void *user, int64_t reported)
+{
+    query_guard *g = user;
+    if (g->deadline_ns != 0 && now_ns() > g->deadline_ns) {
+        atomic_store(&g->late, true);
+        return true;
+    }
+    if (reported <= g->max_reported)
+        return false;
+    atomic_store(&g->over, true);
+    return true;
+}
+
+/* Installs the guard of a query whose pairs carry gradients over at most `dof` values. */
+static void guard_init(query_guard *g, gjk_world_query_options *o, int32_t dof,
+                       const request_ctx *ctx)
+{
+    const gjkd_limits *limits = &ctx->limits;
+    g->deadline_ns = ctx->deadline_ns;
+    atomic_init(&g->late, false);
+    uint64_t pair_bytes = REPLY_PAIR_BYTES + (o->gradients ? 8u * (uint64_t)dof : 0u);
+    uint64_t cap = limits->max_reply_bytes / pair_bytes;
+    if (cap > limits->max_reply_pairs)
+        cap = limits->max_reply_pairs;
+    g->max_reported = (int64_t)cap;
+    atomic_init(&g->over, false);
+    o->cancel = guard_cancel;
+    o->cancel_user = g;
+}
+
+/* The refusal of a query its guard stopped. */
+static bool guard_refusal(query_guard *g, size_t waypoints, const gjkd_limits *limits,
+                          gjkd_error *error)
+{
+    if (atomic_load(&g->late))
+        return gjkd_fail(error, GJKD_CODE(DEADLINE_EXCEEDED),
+                         "the request's deadline passed while the query ran (%zu waypoints): "
+                         "stopped; give a longer deadline_ms or send fewer waypoints",
+                         waypoints);
+    return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                     "the reply would hold over %lld pairs for %zu waypoints (max-reply-pairs %u, "
+                     "max-reply-bytes %llu): lower options.max_pairs or max_distance, send fewer "
+                     "waypoints, or use CLOSEST mode (compact or columnar)",
+                     (long long)g->max_reported, waypoints, limits->max_reply_pairs,
+                     (unsigned long long)limits->max_reply_bytes);
+}
+
+/* After the reply is built, before it is packed: its real size against max-reply-bytes (the
+ * estimate above leaves names and gradients of other robots out). */
+static bool check_reply_size(size_t bytes, const gjkd_limits *limits, gjkd_error *error)
+{
+    if (bytes <= limits->max_reply_bytes)
+        return true;
+    return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                     "the reply is %zu bytes, the limit is max-reply-bytes %llu: lower "
+                     "options.max_pairs or options.max_distance, send fewer waypoints, or use "
+                     "CLOSEST mode (compact or columnar)",
+                     bytes, (unsigned long long)limits->max_reply_bytes);
+}
+
 static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
 {
     const Gjkd__V1__StateQueryRequest *m = ctx->req->state_query;
@@ -1604,7 +1692,19 @@ static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
                   m->options->robot);
         goto unlock;
     }
+    int32_t dof = 0;
+    if (options.robot != 0) {
+        gjk_robot_info rinfo;
+        gjk_world_robot_info(svc->world, options.robot, &rinfo);
+        dof = rinfo.dof_count;
+    }
+    query_guard guard;
+    guard_init(&guard, &options, dof, ctx);
     gjk_status s = gjk_world_query_state(svc->world, &options, &result);
+    if (s != GJK_WORLD_OK && (atomic_load(&guard.over) || atomic_load(&guard.late))) {
+        guard_refusal(&guard, 1, &ctx->limits, error);
+        goto unlock;
+    }
     if (s != GJK_WORLD_OK) {
         gjkd_fail(error, gjkd_code_from_status(s), "state query: %s", gjk_status_message(s));
         goto unlock;
@@ -1620,8 +1720,11 @@ unlock:
                           options.mode == GJK_WORLD_MODE_ALL_WITHIN, st);
         st->n_joint_names = n_joint_names;
         st->joint_names = joint_names;
-        ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATE;
-        ctx->resp->state = st;
+        ok = check_reply_size(gjkd__v1__state_result__get_packed_size(st), &ctx->limits, error);
+        if (ok) {
+            ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATE;
+            ctx->resp->state = st;
+        }
     }
     gjk_world_result_destroy(&result);
     return ok;
@@ -1774,6 +1877,8 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     gjk_world_robot_info(svc->world, robot, &info);
+    query_guard guard;
+    guard_init(&guard, &options, info.dof_count, ctx);
     const gjk_kinematics *kin = gjk_world_robot_kinematics(svc->world, robot);
     if (kin != NULL) {
         if (flat) {
@@ -1793,6 +1898,8 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
             goto unlock;
         ok = run_joint_trajectory(svc->world, robot, kin, m, n_waypoints, q, &options, &result,
                                   error);
+        if (!ok && (atomic_load(&guard.over) || atomic_load(&guard.late)))
+            guard_refusal(&guard, n_waypoints, &ctx->limits, error);
         if (ok && options.gradients)
             list_joint_names(svc->world, &ctx->arena, &n_joint_names, &joint_names);
         goto unlock;
@@ -1843,6 +1950,10 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     traj.link_poses = poses;
     traj.name = m->name;
     gjk_status s = gjk_world_query_trajectory(svc->world, &traj, &options, &result);
+    if (s != GJK_WORLD_OK && (atomic_load(&guard.over) || atomic_load(&guard.late))) {
+        guard_refusal(&guard, n_waypoints, &ctx->limits, error);
+        goto unlock;
+    }
     if (s != GJK_WORLD_OK) {
         gjkd_fail(error, gjkd_code_from_status(s), "trajectory query: %s", gjk_status_message(s));
         goto unlock;
@@ -1865,8 +1976,11 @@ unlock:
             gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
         t->n_joint_names = n_joint_names;
         t->joint_names = joint_names;
-        ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
-        ctx->resp->trajectory = t;
+        ok = check_reply_size(gjkd__v1__trajectory_result__get_packed_size(t), &ctx->limits, error);
+        if (ok) {
+            ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;
+            ctx->resp->trajectory = t;
+        }
     }
     gjk_world_result_destroy(&result);
     return ok;
@@ -2023,6 +2137,8 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     l->max_obstacles = ctx->limits.max_obstacles;
     l->max_waypoints = ctx->limits.max_waypoints;
     l->max_pairs_returned = ctx->limits.max_pairs_returned;
+    l->max_reply_pairs = ctx->limits.max_reply_pairs;
+    l->max_reply_bytes = ctx->limits.max_reply_bytes;
     l->max_name_length = ctx->limits.max_name_length;
     l->max_queued = ctx->limits.max_queued;
     st->limits = l;
@@ -2068,13 +2184,16 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
         return NULL;
     }
     svc->counters = calloc(COMMAND_COUNT, sizeof *svc->counters);
+    svc->tokens = gjkd_tokens_create();
     /* The world's capacities are the largest our limits can take (SIGHUP may raise them):
      * the limits are checked before it is called. */
     gjk_world_def world_def = service_world_def();
     gjk_status s = gjk_world_create(&world_def, &svc->world);
-    if (svc->counters == NULL || s != GJK_WORLD_OK) {
+    if (svc->counters == NULL || svc->tokens == NULL || s != GJK_WORLD_OK) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
                   gjk_status_message(s));
+        gjk_world_destroy(&svc->world);
+        gjkd_tokens_destroy(&svc->tokens);
         free(svc->counters);
         free(svc);
         return NULL;
@@ -2100,6 +2219,7 @@ void gjkd_service_destroy(gjkd_service **service)
     pthread_rwlock_destroy(&svc->lock);
     pthread_mutex_destroy(&svc->limits_lock);
     pthread_mutex_destroy(&svc->info_lock);
+    gjkd_tokens_destroy(&svc->tokens);
     free(svc->counters);
     free(svc);
     *service = NULL;
@@ -2165,18 +2285,29 @@ static uint64_t now_ns(void)
 }
 
 static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
-                           uint8_t **reply, size_t *reply_size);
+                           uint64_t deadline_ns, uint8_t **reply, size_t *reply_size);
 
 void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size)
 {
-    handle_request(svc, data, size, false, reply, reply_size);
+    handle_request(svc, data, size, false, 0, reply, reply_size);
+}
+
+void gjkd_service_handle_until(gjkd_service *svc, const uint8_t *data, size_t size,
+                               uint64_t deadline_ns, uint8_t **reply, size_t *reply_size)
+{
+    handle_request(svc, data, size, false, deadline_ns, reply, reply_size);
+}
+
+uint64_t gjkd_now_ns(void)
+{
+    return now_ns();
 }
 
 void gjkd_service_handle_probe(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                                size_t *reply_size)
 {
-    handle_request(svc, data, size, true, reply, reply_size);
+    handle_request(svc, data, size, true, 0, reply, reply_size);
 }
 
 void gjkd_service_set_queued(gjkd_service *svc, uint32_t queued)
@@ -2199,9 +2330,11 @@ static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *value)
     return false;
 }
 
-bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id, uint32_t *body_field)
+bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id,
+                       uint32_t *deadline_ms, uint32_t *body_field)
 {
     *request_id = 0;
+    *deadline_ms = 0;
     *body_field = 0;
     const uint8_t *p = data, *end = data + size;
     while (p < end) {
@@ -2215,6 +2348,8 @@ bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id, u
                 return false;
             if (field == 1) /* request_id */
                 *request_id = v;
+            else if (field == 4) /* deadline_ms */
+                *deadline_ms = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
             break;
         case 1: /* 64-bit */
             if (end - p < 8)
@@ -2247,8 +2382,42 @@ bool gjkd_request_is_probe(uint32_t body_field)
            body_field == GJKD__V1__REQUEST__BODY_STATS;
 }
 
+static bool is_scene_change(Gjkd__V1__Request__BodyCase body)
+{
+    switch (body) {
+    case GJKD__V1__REQUEST__BODY_PUT_ROBOT:
+    case GJKD__V1__REQUEST__BODY_REMOVE_ROBOT:
+    case GJKD__V1__REQUEST__BODY_PUT_OBSTACLE:
+    case GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE:
+    case GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS:
+    case GJKD__V1__REQUEST__BODY_LOAD_SCENE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The first reply of a change, again, with this request's id. */
+static void replay(gjkd_service *svc, uint64_t request_id, const uint8_t *first, size_t first_size,
+                   uint8_t **reply, size_t *reply_size)
+{
+    Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, first_size, first);
+    if (r == NULL) { /* we packed it: cannot happen */
+        gjkd_service_reply_error(svc, request_id, GJKD_CODE(INTERNAL),
+                                 "a remembered change reply could not be read", reply, reply_size);
+        return;
+    }
+    atomic_fetch_add(&svc->requests, 1);
+    count_code(svc, GJKD_CODE(OK));
+    r->request_id = request_id;
+    GJKD_LOG(GJKD_LOG_INFO, "change_replayed", request_id, "revision=%llu",
+             (unsigned long long)r->revision);
+    pack_response(r, reply, reply_size);
+    gjkd__v1__response__free_unpacked(r, NULL);
+}
+
 static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
-                           uint8_t **reply, size_t *reply_size)
+                           uint64_t deadline_ns, uint8_t **reply, size_t *reply_size)
 {
     gjkd_limits limits = gjkd_service_limits(svc);
     if (size > limits.max_message_bytes) {
@@ -2278,16 +2447,40 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
     ctx.resp = &resp;
     ctx.limits = limits;
     ctx.probe = probe;
+    ctx.deadline_ns = deadline_ns;
     gjkd_error error = {GJKD_CODE(OK), ""};
 
     ssize_t which = -1;
     for (size_t i = 0; i < COMMAND_COUNT; ++i)
         if (k_commands[i].body == req->body_case)
             which = (ssize_t)i;
+    /* A scene change with a change token runs once (tokens.h): a retry gets the first reply. */
+    const ProtobufCBinaryData *token = &req->change_token;
+    bool tokened = token->len > 0 && is_scene_change(req->body_case);
+    gjkd_token_result tok = GJKD_TOKEN_UNTRACKED;
+    if (tokened && token->len <= GJKD_TOKEN_MAX) {
+        uint8_t *first = NULL;
+        size_t first_size = 0;
+        tok = gjkd_tokens_begin(svc->tokens, token->data, token->len, limits.change_tokens,
+                                (uint64_t)(limits.change_token_seconds * 1e9), &first, &first_size);
+        if (tok == GJKD_TOKEN_REPLAY) {
+            replay(svc, req->request_id, first, first_size, reply, reply_size);
+            free(first);
+            gjkd__v1__request__free_unpacked(req, NULL);
+            atomic_fetch_sub(&svc->in_flight, 1);
+            return;
+        }
+    }
     uint64_t t0 = now_ns();
     bool ok;
     if (!gjkd_check_wire_strings(&gjkd__v1__request__descriptor, data, size, &error))
         ok = false;
+    else if (deadline_ns != 0 && now_ns() > deadline_ns)
+        ok = gjkd_fail(&error, GJKD_CODE(DEADLINE_EXCEEDED),
+                       "the request's deadline passed before a worker took it: not run");
+    else if (tokened && token->len > GJKD_TOKEN_MAX)
+        ok = gjkd_fail(&error, GJKD_CODE(INVALID_ARGUMENT), "change_token: %zu bytes, at most %d",
+                       token->len, GJKD_TOKEN_MAX);
     else if (which < 0 && req->base.n_unknown_fields > 0)
         ok = gjkd_fail(&error, GJKD_CODE(UNIMPLEMENTED),
                        "request body unknown to this daemon (gjkd.v1 %d.%d.%d)", GJK_VERSION_MAJOR,
@@ -2323,6 +2516,8 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
         GJKD_LOG(GJKD_LOG_INFO, "request_failed", req->request_id, "command=%s code=%s message=%s",
                  name, gjkd_code_name(status.code), GJKD_Q(error.message));
     pack_response(&resp, reply, reply_size);
+    if (tok == GJKD_TOKEN_RUN)
+        gjkd_tokens_end(svc->tokens, token->data, token->len, ok ? *reply : NULL, *reply_size);
     if (ctx.owned != NULL)
         protobuf_c_message_free_unpacked(ctx.owned, NULL);
     gjkd_arena_free(&ctx.arena);

@@ -44,17 +44,24 @@ bool gjkd_service_load_scene(gjkd_service *service, const uint8_t *data, size_t 
 void gjkd_service_handle(gjkd_service *service, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size);
 
+/* gjkd_service_handle with a deadline (CLOCK_MONOTONIC ns, gjkd_now_ns; 0 = none): past it
+ * the request is refused with DEADLINE_EXCEEDED before it runs, and a query stops between
+ * blocks of waypoints (issue 22, finding 13). */
+void gjkd_service_handle_until(gjkd_service *service, const uint8_t *data, size_t size,
+                               uint64_t deadline_ns, uint8_t **reply, size_t *reply_size);
+uint64_t gjkd_now_ns(void);
+
 /* A reply to a request that never reached a handler (e.g. wrong framing, a full queue), with
  * the request_id it gave (0 if unknown); counted. */
 void gjkd_service_reply_error(gjkd_service *service, uint64_t request_id, gjkd_code code,
                               const char *message, uint8_t **reply, size_t *reply_size);
 
 /* What the broker needs to know of a request without unpacking it: its request_id (0 if
- * absent) and the field number of its body (gjkd.proto Request, 0 if none). Reads the top
- * level of the protobuf wire format only; false if that is not well formed (a worker then
- * answers MALFORMED with the full decoder). */
+ * absent), its deadline_ms (0 if absent) and the field number of its body (gjkd.proto Request, 0 if
+ * none). Reads the top level of the protobuf wire format only; false if that is not well formed (a
+ * worker then answers MALFORMED with the full decoder). */
 bool gjkd_request_peek(const uint8_t *data, size_t size, uint64_t *request_id,
-                       uint32_t *body_field);
+                       uint32_t *deadline_ms, uint32_t *body_field);
 /* Health and stats: answered by the broker itself (gjkd_service_handle_probe), so that probes
  * never wait behind long queries. */
 bool gjkd_request_is_probe(uint32_t body_field);

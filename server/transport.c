@@ -175,8 +175,11 @@ static void *worker_main(void *arg)
         }
         uint8_t *reply = NULL;
         size_t reply_size = 0;
-        gjkd_service_handle(w->service, zmq_msg_data(&f[2]), zmq_msg_size(&f[2]), &reply,
-                            &reply_size);
+        uint64_t deadline_ns = 0;
+        if (zmq_msg_size(&f[1]) == 1 + sizeof deadline_ns)
+            memcpy(&deadline_ns, (uint8_t *)zmq_msg_data(&f[1]) + 1, sizeof deadline_ns);
+        gjkd_service_handle_until(w->service, zmq_msg_data(&f[2]), zmq_msg_size(&f[2]), deadline_ns,
+                                  &reply, &reply_size);
         zmq_msg_send(&f[0], sock, ZMQ_SNDMORE);
         zmq_msg_send(&f[1], sock, ZMQ_SNDMORE);
         send_owned(sock, reply, reply_size);
@@ -204,6 +207,7 @@ typedef struct queued_request {
     zmq_msg_t identity;
     zmq_msg_t payload;
     uint8_t framing;
+    uint64_t deadline_ns; /* from its arrival (request_deadline); 0 = none */
 } queued_request;
 
 typedef struct client_queue {
@@ -285,7 +289,8 @@ static void queue_drop_empty(request_queue *q, client_queue *c)
 /* Queues [identity][framing][payload] (both messages moved in) unless that would exceed the
  * client's or the total limits; then (or out of memory) false with the reason in why. */
 static bool queue_push(request_queue *q, zmq_msg_t *identity, int fd, uint8_t framing,
-                       zmq_msg_t *payload, const gjkd_limits *limits, char *why, size_t why_size)
+                       uint64_t deadline_ns, zmq_msg_t *payload, const gjkd_limits *limits,
+                       char *why, size_t why_size)
 {
     uint64_t size = zmq_msg_size(payload);
     if (q->count >= limits->max_queued_total) {
@@ -332,6 +337,7 @@ static bool queue_push(request_queue *q, zmq_msg_t *identity, int fd, uint8_t fr
             zmq_msg_move(&items[i].identity, &from->identity);
             zmq_msg_move(&items[i].payload, &from->payload);
             items[i].framing = from->framing;
+            items[i].deadline_ns = from->deadline_ns;
         }
         free(c->items);
         c->items = items;
@@ -344,6 +350,7 @@ static bool queue_push(request_queue *q, zmq_msg_t *identity, int fd, uint8_t fr
     zmq_msg_move(&r->identity, identity);
     zmq_msg_move(&r->payload, payload);
     r->framing = framing;
+    r->deadline_ns = deadline_ns;
     c->fd = fd;
     c->count++;
     c->bytes += size;
@@ -364,6 +371,7 @@ static void queue_pop(request_queue *q, queued_request *out)
     zmq_msg_move(&out->identity, &r->identity);
     zmq_msg_move(&out->payload, &r->payload);
     out->framing = r->framing;
+    out->deadline_ns = r->deadline_ns;
     c->bytes -= zmq_msg_size(&out->payload);
     q->bytes -= zmq_msg_size(&out->payload);
     zmq_msg_close(&r->identity);
@@ -611,10 +619,22 @@ static int worker_index(const broker *b, zmq_msg_t *worker_id)
     return v < b->n_workers ? v : -1;
 }
 
-/* Hands [identity][framing][payload] to the idle worker `worker_id` (all three consumed) and
- * remembers the request as in flight. */
+/* The deadline of a request read now (issue 22, finding 13): its deadline_ms, or else
+ * --request-timeout-seconds, from now; 0 = none. */
+static uint64_t request_deadline(uint32_t deadline_ms, const gjkd_limits *limits)
+{
+    if (deadline_ms > 0)
+        return gjkd_now_ns() + (uint64_t)deadline_ms * 1000000u;
+    if (limits->request_timeout_seconds > 0)
+        return gjkd_now_ns() + (uint64_t)(limits->request_timeout_seconds * 1e9);
+    return 0;
+}
+
+/* Hands [identity][framing + deadline][payload] to the idle worker `worker_id` (all three
+ * consumed) and remembers the request as in flight. The second frame is the framing byte and
+ * the request's deadline (8 bytes, host order; 0 = none). */
 static void send_to_worker(broker *b, zmq_msg_t *worker_id, zmq_msg_t *identity, uint8_t framing,
-                           zmq_msg_t *payload)
+                           uint64_t deadline_ns, zmq_msg_t *payload)
 {
     int w = worker_index(b, worker_id);
     if (w >= 0) {
@@ -623,17 +643,20 @@ static void send_to_worker(broker *b, zmq_msg_t *worker_id, zmq_msg_t *identity,
         zmq_msg_init(&f->identity);
         zmq_msg_copy(&f->identity, identity);
         f->framing = framing;
-        uint32_t body;
+        uint32_t body, deadline_ms;
         size_t size = zmq_msg_size(payload);
         gjkd_request_peek(zmq_msg_data(payload),
                           size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES, &f->request_id,
-                          &body);
+                          &deadline_ms, &body);
         f->bytes = size;
         b->work_bytes += size;
     }
     zmq_msg_send(worker_id, b->backend, ZMQ_SNDMORE);
     zmq_msg_send(identity, b->backend, ZMQ_SNDMORE);
-    zmq_send(b->backend, &framing, 1, ZMQ_SNDMORE);
+    uint8_t second[1 + sizeof deadline_ns];
+    second[0] = framing;
+    memcpy(second + 1, &deadline_ns, sizeof deadline_ns);
+    zmq_send(b->backend, second, sizeof second, ZMQ_SNDMORE);
     zmq_msg_send(payload, b->backend, 0);
 }
 
@@ -691,9 +714,9 @@ static void frontend_message(broker *b)
     const uint8_t *data = zmq_msg_data(payload);
     size_t size = zmq_msg_size(payload);
     uint64_t request_id;
-    uint32_t body;
+    uint32_t body, deadline_ms;
     bool whole = gjkd_request_peek(data, size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES,
-                                   &request_id, &body);
+                                   &request_id, &deadline_ms, &body);
     if (b->auth != NULL && !gjkd_auth_allows_user(b->auth, zmq_msg_gets(payload, "User-Id"))) {
         refuse(b, identity, framing, request_id, GJKD_CODE(UNAUTHENTICATED),
                "this client's key is no longer on the allow-list (reloaded)");
@@ -724,12 +747,13 @@ static void frontend_message(broker *b)
                  "that is over its memory budget of %llu (max-held-bytes); try again later",
                  (unsigned long long)held, size, (unsigned long long)limits.max_held_bytes);
     } else if (b->n_idle > 0) {
-        send_to_worker(b, &b->idle[--b->n_idle], identity, (uint8_t)framing, payload);
+        send_to_worker(b, &b->idle[--b->n_idle], identity, (uint8_t)framing,
+                       request_deadline(deadline_ms, &limits), payload);
         return;
     } else {
         char why[200];
-        if (queue_push(&b->queue, identity, fd, (uint8_t)framing, payload, &limits, why,
-                       sizeof why)) {
+        if (queue_push(&b->queue, identity, fd, (uint8_t)framing,
+                       request_deadline(deadline_ms, &limits), payload, &limits, why, sizeof why)) {
             gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
             return;
         }
@@ -751,7 +775,7 @@ static void backend_message(broker *b)
         return;
     }
     if (n == 4) {
-        int framing = zmq_msg_size(&f[2]) == 1 ? *(uint8_t *)zmq_msg_data(&f[2]) : 0;
+        int framing = zmq_msg_size(&f[2]) >= 1 ? *(uint8_t *)zmq_msg_data(&f[2]) : 0;
         zmq_msg_send(&f[1], b->frontend, ZMQ_SNDMORE);
         if (framing == FRAMING_DELIMITED)
             zmq_send(b->frontend, "", 0, ZMQ_SNDMORE);
@@ -765,7 +789,7 @@ static void backend_message(broker *b)
         queued_request r;
         queue_pop(&b->queue, &r);
         gjkd_service_set_queued(b->service, (uint32_t)b->queue.count);
-        send_to_worker(b, &f[0], &r.identity, r.framing, &r.payload);
+        send_to_worker(b, &f[0], &r.identity, r.framing, r.deadline_ns, &r.payload);
     } else {
         b->idle[b->n_idle++] = f[0];
     }
@@ -799,10 +823,11 @@ static void refuse_queued(broker *b)
         queued_request r;
         queue_pop(&b->queue, &r);
         uint64_t request_id;
-        uint32_t body;
+        uint32_t body, deadline_ms;
         size_t size = zmq_msg_size(&r.payload);
         gjkd_request_peek(zmq_msg_data(&r.payload),
-                          size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES, &request_id, &body);
+                          size < PEEK_PREFIX_BYTES ? size : PEEK_PREFIX_BYTES, &request_id,
+                          &deadline_ms, &body);
         refuse(b, &r.identity, r.framing, request_id, GJKD_CODE(UNAVAILABLE),
                "the daemon stopped before a worker was free");
         zmq_msg_close(&r.payload);

@@ -11,7 +11,10 @@
 #                        (tests/reliability/hostile.py), GROUP one of probes (padded probes),
 #                        budget (the memory budget), vanish (disconnected clients), drain,
 #                        fds and conncap (idle connections against the fd limit), writers
-#                        (writer-fair scene lock)
+#                        (writer-fair scene lock), reply (reply amplification),
+#                        retry (changes run once under retries),
+#                        deadline (per-request deadlines); reliability_hostile_load (label
+#                        load): the issue's load test, a good client's latency under attack
 # Run one label: ctest --test-dir build -L load -V   (or -L fault).
 # The daemon can run under a wrapper: GJKD_WRAPPER="valgrind -q ..." (tests/gjkd_daemon.py).
 if(TARGET gjkd_server)
@@ -20,7 +23,7 @@ if(TARGET gjkd_server)
                LABELS unit fault TIMEOUT 60)
 endif()
 
-if(TARGET gjkd AND TARGET gjkd_proto_py)
+if(TARGET gjkd AND TARGET gjkd_proto_py AND TARGET gjkctl)
   find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
   if(GJK_SYSTEM_PYTHON)
     # Under a sanitizer the daemon is several times slower and its allocator holds on to freed
@@ -56,15 +59,20 @@ if(TARGET gjkd AND TARGET gjkd_proto_py)
     # Under a sanitizer, shadow memory and ASan's quarantine add to VmRSS.
     set(GJK_HOSTILE_BOUNDS)
     if(GJK_SANITIZE OR GJK_SANITIZE_THREAD)
-      set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840)
+      set(GJK_HOSTILE_BOUNDS --rss-slack-kib 163840 --latency-bound 6)
     endif()
-    foreach(group probes budget vanish drain fds conncap writers)
+    foreach(group probes budget vanish drain fds conncap writers reply retry deadline load)
       add_test(NAME reliability_hostile_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/hostile.py
                        --group ${group} --gjkd $<TARGET_FILE:gjkd>
                        --python-proto ${CMAKE_BINARY_DIR}/python
-                       --source-dir ${PROJECT_SOURCE_DIR} ${GJK_HOSTILE_BOUNDS})
-      set_tests_properties(reliability_hostile_${group} PROPERTIES LABELS fault TIMEOUT 90)
+                       --source-dir ${PROJECT_SOURCE_DIR} ${GJK_HOSTILE_BOUNDS}
+                       --gjkctl $<TARGET_FILE:gjkctl>)
+      if(group STREQUAL "load")
+        set_tests_properties(reliability_hostile_${group} PROPERTIES LABELS load TIMEOUT 120)
+      else()
+        set_tests_properties(reliability_hostile_${group} PROPERTIES LABELS fault TIMEOUT 90)
+      endif()
       if(GJK_SANITIZE)
         set_tests_properties(reliability_hostile_${group} PROPERTIES ENVIRONMENT
           "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:quarantine_size_mb=16")

@@ -58,6 +58,12 @@ static void test_defaults(void **state)
     assert_int_equal(c.limits.max_held_bytes, 256u << 20);
     assert_int_equal(c.limits.max_queued_total, 16384);
     assert_true(c.handshake_seconds == 5.0);
+    /* The reply's bounds (issue 22, finding 14). */
+    assert_int_equal(c.limits.max_reply_pairs, 100000);
+    assert_int_equal(c.limits.max_reply_bytes, 64u << 20);
+    /* Change tokens (finding 11). */
+    assert_int_equal(c.limits.change_tokens, 4096);
+    assert_true(c.limits.change_token_seconds == 300.0);
 }
 
 static void test_precedence(void **state)

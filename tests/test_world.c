@@ -557,6 +557,59 @@ static void test_trajectory_summary(void **state)
     gjk_world_destroy(&f.w);
 }
 
+/* The cancellation hook (options.cancel): asked before each block of
+ * GJK_WORLD_BLOCK_WAYPOINTS waypoints with the entries the blocks done report; true stops the
+ * query (the daemon's per-request deadline and reply cap, issue 22 findings 13 and 14). */
+typedef struct cancel_probe {
+    int calls;
+    int64_t seen[8];
+    int64_t stop_at; /* cancel once reported >= this; < 0 never */
+} cancel_probe;
+
+static bool probe_cancel(void *user, int64_t reported)
+{
+    cancel_probe *p = user;
+    if (p->calls < 8)
+        p->seen[p->calls] = reported;
+    ++p->calls;
+    return p->stop_at >= 0 && reported >= p->stop_at;
+}
+
+static void test_trajectory_cancel(void **state)
+{
+    (void)state;
+    fixture f;
+    make_fixture(&f, false);
+    int W = 21; /* blocks of 8, 8 and 5 waypoints */
+    gjk_transform *poses = sweep(W, 1.0);
+    gjk_world_trajectory t;
+    memset(&t, 0, sizeof t);
+    t.robot = f.arm;
+    t.waypoint_count = W;
+    t.link_count = 3;
+    t.link_poses = poses;
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.pairs = GJK_WORLD_PAIRS_ROBOT_OBSTACLE;
+    cancel_probe p = {0, {0}, -1};
+    opt.cancel = probe_cancel;
+    opt.cancel_user = &p;
+    gjk_world_result *r = NULL;
+    assert_ok(gjk_world_query_trajectory(f.w, &t, &opt, &r));
+    assert_int_equal(p.calls, 3); /* once per block, with the closest pair of each waypoint */
+    assert_int_equal(p.seen[0], 0);
+    assert_int_equal(p.seen[1], 8);
+    assert_int_equal(p.seen[2], 16);
+    assert_int_equal(r->first_collision, 8);
+    gjk_world_result_destroy(&r);
+
+    p = (cancel_probe){0, {0}, 8};
+    assert_int_equal(gjk_world_query_trajectory(f.w, &t, &opt, &r), GJK_STATUS_OUT_OF_MEMORY);
+    assert_null(r);
+    assert_int_equal(p.calls, 2); /* the second block was not started */
+    free(poses);
+    gjk_world_destroy(&f.w);
+}
+
 /* Changes under a named trajectory: every change of geometry is seen at once (regression
  * guard for stale warm starts) and the cache stays within its caps. */
 static void test_named_cache_changes_and_caps(void **state)
@@ -1240,6 +1293,7 @@ int main(void)
         cmocka_unit_test(test_replace_robot_remaps_rules),
         cmocka_unit_test(test_bad_input_leaves_world_unchanged),
         cmocka_unit_test(test_scene_caps),
+        cmocka_unit_test(test_trajectory_cancel),
         cmocka_unit_test(test_empty_and_partless),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

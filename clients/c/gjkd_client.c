@@ -7,6 +7,7 @@
 #include "gjkd_client.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,6 +338,37 @@ static bool receive_reply(void *socket, zmq_msg_t *payload)
     return ok;
 }
 
+static gjkd_status attempt_call(gjkd_client *c, Gjkd__V1__Request *request,
+                                Gjkd__V1__Response **response);
+
+static bool is_scene_change(Gjkd__V1__Request__BodyCase body)
+{
+    return body == GJKD__V1__REQUEST__BODY_PUT_ROBOT ||
+           body == GJKD__V1__REQUEST__BODY_REMOVE_ROBOT ||
+           body == GJKD__V1__REQUEST__BODY_PUT_OBSTACLE ||
+           body == GJKD__V1__REQUEST__BODY_REMOVE_OBSTACLE ||
+           body == GJKD__V1__REQUEST__BODY_SET_ALLOWED_PAIRS ||
+           body == GJKD__V1__REQUEST__BODY_LOAD_SCENE;
+}
+
+/* 16 random bytes (a change token): /dev/urandom, else the clock and a counter (unique within
+ * the process, which is what a retry needs). */
+static void random_token(uint8_t out[16])
+{
+    static unsigned counter;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, out, 16) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n == 16)
+        return;
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    uint64_t v[2] = {(uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec,
+                     ((uint64_t)getpid() << 32) ^ ++counter};
+    memcpy(out, v, 16);
+}
+
 gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
                              Gjkd__V1__Response **response)
 {
@@ -347,10 +379,41 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
         request->expected_revision = c->expected_revision;
         c->expect = false;
     }
-    for (int attempt = 0; attempt <= c->retries; attempt++) {
+    /* One request_id and one change token for every attempt of this call (gjkd.proto,
+     * Request.change_token): a retried change runs once. */
+    uint8_t token[16];
+    if (request->change_token.len == 0 && is_scene_change(request->body_case)) {
+        random_token(token);
+        request->change_token.data = token;
+        request->change_token.len = sizeof token;
+    }
+    request->request_id = ++c->next_id;
+    /* The daemon gives up on it when this attempt would (Request.deadline_ms). */
+    bool own_deadline = request->deadline_ms == 0;
+    if (own_deadline)
+        request->deadline_ms = (uint32_t)c->timeout_ms;
+    gjkd_status status = GJKD_TIMEOUT;
+    for (int attempt = 0; attempt <= c->retries && status == GJKD_TIMEOUT; attempt++)
+        status = attempt_call(c, request, response);
+    if (own_deadline)
+        request->deadline_ms = 0;
+    if (request->change_token.data == token) {
+        request->change_token.data = NULL; /* not the caller's: do not leave it pointing here */
+        request->change_token.len = 0;
+    }
+    if (status == GJKD_TIMEOUT)
+        return fail(c, GJKD_TIMEOUT, "no reply from \"%s\" after %d attempt%s of %d ms",
+                    c->endpoint, c->retries + 1, c->retries ? "s" : "", c->timeout_ms);
+    return status;
+}
+
+/* One attempt of a call: GJKD_TIMEOUT (the socket closed) when no reply came in time. */
+static gjkd_status attempt_call(gjkd_client *c, Gjkd__V1__Request *request,
+                                Gjkd__V1__Response **response)
+{
+    {
         if (c->socket == NULL && open_socket(c) != GJKD_OK)
             return GJKD_TRANSPORT;
-        request->request_id = ++c->next_id;
         /* Packed straight into the message ZeroMQ sends (no extra copy). */
         size_t len = gjkd__v1__request__get_packed_size(request);
         zmq_msg_t msg;
@@ -414,8 +477,7 @@ gjkd_status gjkd_client_call(gjkd_client *c, Gjkd__V1__Request *request,
         /* Timed out: drop the socket (and anything queued on it) and try on a fresh one. */
         close_socket(c);
     }
-    return fail(c, GJKD_TIMEOUT, "no reply from \"%s\" after %d attempt%s of %d ms", c->endpoint,
-                c->retries + 1, c->retries ? "s" : "", c->timeout_ms);
+    return GJKD_TIMEOUT;
 }
 
 /* Runs a request and checks that an OK reply carries the expected body (0 = none needed). */

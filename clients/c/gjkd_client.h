@@ -3,15 +3,18 @@
  * One client = one ZeroMQ DEALER socket to the daemon's ROUTER, used from one thread at a
  * time (like a ZeroMQ socket; make one client per thread). Every call sends one Request and
  * waits for the Response with the same request_id:
- *   - each attempt waits at most options.timeout_ms;
+ *   - each attempt waits at most options.timeout_ms, and the request says so (deadline_ms,
+ *     unless the caller set one): the daemon does not start it, or stops a query, after that;
  *   - on a timeout the socket is closed (linger 0) and reopened, and the request is sent again
- *     with a new request_id, at most options.retries more times (the "Lazy Pirate" pattern),
- *     then the call fails with GJKD_TIMEOUT. Replies to abandoned attempts are discarded.
+ *     with the same request_id, at most options.retries more times (the "Lazy Pirate"
+ *     pattern), then the call fails with GJKD_TIMEOUT. Replies to earlier calls are discarded.
  *   - a daemon that refuses the client in the handshake (CURVE key not on its allow-list, CURVE
  *     on one side only, a wrong server key) sends no reply; the socket monitor sees it and the
  *     call fails at once with GJKD_UNAUTHENTICATED and a message that says which, no retry.
- *   Retrying a scene change is safe for puts (they replace by name), set_allowed_pairs and
- *   scene loads; a retried remove whose first attempt did arrive reports NOT_FOUND.
+ *   A scene change (put, remove, set_allowed_pairs, load_scene) carries a change token, 16
+ *   random bytes per call (Request.change_token; one the caller set is kept), the same on every
+ *   retry: the daemon runs it once and answers a retry with the first attempt's reply, so a
+ *   change whose reply was lost is reported as done, not done twice (or NOT_FOUND for a remove).
  *
  * Status: every call returns a gjkd_status. GJKD_OK (the wire's OK, 16) is success. Wire codes
  * (gjkd.proto StatusCode) keep their numbers; client-side failures are 100 and up. The message
@@ -63,6 +66,7 @@
     X(STORAGE_FAILED, 23)                                                                          \
     X(UNIMPLEMENTED, 24)                                                                           \
     X(UNAVAILABLE, 25)                                                                             \
+    X(DEADLINE_EXCEEDED, 26)                                                                       \
     X(TIMEOUT, 100)      /* no reply within timeout_ms after every retry */                        \
     X(TRANSPORT, 101)    /* ZeroMQ failed (bad endpoint, context terminated, ...) */               \
     X(BAD_REPLY, 102)    /* the reply was not a valid Response, or had the wrong body */           \

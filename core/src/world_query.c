@@ -961,6 +961,10 @@ static void run_blocks(qworker *wk)
         int b = atomic_fetch_add(&job->next_block, 1);
         if (b >= job->block_count || atomic_load(&job->failed))
             return;
+        if (job->cancel && job->cancel(job->cancel_user, atomic_load(&job->reported))) {
+            atomic_store(&job->failed, true);
+            return;
+        }
         int32_t start = b * GJK_WORLD_BLOCK_WAYPOINTS;
         int32_t end = start + GJK_WORLD_BLOCK_WAYPOINTS;
         if (end > job->waypoint_count)
@@ -1008,6 +1012,12 @@ static void run_blocks(qworker *wk)
                 atomic_min_int(&job->first_collision, w);
                 break;
             }
+        }
+        if (job->cancel) {
+            int64_t n = 0;
+            for (int32_t w = start; w < end; ++w)
+                n += job->wp[w].count;
+            atomic_fetch_add(&job->reported, n);
         }
     }
 }
@@ -1109,6 +1119,8 @@ static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
     job->body_pairs = job->mode == GJK_WORLD_MODE_ALL_WITHIN && !o.per_part;
     job->gjk = o.gjk;
     job->gradients = o.gradients;
+    job->cancel = o.cancel;
+    job->cancel_user = o.cancel_user;
     gjk_options d = gjk_default_options();
     job->touch_tolerance = o.gjk.touch_tolerance > 0.0 ? o.gjk.touch_tolerance : d.touch_tolerance;
     return GJK_WORLD_OK;
@@ -1172,6 +1184,7 @@ static gjk_status job_run(qjob *job, int32_t threads)
     atomic_init(&job->next_block, 0);
     atomic_init(&job->first_collision, INT32_MAX);
     atomic_init(&job->failed, false);
+    atomic_init(&job->reported, 0);
     if (threads < 1)
         threads = 1;
     if (threads > job->block_count)

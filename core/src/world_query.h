@@ -96,6 +96,9 @@ typedef struct qjob {
     atomic_int next_block;
     atomic_int first_collision;
     atomic_bool failed;
+    gjk_world_cancel_fn cancel; /* options.cancel: asked before each block */
+    void *cancel_user;
+    atomic_int_fast64_t reported; /* entries of the blocks done (only with cancel) */
 } qjob;
 
 /* True when the witness pair of shapes a and b (their world rotations rot_a, rot_b) along

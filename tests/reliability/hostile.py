@@ -27,6 +27,28 @@ Groups (tests/reliability.cmake registers each as reliability_hostile_GROUP):
            answered before most of their queries, not after all of them
   conncap  finding 10: 300 idle connections against --max-connections 100: the longest idle
            ones are shut down, a new client is answered at once, a change persists
+  reply    finding 14: an ALL_WITHIN trajectory request of ~380 KB whose reply would be
+           hundreds of MB is refused with RESOURCE_EXHAUSTED (saying what to lower) once its
+           pairs pass --max-reply-pairs; the daemon's VmHWM grows by the core's partial
+           result only; a bounded query of the same kind is answered; a reply over
+           --max-reply-bytes that the per-pair estimate let through (long names) is refused
+           after it is built, before it is packed
+  retry    finding 11: a put, a remove and a scene load whose first reply is lost (sent,
+           run, the socket closed unread) and that are resent with the same change token on a
+           new connection get the first attempt's reply and run once (the revision moved
+           once); `gjkctl remove` whose first attempt times out while it waits for the scene
+           lock exits 0, not 1 (NOT_FOUND)
+  deadline finding 13: with the single worker busy, a state query whose deadline_ms passes
+           while it is queued is refused with DEADLINE_EXCEEDED without running; a long
+           trajectory query whose deadline passes while it runs is stopped with
+           DEADLINE_EXCEEDED; --request-timeout-seconds gives requests without one a deadline
+  load     the issue's "done when" (label load): vanishing clients, oversized requests and a
+           slow reader (never reads its replies), each a separate process, for 10 s against
+           --threads 2 while a well-behaved client times small state queries: none of its
+           replies is lost or refused, its p99 latency is reported against its idle p99 (and
+           held under --latency-bound: on 2 shared cores the attackers' own CPU use makes a
+           2x assertion unreliable), VmRSS stays within --max-held-bytes plus a slack and
+           the slow reader's unread replies (libzmq's send queue: 1000 replies, not bytes)
 
 Uses the helpers of tests/reliability/reliability.py (requests, the daemon)."""
 
@@ -36,6 +58,7 @@ import random
 import resource
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -464,9 +487,312 @@ def group_conncap():
     check(d2.stop() == 0, "gjkd exit status")
 
 
+def vm_hwm_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise Failed("no VmHWM for pid %d" % pid)
+
+
+def group_reply():
+    """A 168 KB ALL_WITHIN trajectory request used to make a 319 MB reply and a 2.5 GB peak
+    RSS: nothing bounded a reply but max_pairs per waypoint. The same attack — 1,000
+    waypoints, every pair within 10 m of the arm reported, 300 obstacles — is refused at once
+    (after ~100 of its waypoints, when its pairs pass max-reply-pairs) and the peak RSS (VmHWM)
+    grows by far less than the reply would take."""
+    d = R.Daemon("--threads", "1")
+    heavy_scene(d)
+    wps = R.waypoints()
+    attack = R.trajectory_query([wps[i % len(wps)] for i in range(1000)], max_distance=10.0)
+    attack.request_id = 1
+    data = attack.SerializeToString()
+    hwm0 = vm_hwm_kib(d.proc.pid)
+    s = R.dealer(d.endpoint)
+    s.send_multipart([b"", data])
+    got = recv_all(s, 1, 60)
+    hwm = vm_hwm_kib(d.proc.pid)
+    say("reply: a %d-byte ALL_WITHIN request: %s %s; VmHWM %d -> %d KiB", len(data),
+        [pb.StatusCode.Name(r.status.code) for r in got],
+        got[0].status.message if got else "", hwm0, hwm)
+    check(got and got[0].status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED,
+          "the amplifying request was not refused")
+    check("max_pairs" in got[0].status.message and "max-reply-pairs" in got[0].status.message,
+          got[0].status.message)
+    # The core's result up to max-reply-pairs (100,000 pairs, ~40 MiB), never the reply (the
+    # unbounded query: ~900 MiB here).
+    check(hwm - hwm0 < 32 * 1024 + ARGS.rss_slack_kib, "VmHWM grew by %d KiB" % (hwm - hwm0))
+
+    # The same query with max_pairs 4 fits (1,000 x 4 pairs) and is answered in full.
+    attack.trajectory_query.options.max_pairs = 4
+    attack.request_id = 2
+    s.send_multipart([b"", attack.SerializeToString()])
+    got = recv_all(s, 1, 60)
+    check(got and got[0].status.code == pb.STATUS_CODE_OK and
+          len(got[0].trajectory.waypoints) == 1000 and
+          all(len(w.pairs) == 4 for w in got[0].trajectory.waypoints),
+          "bounded query: %s" % (got[0].status if got else "no reply"))
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+    # The estimate counts no names: obstacles with 200-byte names make each pair larger than
+    # it; the reply built is then measured and refused instead of sent.
+    d = R.Daemon("--threads", "1", "--max-reply-bytes", str(1 << 20))
+    st = R.call_ok(d.endpoint, pb.Request(request_id=9, stats=pb.StatsRequest()))
+    check(st.stats.limits.max_reply_bytes == 1 << 20 and
+          st.stats.limits.max_reply_pairs == 100000, "stats limits: %s" % st.stats.limits)
+    for i in range(20):
+        R.call_ok(d.endpoint, R.put_sphere("n%03d" % i + "x" * 196, (0.5, 0.1 * i, 0.5), 0.02))
+    q = R.trajectory_query([wps[i % len(wps)] for i in range(500)], max_distance=10.0)
+    q.trajectory_query.options.max_pairs = 10
+    q.request_id = 3
+    s = R.dealer(d.endpoint)
+    s.send_multipart([b"", q.SerializeToString()])
+    got = recv_all(s, 1, 60)
+    say("reply: 500 waypoints x 10 pairs with long names: %s %s",
+        [pb.StatusCode.Name(r.status.code) for r in got], got[0].status.message if got else "")
+    check(got and got[0].status.code == pb.STATUS_CODE_RESOURCE_EXHAUSTED and
+          "the reply is" in got[0].status.message and
+          "max-reply-bytes" in got[0].status.message, "long names: %s" %
+          (got[0].status if got else "no reply"))
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
+def group_retry():
+    """A change resent after a timeout used to run again: the resent remove failed with
+    NOT_FOUND although the first had happened (gjkctl exited 1), a put or load moved the
+    revision twice. A change with a change token runs once: the retry gets the first reply."""
+    d = R.Daemon("--threads", "2")
+
+    def revision():
+        return R.call_ok(d.endpoint, health(7)).revision
+
+    def lost_then_resent(req, what):
+        req.change_token = os.urandom(16)
+        before = revision()
+        s = R.dealer(d.endpoint)
+        req.request_id = 1
+        s.send_multipart([b"", req.SerializeToString()])
+        deadline = time.monotonic() + 30
+        while revision() == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        after = revision()
+        s.close(0)  # the first reply is never read
+        check(after > before, "%s: the first attempt did not run" % what)
+        req.request_id = 2
+        r = R.call(d.endpoint, req)
+        say("retry: %s resent: %s %s, revision %d -> %d -> %d", what,
+            pb.StatusCode.Name(r.status.code) if r else None, r.status.message if r else "",
+            before, after, r.revision if r else -1)
+        check(r is not None and r.status.code == pb.STATUS_CODE_OK, "%s resent: %s" %
+              (what, r.status if r else "no reply"))
+        check(r.request_id == 2 and r.revision == after and revision() == after,
+              "%s ran twice: revision %d -> %d, resent reply at %d, now %d" %
+              (what, before, after, r.revision, revision()))
+        return r
+
+    first = lost_then_resent(R.put_sphere("retry_ball", (2.0, 2.0, 0.5), 0.1), "put")
+    check(first.change.id > 0, "the replayed put has its id: %s" % first)
+    rm = pb.Request()
+    rm.remove_obstacle.name = "retry_ball"
+    lost_then_resent(rm, "remove")
+    load = pb.Request()
+    load.load_scene.merge = True
+    o = load.load_scene.scene.obstacles.add()
+    o.CopyFrom(R.put_sphere("retry_load", (2.0, -2.0, 0.5), 0.1).put_obstacle.obstacle)
+    lost_then_resent(load, "load_scene")
+    # A refused change is not remembered: with the token of a remove that failed (NOT_FOUND)
+    # the same remove runs again once the obstacle exists.
+    rm.remove_obstacle.name = "retry_late"
+    rm.change_token = os.urandom(16)
+    r = R.call(d.endpoint, rm)
+    check(r and r.status.code == pb.STATUS_CODE_NOT_FOUND, "remove of nothing: %s" % r)
+    R.call_ok(d.endpoint, R.put_sphere("retry_late", (2.0, 0.0, 0.5), 0.1))
+    R.call_ok(d.endpoint, rm)
+
+    # gjkctl: its remove waits for the scene lock behind a long query (threads 2: the query on
+    # one worker, the remove on the other) longer than its --timeout; it resends on a new
+    # connection; the first attempt runs when the query ends, the retry gets its reply.
+    heavy_scene(d)
+    R.call_ok(d.endpoint, R.put_sphere("ctl_ball", (2.0, 1.0, 0.5), 0.1))
+    w = R.dealer(d.endpoint)
+    w.send_multipart([b"", long_query(1)])
+    deadline = time.monotonic() + 10
+    while R.stats(d.endpoint).in_flight < 1 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.3)  # past the query's decoding: it holds the scene lock (shared) from here
+    check(ARGS.gjkctl, "no --gjkctl given")
+    gjkctl = ARGS.gjkctl
+    p = subprocess.run([gjkctl, "--endpoint", d.endpoint, "--timeout", "0.1", "--retries", "100",
+                        "remove", "obstacle", "ctl_ball"], capture_output=True, text=True,
+                       timeout=60)
+    long_reply = recv_all(w, 1, 60)
+    w.close(0)
+    say("retry: gjkctl remove behind a long query: exit %d %s%s; long query %s", p.returncode,
+        p.stdout.strip(), p.stderr.strip(),
+        [pb.StatusCode.Name(r.status.code) for r in long_reply])
+    check(p.returncode == 0, "gjkctl remove exit %d: %s" % (p.returncode, p.stderr.strip()))
+    check("ctl_ball" not in R.obstacles_of(d.endpoint)[0], "ctl_ball still there")
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
+def group_deadline():
+    """Nothing bounded how long a request could wait or run: two long trajectory requests
+    made another client wait 12 s for an answer it had long given up on. Requests carry (or
+    get) a deadline: a queued request past it is not run, a query past it stops."""
+    d = R.Daemon("--threads", "1", "--request-timeout-seconds", "0.2")
+    heavy_scene(d)
+    w = busy_worker(d, 2)  # ~2 x 0.5 s of work; no deadline_ms: the 0.2 s default
+    s = R.dealer(d.endpoint)
+    q = R.state_query()
+    q.request_id = 50
+    q.deadline_ms = 50
+    s.send_multipart([b"", q.SerializeToString()])
+    got = recv_all(s, 1, 60)
+    long_replies = recv_all(w, 2, 60)
+    say("deadline: queued state query (50 ms): %s %s; long queries (default 0.2 s): %s",
+        [pb.StatusCode.Name(r.status.code) for r in got], got[0].status.message if got else "",
+        [(r.request_id, pb.StatusCode.Name(r.status.code), r.status.message[:60])
+         for r in long_replies])
+    check(got and got[0].status.code == pb.STATUS_CODE_DEADLINE_EXCEEDED and
+          "not run" in got[0].status.message, "queued past its deadline: %s" %
+          (got[0].status if got else "no reply"))
+    # The long queries: the first is stopped while it runs (the 0.2 s default deadline), the
+    # second waited past its own and is not run.
+    codes = sorted(r.status.code for r in long_replies)
+    check(len(long_replies) == 2 and
+          all(c == pb.STATUS_CODE_DEADLINE_EXCEEDED for c in codes), "long queries: %s" %
+          [(r.request_id, r.status) for r in long_replies])
+    check(any("while the query ran" in r.status.message for r in long_replies),
+          "no query was stopped while it ran: %s" % [r.status.message for r in long_replies])
+    # With a deadline long enough, the same query is answered.
+    w.send_multipart([b"", long_query(9)])
+    ok = R.trajectory_query(R.waypoints(), max_distance=5.0, mode=pb.QUERY_MODE_CLOSEST)
+    ok.request_id = 10
+    ok.deadline_ms = 60000
+    w.send_multipart([b"", ok.SerializeToString()])
+    got = recv_all(w, 2, 60)
+    check(any(r.request_id == 10 and r.status.code == pb.STATUS_CODE_OK for r in got),
+          "a query within its deadline: %s" % [(r.request_id, r.status) for r in got])
+    w.close(0)
+    s.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
+def attacker(kind, endpoint, seconds):
+    """One attacking process of group_load (run as hostile.py --attacker KIND)."""
+    end = time.monotonic() + seconds
+    wps = R.waypoints()
+    traj = R.trajectory_query(wps, max_distance=0.5)
+    n = 0
+    if kind == "vanish":  # connect, send 4 trajectory queries, vanish
+        while time.monotonic() < end:
+            s = R.dealer(endpoint)
+            for i in range(4):
+                traj.request_id = i + 1
+                s.send_multipart([b"", traj.SerializeToString()])
+            time.sleep(0.01)
+            s.close(0)
+            n += 4
+    elif kind == "oversized":  # requests over max-message-bytes, refused at once
+        s = R.dealer(endpoint)
+        q = R.state_query()
+        while time.monotonic() < end:
+            q.request_id = n + 1
+            s.send_multipart([b"", padded(q, 3 << 19)])
+            recv_all(s, 1, 10)
+            n += 1
+        s.close(0)
+    elif kind == "slow":  # sends and never reads its replies
+        s = R.dealer(endpoint, SNDHWM=100000, RCVHWM=1)
+        while time.monotonic() < end:
+            traj.request_id = n + 1
+            try:
+                s.send_multipart([b"", traj.SerializeToString()], zmq.NOBLOCK)
+                n += 1
+            except zmq.Again:
+                time.sleep(0.01)
+            time.sleep(0.002)
+        s.close(0)
+    print("attacker %s: %d requests" % (kind, n), flush=True)
+
+
+def group_load():
+    mib = 1 << 20
+    budget = 64 * mib
+    d = R.Daemon("--threads", "2", "--max-message-bytes", str(mib), "--max-held-bytes",
+                 str(budget))
+    good = R.dealer(d.endpoint)
+    q = R.state_query(max_distance=0.2)
+    q.state_query.options.mode = pb.QUERY_MODE_CLOSEST
+
+    def measure(n):
+        lat = []
+        for i in range(n):
+            q.request_id = 1000000 + i
+            t0 = time.monotonic()
+            good.send_multipart([b"", q.SerializeToString()])
+            got = recv_all(good, 1, 30)
+            lat.append(time.monotonic() - t0)
+            check(got and got[0].request_id == q.request_id and
+                  got[0].status.code == pb.STATUS_CODE_OK, "the good client's request %d: %s"
+                  % (i, got[0].status if got else "no reply"))
+        lat.sort()
+        return lat
+
+    def p(lat, f):
+        return lat[min(len(lat) - 1, int(f * len(lat)))]
+
+    measure(50)  # warm up
+    # The slow reader's replies wait in libzmq's send queue, bounded by count (ZMQ_SNDHWM,
+    # 1000 by default), not by the byte budget: the slack allows 1000 of them.
+    one = R.trajectory_query(R.waypoints(), max_distance=0.5)
+    one.request_id = 1
+    reply_bytes = len(R.call_ok(d.endpoint, one).SerializeToString())
+    queued_replies_kib = 1000 * reply_bytes // 1024
+    idle = measure(1000)
+    rss0 = d.rss()
+    seconds = 10
+    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--attacker", kind,
+                               "--endpoint", d.endpoint, "--seconds", str(seconds),
+                               "--group", "load", "--gjkd", ARGS.gjkd,
+                               "--python-proto", ARGS.python_proto,
+                               "--source-dir", ARGS.source_dir],
+                              stdout=subprocess.PIPE, text=True)
+             for kind in ("vanish", "vanish", "oversized", "slow")]
+    time.sleep(1.0)  # the attack under way
+    loaded = []
+    rss_max = 0
+    t_end = time.monotonic() + seconds - 2
+    while time.monotonic() < t_end and len(loaded) < 20000:
+        loaded += measure(10)
+        rss_max = max(rss_max, d.rss())
+    loaded.sort()
+    outs = [pr.communicate(timeout=60)[0].strip() for pr in procs]
+    say("load: %s", "; ".join(outs))
+    say("load: good client idle p50 %.2f ms p99 %.2f ms (%d); under attack p50 %.2f ms "
+        "p99 %.2f ms (%d): p99 ratio %.1f; VmRSS %d -> max %d KiB (budget %d KiB)",
+        1e3 * p(idle, 0.5), 1e3 * p(idle, 0.99), len(idle), 1e3 * p(loaded, 0.5),
+        1e3 * p(loaded, 0.99), len(loaded), p(loaded, 0.99) / p(idle, 0.99), rss0, rss_max,
+        budget // 1024)
+    check(len(loaded) >= 20, "only %d requests measured under attack" % len(loaded))
+    check(p(loaded, 0.99) < ARGS.latency_bound, "p99 under attack %.3f s (bound %g s)" %
+          (p(loaded, 0.99), ARGS.latency_bound))
+    say("load: slack: %d KiB + 1000 unread replies of %d bytes = %d KiB", ARGS.rss_slack_kib,
+        reply_bytes, ARGS.rss_slack_kib + queued_replies_kib)
+    check(rss_max - rss0 < budget // 1024 + ARGS.rss_slack_kib + queued_replies_kib,
+          "VmRSS grew by %d KiB (budget %d KiB + slack %d KiB + unread replies %d KiB)" %
+          (rss_max - rss0, budget // 1024, ARGS.rss_slack_kib, queued_replies_kib))
+    good.close(0)
+    check(d.stop() == 0, "gjkd exit status\n%s" % d.stderr()[-2000:])
+
+
 GROUPS = {"probes": group_probes, "budget": group_budget, "vanish": group_vanish,
           "drain": group_drain, "fds": group_fds, "conncap": group_conncap,
-          "writers": group_writers}
+          "writers": group_writers, "reply": group_reply,
+          "retry": group_retry, "deadline": group_deadline,
+          "load": group_load}
 
 
 def main():
@@ -476,6 +802,12 @@ def main():
     ap.add_argument("--gjkd", required=True)
     ap.add_argument("--python-proto", required=True)
     ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--gjkctl", help="retry: the gjkctl binary")
+    ap.add_argument("--latency-bound", type=float, default=2.0,
+                    help="load: the good client's p99 under attack, seconds")
+    ap.add_argument("--attacker", help=argparse.SUPPRESS)
+    ap.add_argument("--endpoint", help=argparse.SUPPRESS)
+    ap.add_argument("--seconds", type=float, default=10, help=argparse.SUPPRESS)
     ap.add_argument("--rss-slack-kib", type=int, default=40 * 1024,
                     help="budget: VmRSS growth allowed beyond max-held-bytes (the long queries' "
                     "work, libzmq's buffers; sanitizers: shadow memory and quarantine)")
@@ -487,6 +819,12 @@ def main():
     zmq, pb = zmq_module, pb_module
     R.ARGS, R.zmq, R.pb, R.CTX = ARGS, zmq, pb, zmq.Context()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))  # ctest timeout: still reap
+    if ARGS.attacker:
+        try:
+            attacker(ARGS.attacker, ARGS.endpoint, ARGS.seconds)
+        finally:
+            R.CTX.destroy(0)
+        return 0
     t0 = time.monotonic()
     try:
         GROUPS[ARGS.group]()

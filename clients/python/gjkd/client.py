@@ -2,8 +2,12 @@
 
 Transport: one ZeroMQ DEALER socket per Client (not thread-safe: one Client per thread).
 Each call waits `timeout` seconds; on a timeout the socket is closed and reopened and the
-request sent again with a new request_id, `retries` more times (Lazy Pirate), then Timeout is
-raised. A reply with a status other than OK raises GjkdError (code, name, message).
+request sent again with the same request_id, `retries` more times (Lazy Pirate), then Timeout
+is raised; the request carries that timeout as its deadline (Request.deadline_ms: the daemon
+does not start it, or stops a query, past it). A scene change (put, remove, set_allowed_pairs, load_scene) carries a change token,
+16 random bytes per call, the same on every retry (Request.change_token; one the caller set is
+kept): the daemon runs it once and answers a retry with the first attempt's reply, so a change
+whose reply was lost is reported as done, not done twice. A reply with a status other than OK raises GjkdError (code, name, message).
 
 CURVE (gjkd --curve-secret-key/--curve-allow): pass server_key (the daemon's public key) and
 secret_key (this client's secret key; its public key must be on the daemon's allow-list), each
@@ -113,6 +117,11 @@ class Unauthenticated(GjkdError):
 _HANDSHAKE_FAILED = (zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
                      | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
 _MECHANISM_MISMATCH = 0x11000002  # ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH
+
+
+# Request bodies that carry a change token (gjkd.proto, Request.change_token).
+_SCENE_CHANGES = ("put_robot", "remove_robot", "put_obstacle", "remove_obstacle",
+                  "set_allowed_pairs", "load_scene")
 
 
 class Timeout(GjkdError):
@@ -395,10 +404,14 @@ class Client:
         """Sends a gjkd_pb2.Request; returns the gjkd_pb2.Response (any status)."""
         if expected_revision is not None:
             request.expected_revision = expected_revision
+        if not request.change_token and request.WhichOneof("body") in _SCENE_CHANGES:
+            request.change_token = os.urandom(16)
+        request.request_id = next(self._ids)
+        if not request.deadline_ms:  # the daemon gives up on it when this attempt would
+            request.deadline_ms = max(1, int(self.timeout * 1000))
         for _ in range(self.retries + 1):
             if self._socket is None:
                 self._open()
-            request.request_id = next(self._ids)
             self._socket.send_multipart([b"", request.SerializeToString()])
             deadline = time.monotonic() + self.timeout
             while True:

@@ -362,6 +362,13 @@ typedef enum gjk_world_mode {
 #define GJK_WORLD_PAIRS_ROBOT_ROBOT 4u
 #define GJK_WORLD_PAIRS_ALL 7u
 
+/* A query's cancellation hook (gjk_world_query_options.cancel): called before each block of
+ * GJK_WORLD_BLOCK_WAYPOINTS waypoints with `reported`, the entries the blocks done so far
+ * report (pairs kept, after max_pairs); returning true stops the query, which then fails with
+ * GJK_STATUS_OUT_OF_MEMORY (a capacity of the caller's was exceeded; the hook knows which).
+ * A trajectory query on several threads calls it from each of them: it must be thread-safe. */
+typedef bool (*gjk_world_cancel_fn)(void *user, int64_t reported);
+
 /* Query options. The zero value of every field is its default (see Defaults above): zero the
  * struct (or pass NULL) and set only what differs. */
 typedef struct gjk_world_query_options {
@@ -393,6 +400,10 @@ typedef struct gjk_world_query_options {
     bool gradients;            /* false (default): none. true: every reported pair carries
                                   d(distance)/dq for the robots with joints it involves (see
                                   Gradients below) */
+
+    /* Cancellation: NULL (default) = never cancelled; see gjk_world_cancel_fn. */
+    gjk_world_cancel_fn cancel;
+    void *cancel_user; /* passed to cancel */
 } gjk_world_query_options;
 
 /* A zeroed gjk_world_query_options: the defaults. */
