@@ -3,6 +3,7 @@
 #include "auth.h"
 
 #include "log.h"
+#include "monitor.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -386,26 +387,10 @@ static const char *protocol_reason(uint32_t value)
 /* One socket-monitor event: [uint16 event][uint32 value] [endpoint]. */
 static void handle_monitor(gjkd_auth *a, const watched *w)
 {
-    zmq_msg_t m;
-    zmq_msg_init(&m);
-    if (zmq_msg_recv(&m, w->pair, 0) < 0) {
-        zmq_msg_close(&m);
-        return;
-    }
-    uint16_t event = 0;
-    uint32_t value = 0;
-    if (zmq_msg_size(&m) == 6) {
-        memcpy(&event, zmq_msg_data(&m), 2);
-        memcpy(&value, (uint8_t *)zmq_msg_data(&m) + 2, 4);
-    }
-    while (zmq_msg_more(&m)) { /* the endpoint frame */
-        zmq_msg_close(&m);
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, w->pair, 0) < 0)
-            break;
-    }
-    zmq_msg_close(&m);
-    gjkd_auth_handshake_event(a, w->name, event, value);
+    uint16_t event;
+    uint32_t value;
+    if (gjkd_monitor_recv(w->pair, 0, &event, &value))
+        gjkd_auth_handshake_event(a, w->name, event, value);
 }
 
 void gjkd_auth_handshake_event(gjkd_auth *a, const char *name, int event, uint32_t value)

@@ -3,6 +3,7 @@
 #include "transport.h"
 
 #include "log.h"
+#include "monitor.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -527,25 +528,10 @@ static void monitor_events(broker *b)
         /* ZMQ_EVENTS processes pending commands: the latest events are seen. */
         if (zmq_getsockopt(b->monitor, ZMQ_EVENTS, &events, &len) != 0 || !(events & ZMQ_POLLIN))
             break;
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, b->monitor, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&m);
+        uint16_t event;
+        uint32_t value;
+        if (!gjkd_monitor_recv(b->monitor, ZMQ_DONTWAIT, &event, &value))
             break;
-        }
-        uint16_t event = 0;
-        uint32_t value = 0;
-        if (zmq_msg_size(&m) == 6) {
-            memcpy(&event, zmq_msg_data(&m), 2);
-            memcpy(&value, (uint8_t *)zmq_msg_data(&m) + 2, 4);
-        }
-        while (zmq_msg_more(&m)) { /* the endpoint frame */
-            zmq_msg_close(&m);
-            zmq_msg_init(&m);
-            if (zmq_msg_recv(&m, b->monitor, 0) < 0)
-                break;
-        }
-        zmq_msg_close(&m);
         int fd = (int)value;
         if (event == ZMQ_EVENT_ACCEPTED) {
             connection *c = conn_at(b, fd);
