@@ -7,89 +7,25 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_server_util.h"
 
-#include "gjkd_client.h"
-#include "log.h"
-#include "transport.h"
+#include "test_loopback_server.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
+#include "log.h"
+
 #include <time.h>
 #include <zmq.h>
 
 /* ------------------------------------------------------------------ an in-process daemon */
 
-typedef struct server {
-    void *ctx;
-    gjkd_service *svc;
-    gjkd_transport_def def;
-    atomic_int stop, reload, ready;
-    char endpoint[256];
-    pthread_t thread;
-    char err[256];
-} server;
-
-static void on_ready(void *user, const char *endpoint)
-{
-    server *s = user;
-    snprintf(s->endpoint, sizeof s->endpoint, "%s", endpoint);
-    atomic_store(&s->ready, 1);
-}
-
-static void *serve(void *p)
-{
-    server *s = p;
-    if (gjkd_transport_run(&s->def, s->err, sizeof s->err) != 0)
-        atomic_store(&s->ready, -1);
-    return NULL;
-}
-
 /* The cart (test_server_util.h: two DOF and a mimic) before a wall at x = 1.5. */
-static server *start(void)
+static t_server *start(void)
 {
-    server *s = calloc(1, sizeof *s);
-    s->ctx = zmq_ctx_new();
     gjkd_arena a = {0};
-    s->svc = t_service(NULL);
-    assert_code(t_call_code(s->svc, t_put_robot(&a, t_cart_robot(&a, "cart"))), GJKD_CODE(OK));
-    assert_code(t_call_code(s->svc, t_put_obstacle(&a, t_obstacle(&a, "wall", 0.1, 1.5))),
+    gjkd_service *svc = t_service(NULL);
+    assert_code(t_call_code(svc, t_put_robot(&a, t_cart_robot(&a, "cart"))), GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "wall", 0.1, 1.5))),
                 GJKD_CODE(OK));
     gjkd_arena_free(&a);
-    s->def.zmq_context = s->ctx;
-    s->def.endpoint = "tcp://127.0.0.1:*";
-    s->def.threads = 2;
-    s->def.drain_seconds = 5.0;
-    s->def.service = s->svc;
-    s->def.stop = &s->stop;
-    s->def.reload = &s->reload;
-    s->def.user = s;
-    s->def.on_ready = on_ready;
-    pthread_create(&s->thread, NULL, serve, s);
-    for (int i = 0; i < 500 && atomic_load(&s->ready) == 0; ++i) {
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(atomic_load(&s->ready), 1);
-    return s;
-}
-
-static void stop(server *s)
-{
-    atomic_store(&s->stop, 1);
-    pthread_join(s->thread, NULL);
-    gjkd_service_destroy(&s->svc);
-    zmq_ctx_term(s->ctx);
-    free(s);
-}
-
-static gjkd_client *connect_to(server *s)
-{
-    gjkd_client_options o = gjkd_client_default_options();
-    o.endpoint = s->endpoint;
-    o.timeout_ms = 10000;
-    o.retries = 0;
-    gjkd_client *c;
-    assert_int_equal(gjkd_client_create(&o, &c), GJKD_OK);
-    return c;
+    return t_server_start(svc);
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -110,8 +46,8 @@ static void summary_q(gjkd_client *c, double q[2])
 static void test_joint_positions(void **state)
 {
     (void)state;
-    server *s = start();
-    gjkd_client *c = connect_to(s);
+    t_server *s = start();
+    gjkd_client *c = t_server_connect(s);
     double q[2];
     summary_q(c, q);
     assert_true(q[0] == 0 && q[1] == 0);
@@ -132,14 +68,14 @@ static void test_joint_positions(void **state)
     assert_int_equal(gjkd_set_joint_positions(c, "cart", grip, v, 1, NULL), GJKD_INVALID_ARGUMENT);
     assert_non_null(strstr(gjkd_client_error(c), "'grip' is a mimic joint"));
     gjkd_client_destroy(&c);
-    stop(s);
+    t_server_stop(s);
 }
 
 static void test_gradients_and_joint_trajectories(void **state)
 {
     (void)state;
-    server *s = start();
-    gjkd_client *c = connect_to(s);
+    t_server *s = start();
+    gjkd_client *c = t_server_connect(s);
     enum { N = 13 };
     double q[N][2], swapped[N][2];
     for (int w = 0; w < N; ++w) {
@@ -226,7 +162,7 @@ static void test_gradients_and_joint_trajectories(void **state)
     gjkd_trajectory_destroy(&t);
     gjkd_trajectory_destroy(&u);
     gjkd_client_destroy(&c);
-    stop(s);
+    t_server_stop(s);
 }
 
 int main(void)

@@ -6,91 +6,27 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_server_util.h"
 
-#include "gjkd_client.h"
-#include "log.h"
-#include "transport.h"
+#include "test_loopback_server.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
+#include "log.h"
+
 #include <time.h>
 #include <zmq.h>
 
 /* ------------------------------------------------------------------ an in-process daemon */
 
-typedef struct server {
-    void *ctx;
-    gjkd_service *svc;
-    gjkd_transport_def def;
-    atomic_int stop, reload, ready;
-    char endpoint[256];
-    pthread_t thread;
-    char err[256];
-} server;
-
-static void on_ready(void *user, const char *endpoint)
-{
-    server *s = user;
-    snprintf(s->endpoint, sizeof s->endpoint, "%s", endpoint);
-    atomic_store(&s->ready, 1);
-}
-
-static void *serve(void *p)
-{
-    server *s = p;
-    if (gjkd_transport_run(&s->def, s->err, sizeof s->err) != 0)
-        atomic_store(&s->ready, -1);
-    return NULL;
-}
-
 /* The arm (3 links) between two boxes, at x = -2.6 and x = 2. */
-static server *start(void)
+static t_server *start(void)
 {
-    server *s = calloc(1, sizeof *s);
-    s->ctx = zmq_ctx_new();
     gjkd_arena a = {0};
-    s->svc = t_service(NULL);
-    assert_code(t_call_code(s->svc, t_put_robot(&a, t_robot(&a, "arm", 3))), GJKD_CODE(OK));
-    assert_code(t_call_code(s->svc, t_put_obstacle(&a, t_obstacle(&a, "right", 0.5, 2.0))),
+    gjkd_service *svc = t_service(NULL);
+    assert_code(t_call_code(svc, t_put_robot(&a, t_robot(&a, "arm", 3))), GJKD_CODE(OK));
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "right", 0.5, 2.0))),
                 GJKD_CODE(OK));
-    assert_code(t_call_code(s->svc, t_put_obstacle(&a, t_obstacle(&a, "left", 0.5, -2.6))),
+    assert_code(t_call_code(svc, t_put_obstacle(&a, t_obstacle(&a, "left", 0.5, -2.6))),
                 GJKD_CODE(OK));
     gjkd_arena_free(&a);
-    s->def.zmq_context = s->ctx;
-    s->def.endpoint = "tcp://127.0.0.1:*";
-    s->def.threads = 2;
-    s->def.drain_seconds = 5.0;
-    s->def.service = s->svc;
-    s->def.stop = &s->stop;
-    s->def.reload = &s->reload;
-    s->def.user = s;
-    s->def.on_ready = on_ready;
-    pthread_create(&s->thread, NULL, serve, s);
-    for (int i = 0; i < 500 && atomic_load(&s->ready) == 0; ++i) {
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    assert_int_equal(atomic_load(&s->ready), 1);
-    return s;
-}
-
-static void stop(server *s)
-{
-    atomic_store(&s->stop, 1);
-    pthread_join(s->thread, NULL);
-    gjkd_service_destroy(&s->svc);
-    zmq_ctx_term(s->ctx);
-    free(s);
-}
-
-static gjkd_client *connect_to(server *s)
-{
-    gjkd_client_options o = gjkd_client_default_options();
-    o.endpoint = s->endpoint;
-    o.timeout_ms = 10000;
-    o.retries = 0;
-    gjkd_client *c;
-    assert_int_equal(gjkd_client_create(&o, &c), GJKD_OK);
-    return c;
+    return t_server_start(svc);
 }
 
 /* ------------------------------------------------------------------ the trajectory */
@@ -199,8 +135,8 @@ static void same_trajectory(const gjkd_trajectory *t, const Gjkd__V1__Trajectory
 static void test_lean_equals_first_encoding(void **state)
 {
     (void)state;
-    server *s = start();
-    gjkd_client *c = connect_to(s);
+    t_server *s = start();
+    gjkd_client *c = t_server_connect(s);
     gjkd_arena a = {0};
     gjkd_pose poses[WAYPOINTS * LINKS];
     make_poses(poses);
@@ -261,7 +197,7 @@ static void test_lean_equals_first_encoding(void **state)
 
     gjkd_client_destroy(&c);
     gjkd_arena_free(&a);
-    stop(s);
+    t_server_stop(s);
 }
 
 /* ALL_WITHIN through the client: one entry per body pair with its part_pair_count, and
@@ -270,8 +206,8 @@ static void test_lean_equals_first_encoding(void **state)
 static void test_body_pairs_through_client(void **state)
 {
     (void)state;
-    server *s = start();
-    gjkd_client *c = connect_to(s);
+    t_server *s = start();
+    gjkd_client *c = t_server_connect(s);
     gjkd_arena a = {0};
     Gjkd__V1__Obstacle *shelf = t_obstacle(&a, "shelf", 0.1, 0.0);
     shelf->n_parts = 3;
@@ -311,14 +247,14 @@ static void test_body_pairs_through_client(void **state)
     }
     gjkd_client_destroy(&c);
     gjkd_arena_free(&a);
-    stop(s);
+    t_server_stop(s);
 }
 
 static void test_packed_link_poses_and_faults(void **state)
 {
     (void)state;
-    server *s = start();
-    gjkd_client *c = connect_to(s);
+    t_server *s = start();
+    gjkd_client *c = t_server_connect(s);
     gjkd_pose poses[WAYPOINTS * LINKS];
     make_poses(poses);
     gjkd_query_options o;
@@ -379,7 +315,7 @@ static void test_packed_link_poses_and_faults(void **state)
 
     gjkd_client_destroy(&c);
     gjkd_arena_free(&a);
-    stop(s);
+    t_server_stop(s);
 }
 
 /* ------------------------------------------------------------------ a lying daemon */
