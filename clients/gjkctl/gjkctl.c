@@ -145,8 +145,8 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-/* The options that take a value. Only consulted for the message when one comes last without
- * its value ("needs a value" rather than "unknown option"); parse_args decides the rest. */
+/* The options that take a value (--name V or --name=V): parse_args refuses any other option
+ * before it looks for a value, and handles every one listed here. */
 static bool takes_value(const char *key)
 {
     static const char *const valued[] = {
@@ -222,10 +222,13 @@ static int parse_args(int argc, char **argv, args *a)
             *flag = true;
             continue;
         }
+        /* The table of options with a value decides what is known: an unknown option never
+         * takes the next argument for its value. */
+        if (!takes_value(key))
+            return usage_error("unknown option \"%s\"", key);
         if (value == NULL) {
             if (i + 1 >= argc)
-                return takes_value(key) ? usage_error("%s needs a value", key)
-                                        : usage_error("unknown option \"%s\"", key);
+                return usage_error("%s needs a value", key);
             value = argv[++i];
         }
         if (strcmp(key, "--server-key") == 0) {
@@ -265,8 +268,8 @@ static int parse_args(int argc, char **argv, args *a)
             if (a->n_package_paths == (int)(sizeof a->package_paths / sizeof a->package_paths[0]))
                 return usage_error("--package-path: at most %d directories", a->n_package_paths);
             a->package_paths[a->n_package_paths++] = value;
-        } else {
-            return usage_error("unknown option \"%s\"", key);
+        } else { /* in takes_value's table but not handled here */
+            return usage_error("option \"%s\" is not handled (internal)", key);
         }
     }
     if (a->command == NULL) {
