@@ -77,7 +77,7 @@ static const opt k_options[] = {
      "points of one hull or convex part"},
     {"max-parts-per-body", OPT_UINT32, LIM(max_parts_per_body), "256", 1, GJK_WORLD_MAX_PARTS,
      "parts of one link or obstacle"},
-    {"max-links-per-robot", OPT_UINT32, LIM(max_links_per_robot), "128", 1, GJK_WORLD_MAX_LINKS,
+    {"max-links-per-robot", OPT_UINT32, LIM(max_links_per_robot), "1024", 1, GJK_WORLD_MAX_LINKS,
      "links of one robot"},
     {"max-robots", OPT_UINT32, LIM(max_robots), "16", 1, GJKD_CAP_ROBOTS, "robots in the scene"},
     {"max-obstacles", OPT_UINT32, LIM(max_obstacles), "10000", 1, GJKD_CAP_OBSTACLES,

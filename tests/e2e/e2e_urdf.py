@@ -166,6 +166,23 @@ def group_cli():
     names = {x["name"]: x for x in sc["robots"]}
     check({"panda", "ur5"} <= set(names) and len(names["panda"]["links"]) == 13
           and names["panda"]["parts"] == 17, "scene: %r" % sc["robots"])
+    # Mobile manipulators have more than 128 links (tiago_dual: 130, most without collision
+    # geometry); the default --max-links-per-robot was 128 and refused them. A 300-link chain
+    # loads with the defaults.
+    with tempfile.TemporaryDirectory() as tmp:
+        n = 300
+        links = "".join('<link name="l%d"><collision><geometry><box size="0.1 0.1 0.1"/>'
+                        '</geometry></collision></link>' % i for i in range(n))
+        joints = "".join('<joint name="j%d" type="revolute"><parent link="l%d"/>'
+                         '<child link="l%d"/><origin xyz="0 0 0.2"/><axis xyz="0 1 0"/>'
+                         '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+                         % (i, i, i + 1) for i in range(n - 1))
+        chain = write(tmp, "chain.urdf", '<robot name="chain">%s%s</robot>' % (links, joints))
+        put = gjkctl_json(d, "load-urdf", chain)
+        check(not put["dry_run"], "a %d-link robot loads with the default limits" % n)
+        sc = gjkctl_json(d, "scene")
+        lc = [len(x["links"]) for x in sc["robots"] if x["name"] == "chain"]
+        check(lc == [n], "the scene holds the %d links: %r" % (n, lc))
     check(d.stop() == 0, "gjkd exit status")
 
 
