@@ -20,6 +20,7 @@ Group kinematics:
   - gjkctl joints ROBOT JOINTS.json, gjkctl --json query --all --gradients ("gradient":
     {ROBOT: [...]} in the order of "joint_names"), gjkctl --json trajectory TRAJ.json with
     "joint_names" and joint-vector waypoints: the same numbers as the Python client;
+  - PoseStream.send_joints: joint states over the pose endpoint, a refused one dropped;
   - persistence: after kill -9 and a restart the robot is back with its joints (the stored
     Robot message), at its initial positions (joint positions are state)."""
 
@@ -204,16 +205,46 @@ def gjkctl_checks(d, c, tmp, wps, t1):
           "gjkctl trajectory gradients: the Python client's")
 
 
+def stream_checks(d, c):
+    """PoseStream.send_joints: joint states on the pose endpoint reach the robot (PUB/SUB
+    drops what is sent before the subscription is joined, so the first update is resent until
+    it shows); a refused update (outside the limits) changes nothing."""
+    import time
+    q = [0.25, 0.05, -0.75]
+    ps = e2e.gjkd.PoseStream(d.pose_endpoint)
+    try:
+        for _ in range(200):
+            ps.send_joints("arm", None, q)
+            time.sleep(0.02)
+            if c.scene_summary()["robots"][0]["positions"] == q:
+                break
+        check(c.scene_summary()["robots"][0]["positions"] == q, "send_joints reached the arm")
+        before = c.stats()["pose_updates"]
+        ps.send_joints("arm", ["slide"], [0.5])  # outside [0, 0.3]: dropped
+        ps.send_joints("arm", ["elbow", "shoulder"], [0.125, -0.5])  # a subset, any order
+        want = [-0.5, 0.05, 0.125]
+        for _ in range(200):
+            if c.scene_summary()["robots"][0]["positions"] == want:
+                break
+            time.sleep(0.02)
+        check(c.scene_summary()["robots"][0]["positions"] == want,
+              "the refused update changed nothing, the next one applied")
+        check(c.stats()["pose_updates"] == before + 1, "only the applied update is counted")
+    finally:
+        ps.close()
+
+
 def group_kinematics():
     with tempfile.TemporaryDirectory() as tmp:
         state = os.path.join(tmp, "state")
         os.mkdir(state)
-        d = e2e.Daemon(demo=False, state_dir=state)
+        d = e2e.Daemon(demo=False, state_dir=state, stream=True)
         with d.client() as c:
             c.put_robot(arm_robot(e2e.pb))
             obstacles(c)
             wps, t1 = python_checks(c)
             gjkctl_checks(d, c, tmp, wps, t1)
+            stream_checks(d, c)
         d.stop(signal.SIGKILL)
         d = e2e.Daemon(demo=False, state_dir=state)
         with d.client() as c:

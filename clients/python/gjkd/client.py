@@ -594,19 +594,7 @@ class Client:
         Link poses follow by forward kinematics. Mimic and fixed joints, unknown names and
         positions outside the limits are refused (GjkdError naming the joint)."""
         req = pb.Request()
-        rs = req.set_link_poses.robots.add()
-        rs.robot = robot
-        jp = rs.joint_positions
-        jp.SetInParent()
-        positions = [float(v) for v in positions]
-        if names is not None:
-            names = list(names)
-            if len(names) != len(positions):
-                raise ValueError("names and positions differ in length")
-            jp.names.extend(names)
-        jp.positions.extend(positions)
-        if base_pose is not None:
-            documents.pose_to_pb(base_pose, jp.base_pose, "base_pose")
+        _joint_state_to_pb(req.set_link_poses.robots.add(), robot, names, positions, base_pose)
         self._ok(req, expected_revision)
         return {"revision": self.revision}
 
@@ -675,6 +663,23 @@ class Client:
         return out
 
 
+def _joint_state_to_pb(rs, robot, names, positions, base_pose):
+    """Fills a RobotState with joint positions (JointState order: names[i] with positions[i];
+    names None: the full vector in the robot's DOF order) and an optional base pose."""
+    rs.robot = robot
+    jp = rs.joint_positions
+    jp.SetInParent()
+    positions = [float(v) for v in positions]
+    if names is not None:
+        names = list(names)
+        if len(names) != len(positions):
+            raise ValueError("names and positions differ in length")
+        jp.names.extend(names)
+    jp.positions.extend(positions)
+    if base_pose is not None:
+        documents.pose_to_pb(base_pose, jp.base_pose, "base_pose")
+
+
 class PoseStream:
     """Publishes link poses to the daemon's pose endpoint (gjkd --pose-endpoint), at any rate;
     the daemon applies them in order, latest wins. Fire and forget: no reply."""
@@ -696,6 +701,18 @@ class PoseStream:
         rs = u.robots.add()
         rs.robot = robot
         documents.link_poses_to_pb(poses, rs.link_poses, "link_poses")
+        self._socket.send(u.SerializeToString())
+        return self.sequence
+
+    def send_joints(self, robot, names, positions, base_pose=None):
+        """Sends one robot's joint positions, as Client.set_joint_positions takes them (a
+        sensor_msgs/JointState's names and positions, or names None and the full vector in
+        DOF order); link poses follow by forward kinematics in the daemon. Returns the
+        update's sequence number. A refused update (unknown joint, outside the limits) is
+        dropped by the daemon and leaves the state as it was."""
+        self.sequence += 1
+        u = pb.PoseUpdate(sequence=self.sequence)
+        _joint_state_to_pb(u.robots.add(), robot, names, positions, base_pose)
         self._socket.send(u.SerializeToString())
         return self.sequence
 
