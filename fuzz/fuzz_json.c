@@ -31,13 +31,29 @@ static void check_error(bool ok, const void *msg, const gjkd_json_error *err, co
                err->column);
 }
 
-static uint8_t *pack_scene(const Gjkd__V1__Scene *scene, size_t *size)
+static uint8_t *pack(const ProtobufCMessage *m, size_t *size)
 {
-    *size = gjkd__v1__scene__get_packed_size(scene);
+    *size = protobuf_c_message_get_packed_size(m);
     uint8_t *buf = malloc(*size > 0 ? *size : 1);
     FUZZ_CHECK(buf != NULL, "out of memory");
-    FUZZ_CHECK(gjkd__v1__scene__pack(scene, buf) == *size, "pack size mismatch");
+    FUZZ_CHECK(protobuf_c_message_pack(m, buf) == *size, "pack size mismatch");
     return buf;
+}
+
+/* parse(write(m)) must be m, byte for byte once packed. */
+static void check_same(const ProtobufCMessage *m, const ProtobufCMessage *again, const char *text,
+                       const char *what)
+{
+    size_t n1, n2;
+    uint8_t *b1 = pack(m, &n1), *b2 = pack(again, &n2);
+    if (n1 != n2 || memcmp(b1, b2, n1) != 0) {
+        fprintf(stderr, "written document:\n%s\n", text);
+    }
+    FUZZ_CHECK(n1 == n2 && memcmp(b1, b2, n1) == 0,
+               "parse(write(%s)) differs from the %s (%zu vs %zu packed bytes)", what, what, n1,
+               n2);
+    free(b1);
+    free(b2);
 }
 
 static void round_trip_scene(const Gjkd__V1__Scene *scene)
@@ -53,18 +69,28 @@ static void round_trip_scene(const Gjkd__V1__Scene *scene)
         fprintf(stderr, "written document:\n%s\n", text);
     }
     FUZZ_CHECK(ok, "a written scene does not parse back: %s", err.message);
-    size_t n1, n2;
-    uint8_t *b1 = pack_scene(scene, &n1), *b2 = pack_scene(again, &n2);
-    if (n1 != n2 || memcmp(b1, b2, n1) != 0) {
-        fprintf(stderr, "written document:\n%s\n", text);
-    }
-    FUZZ_CHECK(n1 == n2 && memcmp(b1, b2, n1) == 0,
-               "parse(write(scene)) differs from scene (%zu vs %zu packed bytes)", n1, n2);
-    free(b1);
-    free(b2);
+    check_same(&scene->base, &again->base, text, "scene");
     free(text);
     gjkd_json_scene_free(&again);
     FUZZ_CHECK(again == NULL, "free did not clear the pointer");
+}
+
+static void round_trip_poses(const Gjkd__V1__SetLinkPosesRequest *poses)
+{
+    char *text = gjkd_json_write_poses(poses);
+    if (text == NULL) {
+        return;
+    }
+    Gjkd__V1__SetLinkPosesRequest *again = NULL;
+    gjkd_json_error err;
+    bool ok = gjkd_json_parse_poses(text, strlen(text), &again, &err);
+    if (!ok) {
+        fprintf(stderr, "written document:\n%s\n", text);
+    }
+    FUZZ_CHECK(ok, "written poses do not parse back: %s", err.message);
+    check_same(&poses->base, &again->base, text, "poses");
+    free(text);
+    gjkd_json_poses_free(&again);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -91,6 +117,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         Gjkd__V1__SetLinkPosesRequest *poses = (Gjkd__V1__SetLinkPosesRequest *)(uintptr_t)1;
         bool ok = gjkd_json_parse_poses(text, len, &poses, &err);
         check_error(ok, poses, &err, "poses");
+        if (ok) {
+            round_trip_poses(poses);
+        }
+        gjkd_json_poses_free(&poses);
+        /* The same bytes as a JointState document (gjkctl joints). */
+        ok = gjkd_json_parse_joint_state(text, len, "arm", &poses, &err);
+        check_error(ok, poses, &err, "joint state");
+        if (ok) {
+            round_trip_poses(poses);
+        }
         gjkd_json_poses_free(&poses);
         break;
     }

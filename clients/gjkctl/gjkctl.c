@@ -40,7 +40,8 @@ static const char usage_text[] =
     "  joints ROBOT JOINTS.json        set joint positions of a robot with joints, JOINTS.json\n"
     "                                  a JointState: {\"name\": [...], \"position\": [...]}\n"
     "                                  (names in any order, a subset; without \"name\" the\n"
-    "                                  full vector in the robot's DOF order)\n"
+    "                                  full vector in the robot's DOF order), optionally\n"
+    "                                  \"base_pose\": POSE to move the robot's base\n"
     "  query [--max-distance D] [--all] [--robot R] [--first-collision] [--no-depth]\n"
     "        [--per-part] [--gradients]\n"
     "                                  distances at the current link poses (--all: each body\n"
@@ -793,51 +794,17 @@ static int cmd_joints(gjkd_client *c, const args *a)
     char *text = read_input(path, &len);
     if (text == NULL)
         return EXIT_USAGE;
-    cJSON *doc = cJSON_ParseWithLength(text, len);
+    Gjkd__V1__SetLinkPosesRequest *req;
+    gjkd_json_error err;
+    bool ok = gjkd_json_parse_joint_state(text, len, a->positional[0], &req, &err);
     free(text);
-    const cJSON *names = doc ? cJSON_GetObjectItemCaseSensitive(doc, "name") : NULL;
-    const cJSON *pos = doc ? cJSON_GetObjectItemCaseSensitive(doc, "position") : NULL;
-    const char *bad = NULL;
-    if (doc == NULL || !cJSON_IsObject(doc))
-        bad = "not a JSON object";
-    else if (!cJSON_IsArray(pos))
-        bad = "$.position: missing (an array of numbers)";
-    else if (names != NULL && !cJSON_IsArray(names))
-        bad = "$.name: expected an array of strings";
-    else if (names != NULL && cJSON_GetArraySize(names) != cJSON_GetArraySize(pos))
-        bad = "$.name and $.position differ in length";
-    for (const cJSON *it = doc ? doc->child : NULL; bad == NULL && it; it = it->next)
-        if (strcmp(it->string, "name") != 0 && strcmp(it->string, "position") != 0 &&
-            strcmp(it->string, "comment") != 0)
-            bad = "unknown key (a JointState has \"name\" and \"position\")";
-    size_t n = bad == NULL ? (size_t)cJSON_GetArraySize(pos) : 0;
-    double *values = calloc(n + 1, sizeof *values);
-    const char **list = calloc(n + 1, sizeof *list);
-    size_t i = 0;
-    for (const cJSON *it = bad == NULL ? pos->child : NULL; bad == NULL && it; it = it->next, i++)
-        if (cJSON_IsNumber(it) && isfinite(it->valuedouble))
-            values[i] = it->valuedouble;
-        else
-            bad = "$.position: expected finite numbers";
-    i = 0;
-    for (const cJSON *it = bad == NULL && names ? names->child : NULL; bad == NULL && it;
-         it = it->next, i++)
-        if (cJSON_IsString(it) && it->valuestring[0] != '\0')
-            list[i] = it->valuestring;
-        else
-            bad = "$.name: expected non-empty strings";
-    if (bad != NULL || values == NULL || list == NULL) {
-        fprintf(stderr, "gjkctl: %s: %s\n", path, bad ? bad : "out of memory");
-        free(values);
-        free(list);
-        cJSON_Delete(doc);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: %s: %s\n", path, err.message);
         return EXIT_USAGE;
     }
-    gjkd_status s =
-        gjkd_set_joint_positions(c, a->positional[0], names ? list : NULL, values, n, NULL);
-    free(values);
-    free(list);
-    cJSON_Delete(doc);
+    size_t n = req->robots[0]->joint_positions->n_positions;
+    gjkd_status s = gjkd_set_link_poses_request(c, req);
+    gjkd_json_poses_free(&req);
     if (s != GJKD_OK)
         return report_failure(c, s);
     if (a->json) {
@@ -1479,11 +1446,11 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(gjkd_client *, const args *);
-    } commands[] = {
-        {"health", cmd_health},       {"stats", cmd_stats},   {"scene", cmd_scene},
-        {"load", cmd_load},           {"remove", cmd_remove}, {"poses", cmd_poses},
-        {"joints", cmd_joints},       {"query", cmd_query},   {"trajectory", cmd_trajectory},
-        {"load-urdf", cmd_load_urdf}};
+    } commands[] = {{"health", cmd_health},         {"stats", cmd_stats},
+                    {"scene", cmd_scene},           {"load", cmd_load},
+                    {"remove", cmd_remove},         {"poses", cmd_poses},
+                    {"joints", cmd_joints},         {"query", cmd_query},
+                    {"trajectory", cmd_trajectory}, {"load-urdf", cmd_load_urdf}};
     int (*run)(gjkd_client *, const args *) = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(a.command, commands[i].name) == 0)

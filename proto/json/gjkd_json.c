@@ -374,6 +374,60 @@ static bool parse_points(ctx *c, const cJSON *obj, size_t *n_xyz, double **xyz)
 }
 
 /* An optional array of integers (adjacency). */
+/* obj[key] as an array of finite numbers (absent: *n 0 unless required); *n counts the values
+ * parsed so far, so that a failure frees what was allocated. */
+static bool get_number_list(ctx *c, const cJSON *obj, const char *key, bool required, size_t *n_out,
+                            double **out)
+{
+    const cJSON *v = member(obj, key);
+    size_t mark = path_push(c, ".%s", key);
+    bool ok = v != NULL ? expect_array(c, v, "numbers")
+                        : (required ? fail(c, "missing (an array of numbers)") : false);
+    if (v == NULL && !required) {
+        path_pop(c, mark);
+        return true;
+    }
+    int n = ok ? cJSON_GetArraySize(v) : 0;
+    if (ok && n > 0 && (*out = alloc(c, (size_t)n * sizeof(double))) == NULL)
+        ok = false;
+    int i = 0;
+    for (const cJSON *it = ok ? v->child : NULL; ok && it != NULL; it = it->next, i++) {
+        size_t m = path_push(c, "[%d]", i);
+        ok = finite_number(c, it, &(*out)[i]);
+        if (ok)
+            *n_out = (size_t)(i + 1);
+        path_pop(c, m);
+    }
+    path_pop(c, mark);
+    return ok;
+}
+
+/* obj[key] as an array of at least one non-empty string (absent: *n 0). */
+static bool get_name_list(ctx *c, const cJSON *obj, const char *key, const char *what,
+                          size_t *n_out, char ***out)
+{
+    const cJSON *v = member(obj, key);
+    if (v == NULL)
+        return true;
+    size_t mark = path_push(c, ".%s", key);
+    bool ok = expect_array(c, v, what);
+    int n = ok ? cJSON_GetArraySize(v) : 0;
+    if (ok && n < 1)
+        ok = fail(c, "needs at least one name");
+    if (ok && (*out = alloc(c, (size_t)n * sizeof(char *))) == NULL)
+        ok = false;
+    int i = 0;
+    for (const cJSON *it = ok ? v->child : NULL; ok && it; it = it->next, i++) {
+        size_t m = path_push(c, "[%d]", i);
+        ok = string_value(c, it, true, &(*out)[i]);
+        if (ok)
+            *n_out = (size_t)(i + 1);
+        path_pop(c, m);
+    }
+    path_pop(c, mark);
+    return ok;
+}
+
 static bool get_int_array(ctx *c, const cJSON *obj, const char *key, size_t *n_out, int32_t **out)
 {
     const cJSON *v = member(obj, key);
@@ -831,26 +885,9 @@ static bool parse_robot_joints(ctx *c, const cJSON *v, Gjkd__V1__Robot *r)
         path_pop(c, mark);
         return false;
     }
-    if (!get_pose(c, v, "base_pose", &r->base_pose))
-        return false;
-    const cJSON *q = member(v, "initial_positions");
-    if (q == NULL)
-        return true;
-    mark = path_push(c, ".initial_positions");
-    ok = expect_array(c, q, "numbers");
-    n = ok ? cJSON_GetArraySize(q) : 0;
-    if (ok && n > 0 && (r->initial_positions = alloc(c, (size_t)n * sizeof(double))) == NULL)
-        ok = false;
-    i = 0;
-    for (const cJSON *it = ok ? q->child : NULL; ok && it != NULL; it = it->next, i++) {
-        size_t m = path_push(c, "[%d]", i);
-        ok = finite_number(c, it, &r->initial_positions[i]);
-        if (ok)
-            r->n_initial_positions = (size_t)(i + 1);
-        path_pop(c, m);
-    }
-    path_pop(c, mark);
-    return ok;
+    return get_pose(c, v, "base_pose", &r->base_pose) &&
+           get_number_list(c, v, "initial_positions", false, &r->n_initial_positions,
+                           &r->initial_positions);
 }
 
 static bool parse_robot(ctx *c, const cJSON *v, Gjkd__V1__Robot **out)
@@ -1193,10 +1230,41 @@ bool gjkd_json_parse_scene(const char *text, size_t length, Gjkd__V1__Scene **ou
 
 /* ------------------------------------------------------------------ poses and trajectory */
 
+/* A sensor_msgs/JointState as JSON: "name" (optional: without it "position" is the full vector
+ * in the robot's DOF order) and "position", plus gjkd's optional "base_pose". A JointState's
+ * "header", "velocity" and "effort" are accepted and ignored, so that a message dumped from ROS
+ * reads as it is. */
+static bool parse_joint_state(ctx *c, const cJSON *v, Gjkd__V1__RobotState *rs)
+{
+    Gjkd__V1__JointPositions *jp = alloc(c, sizeof *jp);
+    if (jp == NULL)
+        return false;
+    gjkd__v1__joint_positions__init(jp);
+    rs->state_case = GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS;
+    rs->joint_positions = jp;
+    if (!get_name_list(c, v, "name", "joint names", &jp->n_names, &jp->names) ||
+        !get_number_list(c, v, "position", true, &jp->n_positions, &jp->positions) ||
+        !get_pose(c, v, "base_pose", &jp->base_pose))
+        return false;
+    if (jp->n_positions == 0) {
+        size_t mark = path_push(c, ".position");
+        fail(c, "needs at least one position");
+        path_pop(c, mark);
+        return false;
+    }
+    if (jp->n_names > 0 && jp->n_names != jp->n_positions)
+        return fail(c, "%zu names for %zu positions", jp->n_names, jp->n_positions);
+    return true;
+}
+
+/* A robot's state: "link_poses", or a JointState (parse_joint_state). */
 static bool parse_robot_state(ctx *c, const cJSON *v, bool top_level, Gjkd__V1__RobotState **out)
 {
-    static const char *const keys[] = {"robot", "link_poses", NULL};
-    static const char *const top_keys[] = {"format", "robot", "link_poses", NULL};
+    static const char *const keys[] = {"robot",  "link_poses", "name",   "position", "base_pose",
+                                       "header", "velocity",   "effort", NULL};
+    static const char *const top_keys[] = {"format",   "robot",     "link_poses", "name",
+                                           "position", "base_pose", "header",     "velocity",
+                                           "effort",   NULL};
     if (!expect_object(c, v) || !check_keys(c, v, top_level ? top_keys : keys))
         return false;
     Gjkd__V1__RobotState *rs = alloc(c, sizeof *rs);
@@ -1206,6 +1274,12 @@ static bool parse_robot_state(ctx *c, const cJSON *v, bool top_level, Gjkd__V1__
     *out = rs;
     if (!get_string(c, v, "robot", true, &rs->robot))
         return false;
+    bool joint_state = member(v, "position") != NULL || member(v, "name") != NULL ||
+                       member(v, "base_pose") != NULL;
+    if (joint_state && member(v, "link_poses") != NULL)
+        return fail(c, "give \"link_poses\" or a joint state (\"name\", \"position\"), not both");
+    if (joint_state)
+        return parse_joint_state(c, v, rs);
     Gjkd__V1__LinkPoses *lp = alloc(c, sizeof *lp);
     if (lp == NULL)
         return false;
@@ -1215,6 +1289,41 @@ static bool parse_robot_state(ctx *c, const cJSON *v, bool top_level, Gjkd__V1__
     if (!get_pose_array(c, v, "link_poses", true, &lp->n_poses, &lp->poses))
         return false;
     return lp->n_poses > 0 ? true : fail(c, "\"link_poses\" must not be empty");
+}
+
+bool gjkd_json_parse_joint_state(const char *text, size_t length, const char *robot,
+                                 Gjkd__V1__SetLinkPosesRequest **out, gjkd_json_error *err)
+{
+    ctx c;
+    ctx_init(&c, err);
+    *out = NULL;
+    cJSON *root = parse_text(&c, text, length);
+    if (root == NULL)
+        return false;
+    static const char *const keys[] = {"format", "name",     "position", "base_pose",
+                                       "header", "velocity", "effort",   NULL};
+    Gjkd__V1__SetLinkPosesRequest *req = alloc(&c, sizeof *req);
+    Gjkd__V1__RobotState *rs = NULL;
+    bool ok = req != NULL && check_format(&c, root, "gjkd-joints/1") && check_keys(&c, root, keys);
+    if (req != NULL)
+        gjkd__v1__set_link_poses_request__init(req);
+    if (ok &&
+        ((req->robots = alloc(&c, sizeof(void *))) == NULL || (rs = alloc(&c, sizeof *rs)) == NULL))
+        ok = false;
+    if (rs != NULL) {
+        gjkd__v1__robot_state__init(rs);
+        req->robots[0] = rs;
+        req->n_robots = 1;
+        ok = (rs->robot = dup_string(&c, robot)) != NULL;
+    }
+    ok = ok && parse_joint_state(&c, root, rs) && own_strings(&c, &req->base);
+    cJSON_Delete(root);
+    if (!ok) {
+        gjkd_json_poses_free(&req);
+        return false;
+    }
+    *out = req;
+    return true;
 }
 
 bool gjkd_json_parse_poses(const char *text, size_t length, Gjkd__V1__SetLinkPosesRequest **out,
@@ -1295,27 +1404,6 @@ static bool parse_joint_waypoints(ctx *c, const cJSON *wps, int n,
     return ok;
 }
 
-static bool parse_joint_names(ctx *c, const cJSON *names, Gjkd__V1__TrajectoryQueryRequest *req)
-{
-    size_t mark = path_push(c, ".joint_names");
-    bool ok = expect_array(c, names, "joint names");
-    int n = ok ? cJSON_GetArraySize(names) : 0;
-    if (ok && n < 1)
-        ok = fail(c, "needs at least one name");
-    if (ok && (req->joint_names = alloc(c, (size_t)n * sizeof(char *))) == NULL)
-        ok = false;
-    int i = 0;
-    for (const cJSON *it = ok ? names->child : NULL; ok && it; it = it->next, i++) {
-        size_t m = path_push(c, "[%d]", i);
-        ok = string_value(c, it, true, &req->joint_names[i]);
-        if (ok)
-            req->n_joint_names = (size_t)(i + 1);
-        path_pop(c, m);
-    }
-    path_pop(c, mark);
-    return ok;
-}
-
 bool gjkd_json_parse_trajectory(const char *text, size_t length,
                                 Gjkd__V1__TrajectoryQueryRequest **out, gjkd_json_error *err)
 {
@@ -1385,7 +1473,8 @@ bool gjkd_json_parse_trajectory(const char *text, size_t length,
         path_pop(&c, mark);
     }
     if (ok && names != NULL) {
-        ok = parse_joint_names(&c, names, req);
+        ok = get_name_list(&c, root, "joint_names", "joint names", &req->n_joint_names,
+                           &req->joint_names);
         if (ok && req->n_waypoint_joints / req->waypoint_count != req->n_joint_names) {
             size_t mark = path_push(&c, ".joint_names");
             ok = fail(&c, "%zu names for joint vectors of %zu values", req->n_joint_names,
@@ -1858,6 +1947,23 @@ static char *print_and_delete(cJSON *root, bool ok)
     return text;
 }
 
+static bool add_joint_state(cJSON *r, const Gjkd__V1__JointPositions *jp)
+{
+    bool ok = true;
+    if (jp->n_names > 0) {
+        cJSON *names = cJSON_AddArrayToObject(r, "name");
+        ok = names != NULL;
+        for (size_t i = 0; ok && i < jp->n_names; i++)
+            ok = cJSON_AddItemToArray(names, cJSON_CreateString(jp->names[i]));
+    }
+    ok = ok && jp->n_positions > 0 &&
+         cJSON_AddItemToObject(r, "position",
+                               number_array_node(jp->positions, (int)jp->n_positions));
+    if (ok && jp->base_pose != NULL)
+        ok = add_pose(r, "base_pose", jp->base_pose);
+    return ok;
+}
+
 char *gjkd_json_write_poses(const Gjkd__V1__SetLinkPosesRequest *poses)
 {
     cJSON *root = cJSON_CreateObject();
@@ -1868,9 +1974,13 @@ char *gjkd_json_write_poses(const Gjkd__V1__SetLinkPosesRequest *poses)
         const Gjkd__V1__RobotState *rs = poses->robots[i];
         cJSON *r = cJSON_CreateObject();
         ok = r != NULL && cJSON_AddItemToArray(robots, r) &&
-             cJSON_AddStringToObject(r, "robot", rs->robot) != NULL &&
-             rs->state_case == GJKD__V1__ROBOT_STATE__STATE_LINK_POSES &&
-             add_pose_array(r, "link_poses", rs->link_poses->poses, rs->link_poses->n_poses);
+             cJSON_AddStringToObject(r, "robot", rs->robot) != NULL;
+        if (ok && rs->state_case == GJKD__V1__ROBOT_STATE__STATE_LINK_POSES)
+            ok = add_pose_array(r, "link_poses", rs->link_poses->poses, rs->link_poses->n_poses);
+        else if (ok && rs->state_case == GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS)
+            ok = add_joint_state(r, rs->joint_positions);
+        else
+            ok = false;
     }
     return print_and_delete(root, ok);
 }

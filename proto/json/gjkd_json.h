@@ -26,7 +26,12 @@
  *   obstacle    {"name", "pose": POSE, "parts": [PART...], "padding"}
  *   body (A, B) "robot/link", "obstacle", "robot/" followed by a star (every link), or an object
  *               {"robot": "r", "link": "l"} / {"obstacle": "o"} for names containing '/'
- *   poses       {"robot": "arm", "link_poses": [POSE...]}  or  {"robots": [{...}, ...]}
+ *   poses       {"robot": "arm", "link_poses": [POSE...]}  or  {"robots": [{...}, ...]};
+ *               a robot with joints may give a joint state instead of "link_poses":
+ *               {"robot": "arm", "name": ["j1", ...], "position": [q...], "base_pose": POSE}
+ *   joint state {"name": [...], "position": [...], "base_pose": POSE}   a sensor_msgs/JointState
+ *               (names in any order, a subset; without "name" the full vector in the robot's
+ *               DOF order; base_pose optional; "header", "velocity", "effort" are ignored)
  *   trajectory  {"robot": "arm", "name": "optional cache name",
  *                "waypoints": [{"link_poses": [POSE...]}, ...]}
  *               or, for a robot with joints, joint vectors (packed into waypoint_joints):
@@ -74,6 +79,9 @@ bool gjkd_json_parse_scene(const char *text, size_t length, Gjkd__V1__Scene **ou
                            gjkd_json_error *err);
 bool gjkd_json_parse_poses(const char *text, size_t length, Gjkd__V1__SetLinkPosesRequest **out,
                            gjkd_json_error *err);
+/* A joint state document for `robot`, as a request of one robot state. */
+bool gjkd_json_parse_joint_state(const char *text, size_t length, const char *robot,
+                                 Gjkd__V1__SetLinkPosesRequest **out, gjkd_json_error *err);
 /* The request's options are left at their defaults: the caller sets them. */
 bool gjkd_json_parse_trajectory(const char *text, size_t length,
                                 Gjkd__V1__TrajectoryQueryRequest **out, gjkd_json_error *err);

@@ -192,6 +192,35 @@ def gjkctl_checks(d, c, tmp, wps, t1):
         json.dump({"name": ["finger"], "position": [0.1]}, f)
     _, err = gjkctl(d, "joints", "arm", path, expect=1)
     check("'finger' is a mimic joint" in err, "gjkctl joints refusal names the joint: %r" % err)
+    # A base pose with the joints (a mobile base), and a JointState as ROS dumps it (header,
+    # velocity, effort ignored): the same state as the Python client's.
+    base = {"position": [0.05, -0.1, 0.02], "quat_wxyz": [0.8, 0.0, 0.0, 0.6]}
+    with open(path, "w") as f:
+        json.dump({"header": {"frame_id": ""}, "name": ["shoulder", "elbow"],
+                   "position": [0.3, -0.2], "velocity": [], "effort": [], "base_pose": base}, f)
+    gjkctl(d, "joints", "arm", path)
+    via_cli = c.query_state(max_distance=0.6, mode="all")["pairs"]
+    c.set_joint_positions("arm", ["shoulder", "elbow"], [0.3, -0.2], base_pose=base)
+    check(c.query_state(max_distance=0.6, mode="all")["pairs"] == via_cli and via_cli,
+          "gjkctl joints with base_pose: the Python client's state")
+    c.set_joint_positions("arm", None, [0.6, 0.1, 0.5], base_pose={"position": [0, 0, 0]})
+    # The poses document takes a joint state per robot too.
+    poses = os.path.join(tmp, "jposes.json")
+    with open(poses, "w") as f:
+        json.dump({"robots": [{"robot": "arm", "name": ["slide"], "position": [0.2]}]}, f)
+    gjkctl(d, "poses", poses)
+    check(c.scene_summary()["robots"][0]["positions"] == [0.6, 0.2, 0.5],
+          "gjkctl poses with a joint state")
+    for doc, text in (({"name": ["elbow"], "position": [0.1, 0.2]}, "1 names for 2 positions"),
+                      ({"name": ["elbow"]}, "$.position: missing"),
+                      ({"position": [0.1], "speed": 1}, "unknown key \"speed\"")):
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        _, err = gjkctl(d, "joints", "arm", path, expect=2)
+        check(text in err and path in err, "gjkctl joints bad file: %r" % err)
+    check(c.scene_summary()["robots"][0]["positions"] == [0.6, 0.2, 0.5],
+          "bad joint files changed nothing")
+    c.set_joint_positions("arm", None, [0.6, 0.1, 0.5])
     traj = os.path.join(tmp, "traj.json")
     with open(traj, "w") as f:
         json.dump({"robot": "arm", "joint_names": DOF, "waypoints": wps}, f)

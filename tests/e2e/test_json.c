@@ -362,6 +362,21 @@ static const bad_case bad_cases[] = {
      "4}]}",
      "$.robots[1].link_poses: expected an array of poses, got a number"},
     {"poses", "{\"robots\": [], \"robot\": \"a\"}", "$.robots: unknown key \"robot\""},
+    {"poses", "{\"robot\": \"a\", \"position\": [1], \"link_poses\": [{}]}",
+     "give \"link_poses\" or a joint state"},
+    {"poses", "{\"robot\": \"a\", \"name\": [\"j\"]}", "$.position: missing"},
+    {"poses", "{\"robots\": [{\"robot\": \"a\", \"name\": [\"j\", \"k\"], \"position\": [1]}]}",
+     "$.robots[0]: 2 names for 1 positions"},
+    {"poses", "{\"robot\": \"a\", \"position\": [1, null]}",
+     "$.position[1]: expected a finite number"},
+    {"poses", "{\"robot\": \"a\", \"name\": [], \"position\": []}",
+     "$.name: needs at least one name"},
+    {"joints", "{\"position\": []}", "$.position: needs at least one position"},
+    {"joints", "{\"name\": [\"\"], \"position\": [0]}", "$.name[0]: must not be empty"},
+    {"joints", "{\"robot\": \"a\", \"position\": [0]}", "unknown key \"robot\""},
+    {"joints", "{\"position\": [0], \"base_pose\": {\"quat_wxyz\": [2, 0, 0, 0]}}",
+     "$.base_pose.quat_wxyz: not a unit quaternion"},
+    {"joints", "[0, 1]", "expected the document to be an object"},
     {"trajectory", "{\"robot\": \"arm\"}", "$.waypoints: missing"},
     {"trajectory", "{\"robot\": \"arm\", \"waypoints\": []}",
      "$.waypoints: needs at least one waypoint"},
@@ -387,6 +402,11 @@ static void bad_input_is_refused_with_its_path(void **state)
             ok = gjkd_json_parse_scene(bc->doc, strlen(bc->doc), &s, &err);
             out = s;
             gjkd_json_scene_free(&s);
+        } else if (strcmp(bc->kind, "joints") == 0) {
+            Gjkd__V1__SetLinkPosesRequest *p;
+            ok = gjkd_json_parse_joint_state(bc->doc, strlen(bc->doc), "arm", &p, &err);
+            out = p;
+            gjkd_json_poses_free(&p);
         } else if (strcmp(bc->kind, "poses") == 0) {
             Gjkd__V1__SetLinkPosesRequest *p;
             ok = gjkd_json_parse_poses(bc->doc, strlen(bc->doc), &p, &err);
@@ -402,6 +422,52 @@ static void bad_input_is_refused_with_its_path(void **state)
             fail_msg("case %zu (%s %s): ok=%d message \"%s\", expected \"%s\"", i, bc->kind,
                      bc->doc, ok, ok ? "" : err.message, bc->expect);
     }
+}
+
+/* Joint states: a JointState document and a poses document mixing link poses and joint
+ * states parse into RobotState's joint_positions and write back to the same message. */
+static void joint_states_parse_and_round_trip(void **state)
+{
+    (void)state;
+    const char *js = "{\"header\": {\"stamp\": 1}, \"name\": [\"b\", \"a\"], \"position\": "
+                     "[0.25, -1e-300], \"velocity\": [], \"effort\": [], \"base_pose\": "
+                     "{\"position\": [1, 2, 3], \"quat_wxyz\": [0, 1, 0, 0]}}";
+    Gjkd__V1__SetLinkPosesRequest *p;
+    gjkd_json_error err;
+    assert_true(gjkd_json_parse_joint_state(js, strlen(js), "arm", &p, &err));
+    assert_int_equal(p->n_robots, 1);
+    const Gjkd__V1__RobotState *rs = p->robots[0];
+    assert_string_equal(rs->robot, "arm");
+    assert_int_equal(rs->state_case, GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS);
+    const Gjkd__V1__JointPositions *jp = rs->joint_positions;
+    assert_int_equal(jp->n_names, 2);
+    assert_string_equal(jp->names[1], "a");
+    assert_true(jp->positions[0] == 0.25 && jp->positions[1] == -1e-300);
+    assert_true(jp->base_pose->position->z == 3.0 && jp->base_pose->orientation->x == 1.0);
+
+    const char *mixed = "{\"robots\": [{\"robot\": \"r\", \"link_poses\": [{}]}, "
+                        "{\"robot\": \"arm\", \"position\": [0.1, 0.2, 0.30000000000000004]}]}";
+    Gjkd__V1__SetLinkPosesRequest *m;
+    assert_true(gjkd_json_parse_poses(mixed, strlen(mixed), &m, &err));
+    assert_int_equal(m->robots[1]->state_case, GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS);
+    assert_int_equal(m->robots[1]->joint_positions->n_names, 0);
+    for (int k = 0; k < 2; k++) {
+        Gjkd__V1__SetLinkPosesRequest *orig = k == 0 ? p : m, *back;
+        char *text = gjkd_json_write_poses(orig);
+        assert_non_null(text);
+        assert_true(gjkd_json_parse_poses(text, strlen(text), &back, &err));
+        uint8_t a[4096], b[4096];
+        size_t na = gjkd__v1__set_link_poses_request__get_packed_size(orig);
+        size_t nb = gjkd__v1__set_link_poses_request__get_packed_size(back);
+        assert_true(na <= sizeof a && na == nb);
+        gjkd__v1__set_link_poses_request__pack(orig, a);
+        gjkd__v1__set_link_poses_request__pack(back, b);
+        assert_memory_equal(a, b, na);
+        gjkd_json_poses_free(&back);
+        free(text);
+    }
+    gjkd_json_poses_free(&p);
+    gjkd_json_poses_free(&m);
 }
 
 /* A document cut at every byte must be refused cleanly (no crash, no leak under ASan). */
@@ -488,6 +554,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(demo_trajectory_and_poses_parse),
         cmocka_unit_test(every_shape_and_body_form),
         cmocka_unit_test(bad_input_is_refused_with_its_path),
+        cmocka_unit_test(joint_states_parse_and_round_trip),
         cmocka_unit_test(truncated_documents_are_refused),
         cmocka_unit_test(mutated_documents_never_crash),
         cmocka_unit_test(missing_file_is_reported),
