@@ -72,9 +72,10 @@ GJK_API gjk_shape gjk_make_ellipsoid(gjk_vec3 radii);
 
 /* GJK_STATUS_SEPARATED (meaning: valid) or GJK_STATUS_INVALID_INPUT: unknown kind, NaN/Inf
  * or negative sizes or margin, an ellipsoid radius outside (0, GJK_MAX_LENGTH], a polytope
- * with no vertices, non-finite vertices or an adjacency index out of range. A borrowed polytope (storage == NULL) is scanned in full
- * (vertices, padding, radius >= max |vertex|, adjacency); an owned one was checked when it
- * was built and costs O(1): its fields must still match the block they were created in. */
+ * with no vertices, non-finite vertices or an adjacency index out of range. A borrowed
+ * polytope (storage == NULL) is scanned in full (vertices, padding, radius >= max |vertex|,
+ * adjacency); an owned one was checked when it was built and costs O(1): its fields must
+ * still match the block they were created in. */
 GJK_API gjk_status gjk_shape_validate(const gjk_shape *shape);
 
 /* Support point of the shape (margin included) in local direction `dir`: a point of the
