@@ -1,10 +1,10 @@
 /* fuzz_gjk.c — GJK/EPA queries on valid but nasty pairs, checked against support functions.
  *
- * Input: two shapes of any kind (zero sizes, slivers, margins, polytopes from hostile
- * point clouds: hulled with adjacency, copied without, or borrowed arrays, centred or far
- * off their origin), at scales 2^-16 .. 2^16 and up to 2^12 apart, placed with exact
- * quarter/half turns or general rotations, a common translation up to 2^20 m and a
- * relative one from overlap to far apart. Sometimes the input is made invalid instead.
+ * Input: two shapes of any kind (zero sizes, slivers, flat or needle-like ellipsoids, margins,
+ * polytopes from hostile point clouds: hulled with adjacency, copied without, or borrowed
+ * arrays, centred or far off their origin), at scales 2^-16 .. 2^16 and up to 2^12 apart,
+ * placed with exact quarter/half turns or general rotations, a common translation up to 2^20 m
+ * and a relative one from overlap to far apart. Sometimes the input is made invalid instead.
  *
  * The oracle is the support function h_S(u) = max over S of u.x (gjk_shape_support, the
  * reference map, not the narrow phase's). For convex A and B the signed distance is
@@ -72,10 +72,27 @@ static double read_margin(fuzz_input *in, double scale)
     }
 }
 
+/* The kind byte b: 1 + b % 7 (point .. polytope), except 245..254, which give an ellipsoid.
+ * None of the stored inputs (fuzz/corpus, fuzz/fixed, fuzz/open) had a kind byte in that range
+ * when the ellipsoid came, so each still decodes to the pair it was saved for. */
+static gjk_shape_kind read_kind(fuzz_input *in)
+{
+    uint8_t b = fuzz_u8(in);
+    return b >= 245 && b <= 254 ? GJK_SHAPE_ELLIPSOID : (gjk_shape_kind)(1 + b % 7);
+}
+
+/* An ellipsoid's radius: read_size, with its zeros (invalid for an ellipsoid) made a sliver
+ * 2^-30 of the scale, so flat, needle-like and tiny ellipsoids all occur. */
+static double read_radius(fuzz_input *in, double scale)
+{
+    double r = read_size(in, scale);
+    return r > 0.0 ? r : scale * 0x1p-30;
+}
+
 static void read_shape(fuzz_input *in, double scale, fuzz_shape *fs)
 {
     memset(fs, 0, sizeof *fs);
-    gjk_shape_kind kind = (gjk_shape_kind)(1 + fuzz_u8(in) % 7);
+    gjk_shape_kind kind = read_kind(in);
     switch (kind) {
     case GJK_SHAPE_POINT:
         fs->shape = gjk_make_point();
@@ -100,6 +117,13 @@ static void read_shape(fuzz_input *in, double scale, fuzz_shape *fs)
         fs->shape = gjk_make_cone(read_size(in, scale), 0.0);
         fs->shape.half_height = read_size(in, scale);
         break;
+    case GJK_SHAPE_ELLIPSOID: {
+        double a = read_radius(in, scale);
+        double b = read_radius(in, scale);
+        double c = read_radius(in, scale);
+        fs->shape = gjk_make_ellipsoid(gjk_v3(a, b, c));
+        break;
+    }
     default: {
         uint8_t mode = fuzz_u8(in);
         gjk_vec3 offset = gjk_v3(0.0, 0.0, 0.0);
@@ -193,6 +217,10 @@ static void print_pair(const pair *p)
                 s[i]->half_extents.x, s[i]->half_extents.y, s[i]->half_extents.z,
                 s[i]->kind == GJK_SHAPE_POLYTOPE ? s[i]->polytope->count : 0, t[i]->q.w, t[i]->q.x,
                 t[i]->q.y, t[i]->q.z, t[i]->p.x, t[i]->p.y, t[i]->p.z);
+        if (s[i]->kind == GJK_SHAPE_ELLIPSOID) {
+            fprintf(stderr, "     radii (%a, %a, %a)\n", s[i]->radii.x, s[i]->radii.y,
+                    s[i]->radii.z);
+        }
         if (s[i]->kind == GJK_SHAPE_POLYTOPE) {
             for (int32_t k = 0; k < s[i]->polytope->count; ++k) {
                 fprintf(stderr, "     v%d (%a, %a, %a)\n", k, s[i]->polytope->x[k],
@@ -431,6 +459,9 @@ static void check_invalid(fuzz_input *in, fuzz_shape *fa, fuzz_shape *fb, gjk_tr
             break;
         case GJK_SHAPE_BOX:
             s->half_extents.y = v;
+            break;
+        case GJK_SHAPE_ELLIPSOID: /* a zero radius is refused as well */
+            s->radii.y = v == -1.0 ? 0.0 : v;
             break;
         case GJK_SHAPE_POLYTOPE:
             victim->poly.count = fuzz_u8(in) & 1 ? 0 : -5;

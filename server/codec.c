@@ -221,6 +221,16 @@ static bool check_length(double v, const char *where, const char *field, gjkd_er
     return true;
 }
 
+/* An ellipsoid's radius: a length that is not 0 (the core refuses a flat ellipse). */
+static bool check_radius(double v, const char *where, const char *field, gjkd_error *error)
+{
+    if (!(v > 0.0 && v <= GJK_MAX_LENGTH))
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                         "%s.%s: %g is not a radius in (0, %g] m", where, field, v,
+                         GJK_MAX_LENGTH);
+    return true;
+}
+
 static bool coordinates_in_range(gjk_vec3 p)
 {
     return fabs(p.x) <= GJK_MAX_LENGTH && fabs(p.y) <= GJK_MAX_LENGTH &&
@@ -355,6 +365,18 @@ static bool decode_shape(const Gjkd__V1__Shape *m, const char *where, const gjkd
             return false;
         *out = gjk_make_cone(m->cone->radius, m->cone->half_height);
         break;
+    case GJKD__V1__SHAPE__KIND_ELLIPSOID: {
+        const Gjkd__V1__Vec3 *r = m->ellipsoid->radii;
+        if (r == NULL)
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "%s.ellipsoid.radii: missing",
+                             where);
+        if (!check_radius(r->x, where, "ellipsoid.radii.x", error) ||
+            !check_radius(r->y, where, "ellipsoid.radii.y", error) ||
+            !check_radius(r->z, where, "ellipsoid.radii.z", error))
+            return false;
+        *out = gjk_make_ellipsoid(gjk_v3(r->x, r->y, r->z));
+        break;
+    }
     case GJKD__V1__SHAPE__KIND_HULL: {
         snprintf(sub, sizeof sub, "%s.hull", where);
         gjk_vec3 *pts;

@@ -15,6 +15,8 @@
 #                refused whole (missing body in its allowed pairs, a bad body in the middle, a
 #                failing disk) with the scene, revision and snapshot as before; one revision
 #                step; kill -9 right after an acknowledged load restarts with it
+#   ellipsoid    an ellipsoid obstacle from Python: distances of a ball around it against
+#                Eberly's point distance, gjkctl's export and its reload, bad radii refused
 if(TARGET gjkd_json)
   gjk_add_test(test_json SOURCES e2e/test_json.c LIBS gjkd::json LABELS unit TIMEOUT 60
                ARGS ${PROJECT_SOURCE_DIR}/examples/demo)
@@ -27,7 +29,8 @@ if(TARGET gjkd AND TARGET gjkctl)
 
   find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
   if(GJK_SYSTEM_PYTHON)
-    foreach(group requests bad_input persistence concurrency shutdown wire probes load)
+    foreach(group requests bad_input persistence concurrency shutdown wire probes load
+                  ellipsoid)
       add_test(NAME e2e_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e.py
                        --group ${group}

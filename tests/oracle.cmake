@@ -17,3 +17,7 @@ if(EXISTS "${GJK_SHARED_DIR}/cases/quick.cases")
   add_test(NAME test_cases_shared COMMAND test_cases ${GJK_SHARED_DIR}/cases/quick.cases)
   set_tests_properties(test_cases_shared PROPERTIES TIMEOUT 300 LABELS "cases")
 endif()
+# The ellipsoid (core/src/shape.c, support.c) against its own long-double oracles: Eberly's
+# point distance, support values for half-spaces, a certified dual ascent for ellipsoid pairs,
+# closed-form spheroid depths (tests/test_ellipsoid.c).
+gjk_add_test(test_ellipsoid SOURCES test_ellipsoid.c LABELS unit TIMEOUT 120)

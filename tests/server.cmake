@@ -22,6 +22,11 @@ if(TARGET gjkd_server)
                  TIMEOUT 60)
     gjk_add_test(test_client_kinematics SOURCES test_client_kinematics.c LIBS gjkd_server
                  gjkd::client LABELS e2e TIMEOUT 60)
+    # An ellipsoid scene document through the client and back, each pair against the core.
+    if(TARGET gjkd_json)
+      gjk_add_test(test_client_ellipsoid SOURCES test_client_ellipsoid.c LIBS gjkd_server
+                   gjkd::client gjkd::json LABELS e2e TIMEOUT 60)
+    endif()
   endif()
 endif()
 # Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are

@@ -180,6 +180,56 @@ static void test_bad_hulls(void **state)
     expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_ARGUMENT)); /* no parts */
 }
 
+/* An ellipsoid part over the wire: accepted, answered as the core answers in process, and each
+ * bad radius refused with INVALID_INPUT and a message that names it. */
+static Gjkd__V1__Shape *ellipsoid_shape(gjkd_arena *a, double rx, double ry, double rz)
+{
+    Gjkd__V1__Shape *s = gjkd_arena_alloc(a, sizeof *s);
+    gjkd__v1__shape__init(s);
+    Gjkd__V1__Ellipsoid *e = gjkd_arena_alloc(a, sizeof *e);
+    gjkd__v1__ellipsoid__init(e);
+    e->radii = t_vec3(a, rx, ry, rz);
+    s->kind_case = GJKD__V1__SHAPE__KIND_ELLIPSOID;
+    s->ellipsoid = e;
+    return s;
+}
+
+static void test_ellipsoid_parts(void **state)
+{
+    fixture *f = *state;
+    gjkd_arena *a = &f->arena;
+    /* Beside link l2 (a box of half size 0.1 at (0.6, 0, 0)), nearer than the table. */
+    gjk_transform pose = gjk_transform_make(
+        gjk_quat_from_axis_angle(gjk_normalize(gjk_v3(1, 2, 3)), 0.7), gjk_v3(0.65, 0.45, 0.05));
+    Gjkd__V1__Obstacle *o = t_obstacle(a, "egg", 0.1, 0.0);
+    o->parts[0]->shape = ellipsoid_shape(a, 0.3, 0.2, 0.1);
+    o->parts[0]->shape->margin = 0.01;
+    o->pose = gjkd_encode_pose(a, pose);
+    assert_code(t_call_code(f->svc, t_put_obstacle(a, o)), GJKD_CODE(OK));
+    gjk_shape egg = gjk_make_ellipsoid(gjk_v3(0.3, 0.2, 0.1)),
+              box = gjk_make_box(gjk_v3(0.1, 0.1, 0.1));
+    egg.margin = 0.01;
+    gjk_result ref = gjk_signed_distance(
+        &box, gjk_transform_make(gjk_quat_identity(), gjk_v3(0.6, 0, 0)), &egg, pose, NULL, NULL);
+    assert_int_equal(ref.status, GJK_STATUS_SEPARATED);
+    assert_true(ref.distance > 0.05 && ref.distance < 0.3);
+    assert_true(fabs(closest(f) - ref.distance) <= 1e-12);
+
+    const double bad[] = {0.0, -0.1, NAN, INFINITY, 2e12};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        o = t_obstacle(a, "egg2", 0.1, 1.0);
+        o->parts[0]->shape = ellipsoid_shape(a, 0.3, bad[i], 0.1);
+        expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_INPUT));
+        Gjkd__V1__Response *r = t_call(f->svc, t_put_obstacle(a, o));
+        assert_non_null(strstr(r->status->message, "ellipsoid.radii.y"));
+        gjkd__v1__response__free_unpacked(r, NULL);
+    }
+    o = t_obstacle(a, "egg2", 0.1, 1.0);
+    o->parts[0]->shape = ellipsoid_shape(a, 0.3, 0.2, 0.1);
+    o->parts[0]->shape->ellipsoid->radii = NULL;
+    expect_refused(f, t_put_obstacle(a, o), GJKD_CODE(INVALID_ARGUMENT));
+}
+
 static void test_bad_poses(void **state)
 {
     fixture *f = *state;
@@ -611,6 +661,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bad_robots, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_hulls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ellipsoid_parts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_poses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_bytes, setup, teardown),

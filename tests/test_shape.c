@@ -118,6 +118,16 @@ static samples surface_samples(const gjk_shape *sh)
             circle(&s, r * j / 10, -h, K / 4);
         }
         break;
+    case GJK_SHAPE_ELLIPSOID: { /* the unit sphere stretched by the radii */
+        samples ball = {0};
+        fibonacci(&ball, FIB, 1.0, gjk_v3(0, 0, 0));
+        for (int i = 0; i < ball.n; ++i) {
+            gjk_vec3 u = ball.p[i];
+            push(&s, gjk_v3(u.x * sh->radii.x, u.y * sh->radii.y, u.z * sh->radii.z));
+        }
+        free(ball.p);
+        break;
+    }
     case GJK_SHAPE_POLYTOPE:
         for (int32_t i = 0; i < sh->polytope->count; ++i) {
             const gjk_polytope *p = sh->polytope;
@@ -176,6 +186,37 @@ static double core_distance(const gjk_shape *sh, gjk_vec3 q)
         }
         return fmin(seg_dist_2d(rho, q.z, 0, -h, r, -h), seg_dist_2d(rho, q.z, r, -h, 0, h));
     }
+    case GJK_SHAPE_ELLIPSOID: {
+        /* 0 inside; outside, the root t > 0 of sum (e_i q_i / (t + e_i^2))^2 = 1 by bisection
+         * (the Lagrange condition of the nearest point), the gap t |(q_i / (t + e_i^2))|. */
+        const double e[3] = {sh->radii.x, sh->radii.y, sh->radii.z};
+        const double a[3] = {fabs(q.x), fabs(q.y), fabs(q.z)};
+        if (a[0] * a[0] / (e[0] * e[0]) + a[1] * a[1] / (e[1] * e[1]) +
+                a[2] * a[2] / (e[2] * e[2]) <=
+            1.0) {
+            return 0.0;
+        }
+        double lo = 0.0, hi = fmax(e[0], fmax(e[1], e[2])) * gjk_length(q);
+        for (int it = 0; it < 2000; ++it) {
+            double t = 0.5 * (lo + hi), f = -1.0;
+            if (!(t > lo && t < hi)) {
+                break;
+            }
+            for (int i = 0; i < 3; ++i) {
+                f += pow(e[i] * a[i] / (t + e[i] * e[i]), 2);
+            }
+            if (f > 0.0) {
+                lo = t;
+            } else {
+                hi = t;
+            }
+        }
+        double t = 0.5 * (lo + hi), g = 0.0;
+        for (int i = 0; i < 3; ++i) {
+            g += pow(a[i] / (t + e[i] * e[i]), 2);
+        }
+        return t * sqrt(g);
+    }
     case GJK_SHAPE_POLYTOPE: {
         /* The support core of a polytope is a vertex: distance to the nearest vertex. */
         const gjk_polytope *p = sh->polytope;
@@ -217,6 +258,8 @@ static double support_value(const gjk_shape *sh, gjk_vec3 n)
         return r * rho + h * fabs(n.z) + m;
     case GJK_SHAPE_CONE:
         return fmax(h * n.z, r * rho - h * n.z) + m;
+    case GJK_SHAPE_ELLIPSOID: /* |diag(radii) n| */
+        return gjk_length(gjk_v3(sh->radii.x * n.x, sh->radii.y * n.y, sh->radii.z * n.z)) + m;
     case GJK_SHAPE_POLYTOPE: {
         samples s = surface_samples(sh);
         double v = max_dot(&s, n) + m;
@@ -236,7 +279,7 @@ static const gjk_vec3 poly_points[] = {
 };
 
 /* The shapes every kind-generic test runs on. */
-enum { SHAPE_COUNT = 15 };
+enum { SHAPE_COUNT = 17 };
 
 static void make_shapes(gjk_shape *out, gjk_polytope *poly)
 {
@@ -258,6 +301,9 @@ static void make_shapes(gjk_shape *out, gjk_polytope *poly)
     }
     out[k] = gjk_make_polytope(poly);
     out[k++].margin = 0.25;
+    out[k++] = gjk_make_ellipsoid(gjk_v3(0.9, 0.3, 0.6));
+    out[k] = gjk_make_ellipsoid(gjk_v3(0.05, 1.2, 0.4)); /* flat */
+    out[k++].margin = 0.15;
     assert_int_equal(k, SHAPE_COUNT);
     for (int i = 0; i < SHAPE_COUNT; ++i) {
         assert_int_equal(gjk_shape_validate(&out[i]), GJK_STATUS_SEPARATED);

@@ -1195,6 +1195,8 @@ static const char *part_kind(const Gjkd__V1__Part *p)
         return "capsule";
     case GJKD__V1__SHAPE__KIND_CONE:
         return "cone";
+    case GJKD__V1__SHAPE__KIND_ELLIPSOID:
+        return "ellipsoid";
     case GJKD__V1__SHAPE__KIND_POINT:
         return "point";
     case GJKD__V1__SHAPE__KIND_HULL:

@@ -134,6 +134,8 @@ static double size_bound(const gjk_shape *s)
         return s->radius + s->half_height + s->margin;
     case GJK_SHAPE_BOX:
         return s->half_extents.x + s->half_extents.y + s->half_extents.z + s->margin;
+    case GJK_SHAPE_ELLIPSOID: /* within a factor 3 */
+        return s->radii.x + s->radii.y + s->radii.z + s->margin;
     case GJK_SHAPE_POLYTOPE:
         return s->polytope->radius + s->margin;
     default:

@@ -12,6 +12,7 @@
  *   box       (sign(dx) hx, sign(dy) hy, sign(dz) hz) + margin * n
  *   cylinder  rim point: radius * (dx, dy) / |(dx, dy)|, z = sign(dz) * h, + margin * n
  *   cone      the better of the apex (0, 0, h) and the base rim point, + margin * n
+ *   ellipsoid D^2 n / |D n|, D = diag(a, b, c) (the point whose outer normal is n), + margin * n
  *   polytope  the vertex of largest dot (lowest index on ties), + margin * n
  * sign(0) is taken as +1, so every map is deterministic. */
 #include "gjk/shape.h"
@@ -81,12 +82,26 @@ gjk_shape gjk_make_polytope(const gjk_polytope *polytope)
     return s;
 }
 
+gjk_shape gjk_make_ellipsoid(gjk_vec3 radii)
+{
+    gjk_shape s = shape_of_kind(GJK_SHAPE_ELLIPSOID);
+    s.radii = radii;
+    return s;
+}
+
 /* ------------------------------------------------------------------ validation */
 
 /* 0 <= v <= GJK_MAX_LENGTH (NaN fails). */
 static bool is_size(double v)
 {
     return v >= 0.0 && v <= GJK_MAX_LENGTH;
+}
+
+/* 0 < v <= GJK_MAX_LENGTH (NaN fails): an ellipsoid's radius. A zero radius would make a flat
+ * ellipse whose support map is not defined along its normal (D d = 0). */
+static bool is_positive_size(double v)
+{
+    return v > 0.0 && v <= GJK_MAX_LENGTH;
 }
 
 static gjk_vec3 polytope_vertex(const gjk_polytope *p, int32_t i)
@@ -211,6 +226,10 @@ gjk_status gjk_shape_validate(const gjk_shape *shape)
         ok = is_size(shape->half_extents.x) && is_size(shape->half_extents.y) &&
              is_size(shape->half_extents.z);
         break;
+    case GJK_SHAPE_ELLIPSOID:
+        ok = is_positive_size(shape->radii.x) && is_positive_size(shape->radii.y) &&
+             is_positive_size(shape->radii.z);
+        break;
     case GJK_SHAPE_POLYTOPE:
         return polytope_validate(shape->polytope);
     default:
@@ -251,6 +270,26 @@ static void radial_point(double dx, double dy, double r, double *px, double *py)
 static double sign_extent(double d, double h)
 {
     return d < 0.0 ? -h : h;
+}
+
+static double max3(double a, double b, double c)
+{
+    return fmax(a, fmax(b, c));
+}
+
+/* D^2 n / |D n| for a unit n, D = diag(r): u = D n is scaled by its largest component before
+ * it is squared, so no radius in (0, GJK_MAX_LENGTH] underflows or overflows. Zero n gives the
+ * centre. */
+static gjk_vec3 ellipsoid_point(gjk_vec3 r, gjk_vec3 n)
+{
+    gjk_vec3 u = gjk_v3(r.x * n.x, r.y * n.y, r.z * n.z);
+    double m = max3(fabs(u.x), fabs(u.y), fabs(u.z));
+    if (!(m > 0.0)) {
+        return gjk_v3(0.0, 0.0, 0.0);
+    }
+    u = gjk_scale(u, 1.0 / m);
+    double k = 1.0 / gjk_length(u);
+    return gjk_v3(r.x * u.x * k, r.y * u.y * k, r.z * u.z * k);
 }
 
 /* Vertex of largest dot with d; strict comparison keeps the lowest index on ties. */
@@ -307,6 +346,9 @@ gjk_vec3 gjk_shape_support(const gjk_shape *shape, gjk_vec3 dir)
         }
         break;
     }
+    case GJK_SHAPE_ELLIPSOID:
+        core = ellipsoid_point(shape->radii, n);
+        break;
     case GJK_SHAPE_POLYTOPE:
         GJK_ASSERT(shape->polytope != NULL && shape->polytope->count >= 1);
         core = polytope_support(shape->polytope, n);
@@ -336,6 +378,8 @@ double gjk_shape_bounding_radius(const gjk_shape *shape)
     case GJK_SHAPE_CYLINDER:
     case GJK_SHAPE_CONE: /* the base rim is at least as far as the apex */
         return hypot(shape->radius, shape->half_height) + m;
+    case GJK_SHAPE_ELLIPSOID:
+        return max3(shape->radii.x, shape->radii.y, shape->radii.z) + m;
     case GJK_SHAPE_POLYTOPE:
         GJK_ASSERT(shape->polytope != NULL);
         return shape->polytope->radius + m;
@@ -348,6 +392,18 @@ double gjk_shape_bounding_radius(const gjk_shape *shape)
 static double vec3_get(gjk_vec3 v, int i)
 {
     return i == 0 ? v.x : (i == 1 ? v.y : v.z);
+}
+
+/* Half-width along world axis i of the ellipsoid R diag(radii) (unit ball): its support value
+ * along e_i, |diag(radii) R^T e_i| = |(R_i0 a, R_i1 b, R_i2 c)|, scaled by the largest radius
+ * so that tiny radii do not underflow when squared. */
+static double ellipsoid_extent(const gjk_mat3 *r, int i, gjk_vec3 radii)
+{
+    double s = max3(radii.x, radii.y, radii.z);
+    double k = 1.0 / s;
+    gjk_vec3 u =
+        gjk_v3(r->m[i][0] * (radii.x * k), r->m[i][1] * (radii.y * k), r->m[i][2] * (radii.z * k));
+    return s * gjk_length(u);
 }
 
 /* Half-width along world axis i of a disk of radius r whose normal is the unit axis a:
@@ -429,6 +485,9 @@ void gjk_shape_aabb(const gjk_shape *shape, gjk_transform pose, gjk_vec3 *lower,
                 break;
             case GJK_SHAPE_CYLINDER:
                 e = shape->half_height * ai + disk_extent(axis, i, shape->radius);
+                break;
+            case GJK_SHAPE_ELLIPSOID:
+                e = ellipsoid_extent(&r, i, shape->radii);
                 break;
             case GJK_SHAPE_POINT:
                 break;

@@ -10,6 +10,7 @@
  *                                                              (bit 0 x, bit 1 y, bit 2 z)
  *   cylinder       cap rim point r (dx, dy) / |(dx, dy)|, z = +-h   no discrete feature
  *   cone           apex (0, 0, h) or the base rim point        apex = feature 0
+ *   ellipsoid      D^2 d / |D d|, D = diag(a, b, c)             no discrete feature
  *   polytope       vertex of largest dot                       vertex index
  * A zero component of d counts as positive (sign(0) = +1), the same convention as
  * gjk_shape_support(), so every map is deterministic.
@@ -302,6 +303,30 @@ static bool rim_point(double dx, double dy, double r, double *px, double *py)
     return true;
 }
 
+/* The ellipsoid's point whose outer normal is d: s(d) = D^2 d / |D d|, D = diag(r), the
+ * maximiser of dot(x, d) over (x/a)^2 + (y/b)^2 + (z/c)^2 <= 1 (its support value is |D d|).
+ * d is scaled by its largest component and D d by its own before anything is squared, so
+ * neither underflows nor overflows for radii in (0, GJK_MAX_LENGTH] and any finite d (a flat
+ * ellipsoid with radii 1e-300 and 1e12 included). A zero or non-finite d gives the centre,
+ * as a sphere's core. */
+static inline gjk_vec3 ellipsoid_support(gjk_vec3 r, gjk_vec3 d)
+{
+    const double ax = fabs(d.x), ay = fabs(d.y), az = fabs(d.z);
+    if (!isfinite(ax + ay + az) || !(ax + ay + az > 0.0)) {
+        return gjk_v3(0.0, 0.0, 0.0);
+    }
+    double k = 1.0 / max_num(ax, max_num(ay, az));
+    double ux = r.x * (d.x * k), uy = r.y * (d.y * k), uz = r.z * (d.z * k);
+    /* The largest |u_i| is at least min(r) > 0: the component of d equal to the largest gives
+     * r_i. */
+    double l = 1.0 / max_num(fabs(ux), max_num(fabs(uy), fabs(uz)));
+    ux *= l;
+    uy *= l;
+    uz *= l;
+    double t = 1.0 / sqrt(ux * ux + uy * uy + uz * uz);
+    return gjk_v3(r.x * (ux * t), r.y * (uy * t), r.z * (uz * t));
+}
+
 /* Support vertex of a polytope: hill climbing or the scan; NaN on a non-finite vertex. */
 static inline gjk_vec3 polytope_support(const gjk_polytope *p, const gjk_polytope_edges *e,
                                         gjk_vec3 d, bool hill, uint32_t hint, uint32_t *index)
@@ -356,6 +381,9 @@ gjk_vec3 gjk_core_support(const gjk_shape *shape, gjk_vec3 d, bool hill, uint32_
         *index = 0;
         return gjk_v3(0.0, 0.0, h);
     }
+    case GJK_SHAPE_ELLIPSOID:
+        *index = GJK_CACHE_NO_INDEX;
+        return ellipsoid_support(shape->radii, d);
     case GJK_SHAPE_POINT:
     case GJK_SHAPE_SPHERE:
     default:

@@ -217,7 +217,7 @@ static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol, uint32
     }
     case GJK_SHAPE_POLYTOPE:
         return feature_polytope(s->polytope, d, tol, hint);
-    default: /* point, sphere */
+    default: /* point, sphere, ellipsoid (strictly convex: one support point) */
         return f;
     }
 }

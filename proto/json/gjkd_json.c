@@ -462,10 +462,11 @@ typedef enum shape_type {
     T_CYLINDER,
     T_CONE,
     T_HULL,
-    T_CONVEX
+    T_CONVEX,
+    T_ELLIPSOID
 } shape_type;
-static const char *const shape_type_names[] = {"point",    "sphere", "capsule", "box",
-                                               "cylinder", "cone",   "hull",    "convex"};
+static const char *const shape_type_names[] = {"point", "sphere", "capsule", "box",      "cylinder",
+                                               "cone",  "hull",   "convex",  "ellipsoid"};
 
 static bool parse_shape_fields(ctx *c, const cJSON *v, shape_type t, Gjkd__V1__Shape *s)
 {
@@ -550,6 +551,27 @@ static bool parse_shape_fields(ctx *c, const cJSON *v, shape_type t, Gjkd__V1__S
         s->box = m;
         return (m->half_extents = make_vec3(c, h)) != NULL;
     }
+    case T_ELLIPSOID: {
+        const cJSON *rv = member(v, "radii");
+        double r3[3];
+        size_t mark = path_push(c, ".radii");
+        bool ok = rv != NULL ? number_array(c, rv, 3, r3, "[a, b, c]")
+                             : fail(c, "missing (an array [a, b, c] of numbers > 0)");
+        for (int i = 0; ok && i < 3; i++) {
+            if (!(r3[i] > 0.0))
+                ok = fail(c, "must be > 0, got %g at [%d]", r3[i], i);
+        }
+        path_pop(c, mark);
+        if (!ok)
+            return false;
+        Gjkd__V1__Ellipsoid *m = alloc(c, sizeof *m);
+        if (m == NULL)
+            return false;
+        gjkd__v1__ellipsoid__init(m);
+        s->kind_case = GJKD__V1__SHAPE__KIND_ELLIPSOID;
+        s->ellipsoid = m;
+        return (m->radii = make_vec3(c, r3)) != NULL;
+    }
     case T_HULL: {
         Gjkd__V1__PointCloud *m = alloc(c, sizeof *m);
         if (m == NULL)
@@ -591,8 +613,8 @@ static bool parse_part(ctx *c, const cJSON *v, Gjkd__V1__Part **out)
         return false;
     const cJSON *type = member(v, "type");
     if (type == NULL)
-        return fail(c, "missing \"type\" (point, sphere, capsule, box, cylinder, cone, hull "
-                       "or convex)");
+        return fail(c, "missing \"type\" (point, sphere, capsule, box, cylinder, cone, "
+                       "ellipsoid, hull or convex)");
     int t = -1;
     for (int i = 0;
          cJSON_IsString(type) && i < (int)(sizeof shape_type_names / sizeof shape_type_names[0]);
@@ -605,7 +627,7 @@ static bool parse_part(ctx *c, const cJSON *v, Gjkd__V1__Part **out)
         if (cJSON_IsString(type))
             fail(c,
                  "unknown shape type \"%s\" (point, sphere, capsule, box, cylinder, cone, "
-                 "hull or convex)",
+                 "ellipsoid, hull or convex)",
                  type->valuestring);
         else
             fail(c, "expected a string, got %s", type_name(type));
@@ -628,6 +650,9 @@ static bool parse_part(ctx *c, const cJSON *v, Gjkd__V1__Part **out)
         break;
     case T_BOX:
         keys[4] = "half_extents";
+        break;
+    case T_ELLIPSOID:
+        keys[4] = "radii";
         break;
     case T_HULL:
         keys[4] = "points";
@@ -1701,6 +1726,12 @@ static cJSON *write_part(const Gjkd__V1__Part *part)
         const Gjkd__V1__Vec3 *h = s->box->half_extents;
         double he[3] = {h ? h->x : 0.0, h ? h->y : 0.0, h ? h->z : 0.0};
         ok = cJSON_AddStringToObject(o, "type", "box") && add_numbers(o, "half_extents", he, 3);
+        break;
+    }
+    case GJKD__V1__SHAPE__KIND_ELLIPSOID: {
+        const Gjkd__V1__Vec3 *r = s->ellipsoid->radii;
+        double r3[3] = {r ? r->x : 0.0, r ? r->y : 0.0, r ? r->z : 0.0};
+        ok = cJSON_AddStringToObject(o, "type", "ellipsoid") && add_numbers(o, "radii", r3, 3);
         break;
     }
     case GJKD__V1__SHAPE__KIND_HULL:

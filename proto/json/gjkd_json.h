@@ -7,7 +7,8 @@
  *   part        {"name": "...", "type": "box", "half_extents": [hx, hy, hz],
  *                "margin": 0.0, "pose": POSE}                           name/margin/pose optional
  *               type: point | sphere (radius) | capsule, cylinder, cone (radius, half_height)
- *                     | box (half_extents) | hull (points: [[x, y, z], ...], hulled by gjkd)
+ *                     | box (half_extents) | ellipsoid (radii: [a, b, c], each > 0)
+ *                     | hull (points: [[x, y, z], ...], hulled by gjkd)
  *                     | convex (points, optional adjacency_start, adjacency: used as given)
  *   scene       {"robots": [ROBOT...], "obstacles": [OBSTACLE...], "allowed_pairs": [[A, B]...]}
  *   robot       {"name", "links": [{"name", "parts": [PART...], "padding"}...],

@@ -5,14 +5,15 @@
         --gjkctl BUILD/clients/gjkctl --e2e-client BUILD/tests/e2e_client \
         --python-proto BUILD/python --source-dir .
 
-Groups: requests, bad_input, persistence, concurrency, shutdown, wire, probes, load (see
-tests/e2e.cmake). Every
+Groups: requests, bad_input, persistence, concurrency, shutdown, wire, probes, load,
+ellipsoid (see tests/e2e.cmake). Every
 daemon is started here on a free loopback port, every wait is bounded, and every process
 started is reaped on the way out (SIGKILL if it is still running). Exit status 0 if every
 check of the group passed."""
 
 import argparse
 import json
+import math
 import os
 import random
 import shlex
@@ -1142,10 +1143,117 @@ def group_probes():
     check(d.stop() == 0, "gjkd exit status after SIGTERM")
 
 
+# ------------------------------------------------------------------ group: ellipsoid
+
+
+def rotate(q, v):
+    """v rotated by the unit quaternion q = (w, x, y, z)."""
+    w, x, y, z = q
+    vx, vy, vz = v
+    tx, ty, tz = 2 * (y * vz - z * vy), 2 * (z * vx - x * vz), 2 * (x * vy - y * vx)
+    return (vx + w * tx + y * tz - z * ty, vy + w * ty + z * tx - x * tz,
+            vz + w * tz + x * ty - y * tx)
+
+
+def point_ellipsoid_distance(p, radii):
+    """Distance from p (ellipsoid frame, outside) to the ellipsoid with these semi-axes:
+    Eberly's root t > 0 of sum (r_i p_i / (t + r_i^2))^2 = 1, bisected; the gap is
+    t |(p_i / (t + r_i^2))|, without cancellation."""
+    a = [abs(c) for c in p]
+    lo, hi = 0.0, max(radii) * math.sqrt(sum(c * c for c in a))
+    for _ in range(2000):
+        t = 0.5 * (lo + hi)
+        if not lo < t < hi:
+            break
+        f = sum((r * c / (t + r * r)) ** 2 for r, c in zip(radii, a)) - 1.0
+        lo, hi = (t, hi) if f > 0 else (lo, t)
+    t = 0.5 * (lo + hi)
+    return t * math.sqrt(sum((c / (t + r * r)) ** 2 for r, c in zip(radii, a)))
+
+
+def group_ellipsoid():
+    """An ellipsoid obstacle end to end: a scene document loaded from Python, a ball moved
+    around it with link poses, every distance the daemon answers against Eberly's point
+    distance computed here; gjkctl exports the part with its radii and a load of the export
+    gives the same stored scene; Python and the daemon refuse bad radii, each with its own
+    message."""
+    radii = (0.3, 0.12, 0.05)
+    q_egg = (0.9238795325112867, 0.0, 0.0, 0.3826834323650898)  # 45 degrees about z
+    c_egg = (0.4, -0.2, 0.6)
+    ball = 0.04
+    doc = {"format": "gjkd-scene/1",
+           "robots": [{"name": "probe", "links": [{"name": "tip", "parts": [
+               {"name": "ball", "type": "sphere", "radius": ball}]}],
+               "initial_link_poses": [{"position": [0, 0, 0]}]}],
+           "obstacles": [{"name": "egg", "pose": {"position": list(c_egg),
+                                                  "quat_wxyz": list(q_egg)},
+                          "parts": [{"name": "shell", "type": "ellipsoid",
+                                     "radii": list(radii), "margin": 0.002}]}]}
+    d = Daemon(demo=False)
+    tmp = tempfile.mkdtemp(prefix="gjkd-e2e-ellipsoid-")
+    try:
+        with d.client() as c:
+            c.load_scene(doc)
+            rng = random.Random(26)
+            worst = 0.0
+            conj = (q_egg[0], -q_egg[1], -q_egg[2], -q_egg[3])
+            for _ in range(40):
+                u = [rng.gauss(0, 1) for _ in range(3)]
+                n = math.sqrt(sum(x * x for x in u))
+                reach = 0.3 + rng.uniform(0.05, 0.6)
+                centre = tuple(c_egg[i] + reach * u[i] / n for i in range(3))
+                c.set_link_poses("probe", [{"position": list(centre)}])
+                st = c.query_state()
+                local = rotate(conj, tuple(centre[i] - c_egg[i] for i in range(3)))
+                ref = point_ellipsoid_distance(local, radii) - 0.002 - ball
+                got = st["closest"]["distance"]
+                worst = max(worst, abs(got - ref))
+                check(abs(got - ref) <= 1e-9, "ball at %r: daemon %.17g, Eberly %.17g"
+                      % (centre, got, ref))
+            print("ellipsoid: 40 ball positions, max |daemon - Eberly| = %.3g m" % worst)
+            stored, rev = scene_bytes(c)
+            egg = c.scene_summary(include_scene=True)["scene"].obstacles[0]
+        export = os.path.join(tmp, "export.json")
+        gjkctl(d, "scene", "--export", export)
+        with open(export) as f:
+            exported = json.load(f)
+        part = exported["obstacles"][0]["parts"][0]
+        check(part["type"] == "ellipsoid" and part["radii"] == list(radii) and
+              part["margin"] == 0.002, "gjkctl exports the ellipsoid: %r" % part)
+        gjkctl(d, "load", export)
+        with d.client() as c:
+            stored, rev = scene_bytes(c)
+            again = c.scene_summary(include_scene=True)["scene"].obstacles[0]
+        check(again.SerializeToString(deterministic=True) ==
+              egg.SerializeToString(deterministic=True),
+              "a load of the export stores the same obstacle: %s / %s" % (again, egg))
+        bad = json.loads(json.dumps(doc))
+        del bad["obstacles"][0]["parts"][0]["radii"]
+        try:
+            with d.client() as c:
+                c.load_scene(bad)
+            check(False, "Python accepts an ellipsoid without radii")
+        except gjkd.DocumentError as e:
+            check("radii" in str(e), "Python names the missing radii: %s" % e)
+        bad = json.loads(json.dumps(doc))
+        bad["obstacles"][0]["parts"][0]["radii"] = [0.3, -0.1, 0.05]
+        with d.client() as c:
+            try:
+                c.load_scene(bad)
+                check(False, "a negative radius is accepted")
+            except gjkd.GjkdError as e:
+                check(e.name == "INVALID_INPUT" and "ellipsoid.radii.y" in e.message,
+                      "a negative radius is refused as INVALID_INPUT naming it: %s" % e)
+            check(scene_bytes(c) == (stored, rev), "the refused load changed nothing")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    check(d.stop() == 0, "gjkd exit status after SIGTERM")
+
+
 GROUPS = {"requests": group_requests, "bad_input": group_bad_input,
           "persistence": group_persistence, "concurrency": group_concurrency,
           "shutdown": group_shutdown, "wire": group_wire, "probes": group_probes,
-          "load": group_load}
+          "load": group_load, "ellipsoid": group_ellipsoid}
 
 
 def main():

@@ -154,7 +154,8 @@ static void every_shape_and_body_form(void **state)
         "  {\"type\": \"cone\", \"radius\": 0.1, \"half_height\": 0.2,"
         "   \"pose\": {\"quat_wxyz\": [0, 1, 0, 0]}},"
         "  {\"type\": \"convex\", \"points\": [[0,0,0],[1,0,0]],"
-        "   \"adjacency_start\": [0, 1, 2], \"adjacency\": [1, 0]}]}],"
+        "   \"adjacency_start\": [0, 1, 2], \"adjacency\": [1, 0]},"
+        "  {\"type\": \"ellipsoid\", \"radii\": [0.1, 0.2, 0.3], \"margin\": 0.02}]}],"
         " \"initial_link_poses\": [{\"position\": [1, 2, 3]}]}],"
         " \"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"box\","
         "   \"half_extents\": [1, 2, 3]}]}],"
@@ -164,7 +165,7 @@ static void every_shape_and_body_form(void **state)
     gjkd_json_error err;
     assert_true(gjkd_json_parse_scene(doc, sizeof doc - 1, &s, &err));
     const Gjkd__V1__Link *l = s->robots[0]->links[0];
-    assert_int_equal(l->n_parts, 6);
+    assert_int_equal(l->n_parts, 7);
     assert_int_equal(l->parts[0]->shape->kind_case, GJKD__V1__SHAPE__KIND_POINT);
     assert_true(l->parts[1]->shape->sphere->radius == 0.5);
     assert_true(l->parts[1]->shape->margin == 0.01);
@@ -172,6 +173,11 @@ static void every_shape_and_body_form(void **state)
     assert_true(l->parts[4]->pose->orientation->x == 1.0);
     assert_null(l->parts[4]->pose->position);
     assert_int_equal(l->parts[5]->shape->convex->n_adjacency_start, 3);
+    assert_int_equal(l->parts[6]->shape->kind_case, GJKD__V1__SHAPE__KIND_ELLIPSOID);
+    assert_true(l->parts[6]->shape->ellipsoid->radii->x == 0.1 &&
+                l->parts[6]->shape->ellipsoid->radii->y == 0.2 &&
+                l->parts[6]->shape->ellipsoid->radii->z == 0.3);
+    assert_true(l->parts[6]->shape->margin == 0.02);
     assert_string_equal(s->allowed_pairs[0]->a->robot, "r");
     assert_string_equal(s->allowed_pairs[0]->a->link, ""); /* every link */
     assert_string_equal(s->allowed_pairs[1]->a->link, "l/1");
@@ -182,6 +188,10 @@ static void every_shape_and_body_form(void **state)
     assert_true(gjkd_json_parse_scene(w, strlen(w), &again, &err));
     assert_string_equal(again->allowed_pairs[1]->a->link, "l/1");
     assert_string_equal(again->allowed_pairs[0]->a->link, "");
+    const Gjkd__V1__Shape *e = again->robots[0]->links[0]->parts[6]->shape;
+    assert_int_equal(e->kind_case, GJKD__V1__SHAPE__KIND_ELLIPSOID);
+    assert_true(e->ellipsoid->radii->x == 0.1 && e->ellipsoid->radii->y == 0.2 &&
+                e->ellipsoid->radii->z == 0.3 && e->margin == 0.02);
     free(w);
     gjkd_json_scene_free(&again);
     gjkd_json_scene_free(&s);
@@ -304,6 +314,19 @@ static const bad_case bad_cases[] = {
      "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"box\", \"half_extents\": [1, -2, "
      "3]}]}]}",
      "half_extents: must be >= 0, got -2 at [1]"},
+    {"scene", "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"ellipsoid\"}]}]}",
+     "$.obstacles[0].parts[0].radii: missing (an array [a, b, c] of numbers > 0)"},
+    {"scene",
+     "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"ellipsoid\", \"radii\": [1, 0, "
+     "3]}]}]}",
+     "$.obstacles[0].parts[0].radii: must be > 0, got 0 at [1]"},
+    {"scene",
+     "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"ellipsoid\", \"radii\": [1, "
+     "2]}]}]}",
+     "$.obstacles[0].parts[0].radii: expected [a, b, c]"},
+    {"scene",
+     "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"ellipsoid\", \"radius\": 1}]}]}",
+     "$.obstacles[0].parts[0]: unknown key \"radius\""},
     {"scene",
      "{\"obstacles\": [{\"name\": \"o\", \"parts\": [{\"type\": \"hull\", \"points\": []}]}]}",
      "$.obstacles[0].parts[0].points: needs at least one point"},

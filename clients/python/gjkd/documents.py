@@ -11,7 +11,8 @@ from ._proto import pb
 _SHAPE_KEYS = {
     "point": (), "sphere": ("radius",), "capsule": ("radius", "half_height"),
     "cylinder": ("radius", "half_height"), "cone": ("radius", "half_height"),
-    "box": ("half_extents",), "hull": ("points",), "convex": ("points",),
+    "box": ("half_extents",), "ellipsoid": ("radii",), "hull": ("points",),
+    "convex": ("points",),
 }
 _OPTIONAL = {"convex": ("adjacency_start", "adjacency")}
 
@@ -163,6 +164,9 @@ def _part(d, out, path):
     elif t == "box":
         x, y, z = _nums(d["half_extents"], 3, path + ".half_extents")
         s.box.half_extents.x, s.box.half_extents.y, s.box.half_extents.z = x, y, z
+    elif t == "ellipsoid":
+        a, b, c = _nums(d["radii"], 3, path + ".radii")
+        s.ellipsoid.radii.x, s.ellipsoid.radii.y, s.ellipsoid.radii.z = a, b, c
     else:
         m = s.hull if t == "hull" else s.convex
         pts = _list(d["points"], path + ".points")

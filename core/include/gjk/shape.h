@@ -11,6 +11,7 @@
  *   box       [-hx,hx] x [-hy,hy] x [-hz,hz], `half_extents`
  *   cylinder  axis z, `radius`, z in [-half_height, +half_height], flat caps
  *   cone      axis z, base disk of `radius` at z = -half_height, apex at z = +half_height
+ *   ellipsoid (x/a)^2 + (y/b)^2 + (z/c)^2 <= 1, `radii` = (a, b, c), each > 0
  *   polytope  convex hull of the vertices of `polytope` (borrowed, never owned by the shape)
  *
  * Shapes are plain values; the library never takes ownership of anything they point to. */
@@ -29,6 +30,7 @@ typedef enum gjk_shape_kind {
     GJK_SHAPE_CYLINDER,
     GJK_SHAPE_CONE,
     GJK_SHAPE_POLYTOPE,
+    GJK_SHAPE_ELLIPSOID,
     GJK_SHAPE_KIND_COUNT
 } gjk_shape_kind;
 
@@ -53,6 +55,7 @@ typedef struct gjk_shape {
     double radius;              /* sphere, capsule, cylinder, cone: metres, >= 0 */
     double half_height;         /* capsule, cylinder, cone: metres, >= 0 */
     gjk_vec3 half_extents;      /* box: metres, each >= 0 */
+    gjk_vec3 radii;             /* ellipsoid: semi-axes along local x, y, z, metres, each > 0 */
     const gjk_polytope *polytope; /* polytope: borrowed vertex set */
 } gjk_shape;
 
@@ -63,12 +66,16 @@ GJK_API gjk_shape gjk_make_box(gjk_vec3 half_extents);
 GJK_API gjk_shape gjk_make_cylinder(double radius, double half_height);
 GJK_API gjk_shape gjk_make_cone(double radius, double half_height);
 GJK_API gjk_shape gjk_make_polytope(const gjk_polytope *polytope);
+/* Semi-axes (a, b, c) along the local x, y, z axes. The whole ellipsoid is the narrow phase's
+ * core (a curved support map); a ball is cheaper and exact as gjk_make_sphere (a point core). */
+GJK_API gjk_shape gjk_make_ellipsoid(gjk_vec3 radii);
 
 /* GJK_STATUS_SEPARATED (meaning: valid) or GJK_STATUS_INVALID_INPUT: unknown kind, NaN/Inf
- * or negative sizes or margin, a polytope with no vertices, non-finite vertices or an
- * adjacency index out of range. A borrowed polytope (storage == NULL) is scanned in full
- * (vertices, padding, radius >= max |vertex|, adjacency); an owned one was checked when it
- * was built and costs O(1): its fields must still match the block they were created in. */
+ * or negative sizes or margin, an ellipsoid radius outside (0, GJK_MAX_LENGTH], a polytope
+ * with no vertices, non-finite vertices or an adjacency index out of range. A borrowed
+ * polytope (storage == NULL) is scanned in full (vertices, padding, radius >= max |vertex|,
+ * adjacency); an owned one was checked when it was built and costs O(1): its fields must
+ * still match the block they were created in. */
 GJK_API gjk_status gjk_shape_validate(const gjk_shape *shape);
 
 /* Support point of the shape (margin included) in local direction `dir`: a point of the
