@@ -107,7 +107,7 @@ static void test_bad_robots(void **state)
     r->initial_link_poses = gjkd_arena_alloc(a, sizeof *r->initial_link_poses);
     r->initial_link_poses[0] = t_pose(a, 0, 0, 0);
     expect_refused(f, t_put_robot(a, r), GJKD_CODE(INVALID_ARGUMENT)); /* 1 pose, 2 links */
-    r = t_robot(a, "arm2", 129);
+    r = t_robot(a, "arm2", GJK_WORLD_MAX_LINKS + 1);
     expect_refused(f, t_put_robot(a, r), GJKD_CODE(RESOURCE_EXHAUSTED)); /* > max links */
     char long_name[300];
     memset(long_name, 'x', sizeof long_name - 1);
