@@ -306,12 +306,15 @@ gjkd_scene_watch *gjkd_scene_watch_start(gjkd_service *service, const char *path
     split_path(path, w->dir, sizeof w->dir, w->name, sizeof w->name);
     w->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     w->wake = eventfd(0, EFD_CLOEXEC);
-    if (w->inotify < 0 || w->wake < 0 ||
-        (w->dir_wd = inotify_add_watch(w->inotify, w->dir, WATCH_MASK)) < 0) {
+    if (w->inotify < 0 || w->wake < 0) {
         gjkd_fail(error, GJKD_CODE(INTERNAL), "scene: cannot watch '%s': %s", w->dir,
                   strerror(errno));
         goto fail;
     }
+    /* A directory that is not there (yet) is watched once it is (tried every second). */
+    if ((w->dir_wd = inotify_add_watch(w->inotify, w->dir, WATCH_MASK)) < 0)
+        GJKD_LOG(GJKD_LOG_WARN, "scene_watch_waiting", 0, "dir=%s message=%s", GJKD_Q(w->dir),
+                 GJKD_Q(strerror(errno)));
     resolve_links(w);
     sigset_t all, old;
     sigfillset(&all);

@@ -55,7 +55,8 @@ typedef struct gjkd_scene_watch gjkd_scene_watch;
 
 /* Follows `path` for `service` (borrowed) from now on; `seen` is the revision of the bytes
  * already taken (loaded, or superseded by a newer persisted scene). The file is checked once
- * at once, so that a change made since is not missed. NULL with the reason (no inotify). */
+ * at once, so that a change made since is not missed. A directory that is missing is watched
+ * once it appears. NULL with the reason (no inotify). */
 gjkd_scene_watch *gjkd_scene_watch_start(gjkd_service *service, const char *path, uint64_t seen,
                                          gjkd_error *error);
 
