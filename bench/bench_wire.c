@@ -199,9 +199,8 @@ void bw_daemon_start(bw_daemon *d, const char *path, const char *threads, const 
 {
     snprintf(d->endpoint, sizeof d->endpoint, "tcp://127.0.0.1:%d", free_port());
     /* No HTTP endpoint: two daemons at once (bench_curve) would share its default port. */
-    char *argv[24] = {(char *)path, "--endpoint",    d->endpoint,   "--demo",
-                      "--threads",  (char *)threads, "--log-level", "warn",
-                      "--http",     "off"};
+    char *argv[24] = {(char *)path,    "--endpoint",  d->endpoint, "--demo", "--threads",
+                      (char *)threads, "--log-level", "warn",      "--http", "off"};
     int n = 10;
     for (; extra != NULL && *extra != NULL && n < 23; extra++)
         argv[n++] = (char *)*extra;

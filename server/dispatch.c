@@ -133,8 +133,8 @@ struct gjkd_service {
     gjk_world_info last_info;
 
     gjkd_tokens *tokens; /* recent change replies by change token */
-    gjkd_metrics *metrics;  /* replies by command and code, handler times (metrics.h) */
-    double started_unix;    /* CLOCK_REALTIME at creation, for the metrics */
+    gjkd_metrics *metrics; /* replies by command and code, handler times (metrics.h) */
+    double started_unix;   /* CLOCK_REALTIME at creation, for the metrics */
 };
 
 static double seconds_since(struct timespec t0)
@@ -2085,8 +2085,7 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error);
  * time. */
 static void read_world_info(gjkd_service *svc, bool wait, gjk_world_info *info)
 {
-    if (wait ? pthread_rwlock_rdlock(&svc->lock) == 0
-             : pthread_rwlock_tryrdlock(&svc->lock) == 0) {
+    if (wait ? pthread_rwlock_rdlock(&svc->lock) == 0 : pthread_rwlock_tryrdlock(&svc->lock) == 0) {
         gjk_world_get_info(svc->world, info);
         pthread_rwlock_unlock(&svc->lock);
         pthread_mutex_lock(&svc->info_lock);
@@ -2240,8 +2239,7 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
      * the limits are checked before it is called. */
     gjk_world_def world_def = service_world_def();
     gjk_status s = gjk_world_create(&world_def, &svc->world);
-    if (svc->counters == NULL || svc->tokens == NULL || svc->metrics == NULL ||
-        s != GJK_WORLD_OK) {
+    if (svc->counters == NULL || svc->tokens == NULL || svc->metrics == NULL || s != GJK_WORLD_OK) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
                   gjk_status_message(s));
         gjk_world_destroy(&svc->world);

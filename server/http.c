@@ -44,8 +44,8 @@ static bool split_listen(const char *where, char *host, size_t host_size, char *
     if (where[0] == '[') {
         const char *close = strchr(where, ']');
         if (close == NULL || close[1] != ':')
-            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
-                             "http: '%s': expected [IPV6]:PORT", where);
+            return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT), "http: '%s': expected [IPV6]:PORT",
+                             where);
         h = where + 1;
         hn = (size_t)(close - h);
         colon = close + 1;
@@ -145,8 +145,8 @@ static enum MHD_Result metrics_page(gjkd_http *h, struct MHD_Connection *connect
         free(buf.data);
         return send_text(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
     }
-    return send_page(connection, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-                     buf.data, buf.size, true);
+    return send_page(connection, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", buf.data,
+                     buf.size, true);
 }
 
 /* The reason the daemon is not ready, NULL when it is. */
@@ -164,8 +164,8 @@ static const char *not_ready(gjkd_http *h)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size, void **state)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **state)
 {
     (void)version;
     (void)upload_data;
@@ -250,11 +250,11 @@ gjkd_http *gjkd_http_start(const char *where, gjkd_service *service, gjkd_error 
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    h->daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-        on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET,
-        (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10, MHD_OPTION_END);
+    h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG,
+                                 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER,
+                                 on_mhd_log, NULL, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10, MHD_OPTION_END);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (h->daemon == NULL) {
         close(fd);
@@ -262,8 +262,8 @@ gjkd_http *gjkd_http_start(const char *where, gjkd_service *service, gjkd_error 
         gjkd_fail(error, GJKD_CODE(INTERNAL), "http: libmicrohttpd did not start on '%s'", where);
         return NULL;
     }
-    GJKD_LOG(GJKD_LOG_INFO, "http_listening", 0, "address=%s port=%d pages=/metrics,/healthz,/readyz",
-             GJKD_Q(where), port);
+    GJKD_LOG(GJKD_LOG_INFO, "http_listening", 0,
+             "address=%s port=%d pages=/metrics,/healthz,/readyz", GJKD_Q(where), port);
     if (!loopback)
         GJKD_LOG(GJKD_LOG_INFO, "http_exposed", 0,
                  "address=%s: not loopback; the pages only read (metrics, probes), nothing on "

@@ -35,8 +35,8 @@ uint64_t gjkd_scene_revision_of(const void *bytes, size_t size)
 }
 
 #ifdef GJKD_HAVE_JSON
-bool gjkd_scene_json_load(gjkd_service *service, const char *text, size_t length,
-                          const char *what, uint64_t revision, gjkd_error *error)
+bool gjkd_scene_json_load(gjkd_service *service, const char *text, size_t length, const char *what,
+                          uint64_t revision, gjkd_error *error)
 {
     Gjkd__V1__Scene *scene = NULL;
     gjkd_json_error jerr;
@@ -66,8 +66,8 @@ static char *read_file(const char *path, size_t *length, gjkd_error *error)
     return text;
 }
 #else
-bool gjkd_scene_json_load(gjkd_service *service, const char *text, size_t length,
-                          const char *what, uint64_t revision, gjkd_error *error)
+bool gjkd_scene_json_load(gjkd_service *service, const char *text, size_t length, const char *what,
+                          uint64_t revision, gjkd_error *error)
 {
     (void)service;
     (void)text;
@@ -136,7 +136,7 @@ struct gjkd_scene_watch {
     /* The directory of the file the path resolves to (a write in place), if another. */
     int real_wd;
     char real_dir[PATH_MAX], real_name[PATH_MAX];
-    uint64_t seen; /* revision of the last bytes read (loaded or refused) */
+    uint64_t seen;   /* revision of the last bytes read (loaded or refused) */
     uint64_t loaded; /* revision of the last bytes loaded */
 };
 
@@ -193,8 +193,7 @@ static void sync_file(gjkd_scene_watch *w)
             gjkd_metrics_scene_reload(gjkd_service_metrics(w->service), false);
             GJKD_LOG(GJKD_LOG_ERROR, "scene_reload_failed", 0,
                      "path=%s kept_revision=%llu message=%s", GJKD_Q(w->path),
-                     (unsigned long long)gjkd_service_revision(w->service),
-                     GJKD_Q(error.message));
+                     (unsigned long long)gjkd_service_revision(w->service), GJKD_Q(error.message));
         }
         return;
     }
@@ -322,8 +321,7 @@ gjkd_scene_watch *gjkd_scene_watch_start(gjkd_service *service, const char *path
     int rc = pthread_create(&w->thread, NULL, watch_main, w);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
-        gjkd_fail(error, GJKD_CODE(INTERNAL), "scene: cannot start the watcher: %s",
-                  strerror(rc));
+        gjkd_fail(error, GJKD_CODE(INTERNAL), "scene: cannot start the watcher: %s", strerror(rc));
         goto fail;
     }
     GJKD_LOG(GJKD_LOG_INFO, "scene_following", 0, "path=%s dir=%s", GJKD_Q(path), GJKD_Q(w->dir));

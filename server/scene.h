@@ -36,8 +36,8 @@ uint64_t gjkd_scene_revision_of(const void *bytes, size_t size);
 
 /* Parses a JSON scene ("gjkd-scene/1") and loads it as the whole scene at `revision`
  * (persisted if the service has a store). `what` names the document in messages. */
-bool gjkd_scene_json_load(gjkd_service *service, const char *text, size_t length,
-                          const char *what, uint64_t revision, gjkd_error *error);
+bool gjkd_scene_json_load(gjkd_service *service, const char *text, size_t length, const char *what,
+                          uint64_t revision, gjkd_error *error);
 
 /* Reads `path` and loads it at the revision of its bytes (*revision, also on a failure once
  * the file was read; 0 if it could not be). */

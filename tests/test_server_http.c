@@ -78,9 +78,9 @@ static void test_pages(void **state)
 
     gjkd_arena a = {0};
     Gjkd__V1__Obstacle *obstacles[] = {t_obstacle(&a, "wall", 0.5, 1.0)};
-    assert_code(t_call_code(svc, t_load_scene(&a, t_scene(&a, NULL, 0, obstacles, 1, NULL, 0),
-                                              false)),
-                GJKD_CODE(OK));
+    assert_code(
+        t_call_code(svc, t_load_scene(&a, t_scene(&a, NULL, 0, obstacles, 1, NULL, 0), false)),
+        GJKD_CODE(OK));
     request(port, "GET", "/readyz", &r);
     assert_int_equal(r.status, 200);
     assert_string_equal(r.body, "ready\n");
@@ -96,7 +96,8 @@ static void test_pages(void **state)
     snprintf(line, sizeof line, "\ngjkd_scene_revision %llu\n",
              (unsigned long long)gjkd_service_revision(svc));
     assert_non_null(strstr(r.body, line));
-    assert_non_null(strstr(r.body, "\ngjkd_requests_total{command=\"load_scene\",code=\"OK\"} 1\n"));
+    assert_non_null(
+        strstr(r.body, "\ngjkd_requests_total{command=\"load_scene\",code=\"OK\"} 1\n"));
     assert_non_null(strstr(r.body, "\ngjkd_scene_obstacles 1\n"));
 
     request(port, "GET", "/metrics/", &r);
@@ -135,8 +136,8 @@ static void test_addresses(void **state)
     assert_true(gjkd_http_is_off("off"));
     assert_true(gjkd_http_is_off(""));
     assert_false(gjkd_http_is_off("127.0.0.1:7472"));
-    const char *good[] = {"127.0.0.1:0", "127.0.0.1:7472", "localhost:7472", "[::1]:7472",
-                          "0.0.0.0:65535", "[::]:1"};
+    const char *good[] = {"127.0.0.1:0", "127.0.0.1:7472", "localhost:7472",
+                          "[::1]:7472",  "0.0.0.0:65535",  "[::]:1"};
     gjkd_error error;
     for (size_t i = 0; i < sizeof good / sizeof *good; ++i) {
         if (!gjkd_http_check(good[i], &error)) {
@@ -144,9 +145,9 @@ static void test_addresses(void **state)
             fail();
         }
     }
-    const char *bad[] = {"7472",           "127.0.0.1:",  "127.0.0.1:65536", "[::1]7472",
-                         "::1:7472",       ":7472",       "localhost:http",  "127.0.0.1:-1",
-                         "127.0.0.1:7472x", "[::1:7472"};
+    const char *bad[] = {
+        "7472",  "127.0.0.1:",     "127.0.0.1:65536", "[::1]7472",       "::1:7472",
+        ":7472", "localhost:http", "127.0.0.1:-1",    "127.0.0.1:7472x", "[::1:7472"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         if (gjkd_http_check(bad[i], &error)) {
             print_error("%s accepted\n", bad[i]);

@@ -148,9 +148,8 @@ static void test_render_counts(void **state)
     snprintf(series, sizeof series, "%s\"+Inf\"}", q);
     assert_true(sample(page, series) == 3);
     assert_true(sample(page, "gjkd_request_duration_seconds_count{command=\"state_query\"}") == 3);
-    assert_true(
-        fabs(sample(page, "gjkd_request_duration_seconds_sum{command=\"state_query\"}") - 22.001) <
-        1e-9);
+    assert_true(fabs(sample(page, "gjkd_request_duration_seconds_sum{command=\"state_query\"}") -
+                     22.001) < 1e-9);
     assert_true(sample(page, "gjkd_request_duration_seconds_count{command=\"health\"}") == 0);
     assert_true(sample(page, "gjkd_pairs_computed_total") == 42);
     assert_true(sample(page, "gjkd_scene_reloads_total") == 1);
@@ -198,8 +197,9 @@ static void test_service_counts(void **state)
     Gjkd__V1__Robot *robots[] = {t_robot(&a, "arm", 2)};
     Gjkd__V1__Obstacle *obstacles[] = {t_obstacle(&a, "wall", 0.5, 1.0),
                                        t_obstacle(&a, "post", 0.5, -1.0)};
-    assert_code(t_call_code(svc, t_load_scene(&a, t_scene(&a, robots, 1, obstacles, 2, NULL, 0), false)),
-                GJKD_CODE(OK));
+    assert_code(
+        t_call_code(svc, t_load_scene(&a, t_scene(&a, robots, 1, obstacles, 2, NULL, 0), false)),
+        GJKD_CODE(OK));
     int64_t pairs = 0;
     for (int i = 0; i < 3; ++i) {
         Gjkd__V1__Response *r =
