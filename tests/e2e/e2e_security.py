@@ -319,6 +319,12 @@ def group_curve_refusals():
         # The listed client is still served, and stats report the count.
         st = json.loads(d.ctl("--json", "stats")[0])
         check(st["auth_refused"] >= r4, "gjkctl stats auth_refused %r" % st["auth_refused"])
+        # /metrics reports the same count (issue 25), at least the one stats saw.
+        status, page = d.http_get("/metrics")
+        refusals = [float(ln.split()[1]) for ln in page.splitlines()
+                    if ln.startswith("gjkd_curve_refusals_total ")]
+        check(status == 200 and len(refusals) == 1 and refusals[0] >= st["auth_refused"],
+              "gjkd_curve_refusals_total %r, stats %d" % (refusals, st["auth_refused"]))
         log = d.stderr()
         lines = [ln for ln in log.splitlines() if "auth_refused" in ln]
         check(lines, "no auth_refused log line:\n%s" % log[-2000:])
