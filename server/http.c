@@ -189,6 +189,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
 }
 
 static void on_mhd_log(void *cls, const char *format, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void on_mhd_log(void *cls, const char *format, va_list ap)
 {
     (void)cls;
     char line[256];
