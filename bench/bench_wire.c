@@ -198,9 +198,10 @@ static int free_port(void)
 void bw_daemon_start(bw_daemon *d, const char *path, const char *threads, const char *const *extra)
 {
     snprintf(d->endpoint, sizeof d->endpoint, "tcp://127.0.0.1:%d", free_port());
-    char *argv[24] = {(char *)path, "--endpoint",    d->endpoint,   "--demo",
-                      "--threads",  (char *)threads, "--log-level", "warn"};
-    int n = 8;
+    /* No HTTP endpoint: two daemons at once (bench_curve) would share its default port. */
+    char *argv[24] = {(char *)path,    "--endpoint",  d->endpoint, "--demo", "--threads",
+                      (char *)threads, "--log-level", "warn",      "--http", "off"};
+    int n = 10;
     for (; extra != NULL && *extra != NULL && n < 23; extra++)
         argv[n++] = (char *)*extra;
     argv[n] = NULL;

@@ -60,7 +60,11 @@ static const opt k_options[] = {
     {"curve-allow", OPT_STRING, OFF(curve_allow), "", 0, 0,
      "client public keys allowed with CURVE: a file of Z85 keys or a directory of *.pub"},
     {"scene", OPT_STRING, OFF(scene_file), "", 0, 0,
-     "JSON scene file loaded at start when no persisted scene exists"},
+     "JSON scene file, followed: loaded at start (unless the persisted scene is newer) and "
+     "again whenever it changes; its revision is derived from its bytes"},
+    {"http", OPT_STRING, OFF(http), GJKD_DEFAULT_HTTP, 0, 0,
+     "HOST:PORT of the HTTP endpoint: /metrics (Prometheus), /healthz, /readyz; read-only, so "
+     "any address may be bound (off: none)"},
     {"drain-seconds", OPT_DOUBLE, OFF(drain_seconds), "5", 0, 3600,
      "on SIGTERM, longest wait for in-flight requests (new requests get UNAVAILABLE)"},
     {"handshake-seconds", OPT_DOUBLE, OFF(handshake_seconds), "5", 0.1, 3600,

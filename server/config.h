@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #define GJKD_DEFAULT_ENDPOINT "tcp://127.0.0.1:7471"
+#define GJKD_DEFAULT_HTTP "127.0.0.1:7472" /* http.h */
 #define GJKD_PATH_MAX 1024
 
 /* The largest values max-robots, max-obstacles and max-parts can take. The service's world is
@@ -67,7 +68,8 @@ typedef struct gjkd_config {
     char config_file[GJKD_PATH_MAX];      /* "" = none */
     char curve_secret_key[GJKD_PATH_MAX]; /* server secret key file; "" = no CURVE */
     char curve_allow[GJKD_PATH_MAX];      /* allow-list: file of keys or dir of *.pub */
-    char scene_file[GJKD_PATH_MAX];       /* JSON scene loaded at start if none persisted */
+    char scene_file[GJKD_PATH_MAX];       /* JSON scene followed: loaded at start and on change */
+    char http[GJKD_PATH_MAX];             /* HOST:PORT of /metrics, /healthz, /readyz; "off" */
     int32_t threads;                      /* worker threads */
     int32_t query_threads;                /* threads per trajectory query */
     int32_t log_level;                    /* gjkd_log_level */

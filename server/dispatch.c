@@ -133,6 +133,8 @@ struct gjkd_service {
     gjk_world_info last_info;
 
     gjkd_tokens *tokens; /* recent change replies by change token */
+    gjkd_metrics *metrics; /* replies by command and code, handler times (metrics.h) */
+    double started_unix;   /* CLOCK_REALTIME at creation, for the metrics */
 };
 
 static double seconds_since(struct timespec t0)
@@ -183,6 +185,7 @@ typedef struct request_ctx {
     bool revision_set;       /* resp->revision was taken under the scene lock */
     bool probe;              /* on the broker's thread: never wait for the scene lock */
     uint64_t deadline_ns;    /* CLOCK_MONOTONIC; 0 = none (gjkd_service_handle_until) */
+    int64_t pairs;           /* part pairs the query ran through the narrow phase (metrics) */
 } request_ctx;
 
 /* ---------------------------------------------------------------- persistence */
@@ -1672,6 +1675,13 @@ static bool check_reply_size(size_t bytes, const gjkd_limits *limits, gjkd_error
                      bytes, (unsigned long long)limits->max_reply_bytes);
 }
 
+/* The part pairs a query's waypoints ran through the narrow phase, for the metrics. */
+static void note_pairs(request_ctx *ctx, const gjk_world_result *result)
+{
+    for (int32_t w = 0; w < result->waypoint_count; ++w)
+        ctx->pairs += result->waypoints[w].counters.pairs_narrow;
+}
+
 static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
 {
     const Gjkd__V1__StateQueryRequest *m = ctx->req->state_query;
@@ -1710,6 +1720,7 @@ static bool handle_state_query(request_ctx *ctx, gjkd_error *error)
         goto unlock;
     }
     ok = true;
+    note_pairs(ctx, result);
     if (options.gradients)
         list_joint_names(svc->world, &ctx->arena, &n_joint_names, &joint_names);
 unlock:
@@ -1966,6 +1977,7 @@ unlock:
     free(poses);
     free(q);
     if (ok) {
+        note_pairs(ctx, result);
         Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
         bool all_pairs = options.mode == GJK_WORLD_MODE_ALL_WITHIN;
         if (!all_pairs && m->options != NULL && m->options->columnar)
@@ -2068,6 +2080,24 @@ unlock:
 
 static bool handle_stats(request_ctx *ctx, gjkd_error *error);
 
+/* The world's figures. Without `wait` (a probe, a metrics page) this never waits while a
+ * scene change holds the lock (a hull build, an fsync): it then gives the figures read last
+ * time. */
+static void read_world_info(gjkd_service *svc, bool wait, gjk_world_info *info)
+{
+    if (wait ? pthread_rwlock_rdlock(&svc->lock) == 0 : pthread_rwlock_tryrdlock(&svc->lock) == 0) {
+        gjk_world_get_info(svc->world, info);
+        pthread_rwlock_unlock(&svc->lock);
+        pthread_mutex_lock(&svc->info_lock);
+        svc->last_info = *info;
+        pthread_mutex_unlock(&svc->info_lock);
+    } else {
+        pthread_mutex_lock(&svc->info_lock);
+        *info = svc->last_info;
+        pthread_mutex_unlock(&svc->info_lock);
+    }
+}
+
 typedef bool handler_fn(request_ctx *ctx, gjkd_error *error);
 
 typedef struct command {
@@ -2147,21 +2177,8 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     st->requests = atomic_load(&svc->requests);
     st->auth_refused = atomic_load(&svc->auth_refused);
     st->queued = atomic_load(&svc->queued);
-    /* A probe must not wait while a scene change holds the lock (a hull build, an fsync):
-     * it then reports the world figures read last time. */
     gjk_world_info info;
-    if (ctx->probe ? pthread_rwlock_tryrdlock(&svc->lock) == 0
-                   : pthread_rwlock_rdlock(&svc->lock) == 0) {
-        gjk_world_get_info(svc->world, &info);
-        pthread_rwlock_unlock(&svc->lock);
-        pthread_mutex_lock(&svc->info_lock);
-        svc->last_info = info;
-        pthread_mutex_unlock(&svc->info_lock);
-    } else {
-        pthread_mutex_lock(&svc->info_lock);
-        info = svc->last_info;
-        pthread_mutex_unlock(&svc->info_lock);
-    }
+    read_world_info(svc, !ctx->probe, &info);
     st->robots = (uint32_t)info.robot_count;
     st->obstacles = (uint32_t)info.obstacle_count;
     st->parts = (uint32_t)info.part_count;
@@ -2172,6 +2189,35 @@ static bool handle_stats(request_ctx *ctx, gjkd_error *error)
     ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_STATS;
     ctx->resp->stats = st;
     return true;
+}
+
+void gjkd_service_figures_read(gjkd_service *svc, gjkd_metrics_figures *f)
+{
+    memset(f, 0, sizeof *f);
+    f->start_time_seconds = svc->started_unix;
+    f->revision = atomic_load(&svc->revision);
+    f->draining = atomic_load(&svc->draining);
+    f->in_flight = atomic_load(&svc->in_flight);
+    f->queued = atomic_load(&svc->queued);
+    f->worker_threads = svc->worker_threads;
+    f->pose_updates = atomic_load(&svc->pose_updates);
+    f->monitor_events = atomic_load(&svc->monitor_events);
+    f->auth_refused = atomic_load(&svc->auth_refused);
+    gjk_world_info info;
+    read_world_info(svc, false, &info);
+    f->pose_revision = info.pose_revision;
+    f->robots = (uint32_t)info.robot_count;
+    f->obstacles = (uint32_t)info.obstacle_count;
+    f->parts = (uint32_t)info.part_count;
+    f->trajectories_cached = (uint32_t)info.trajectory_count;
+    f->trajectory_cache_bytes = info.trajectory_cache_bytes;
+    f->trajectory_cache_hits = info.trajectory_cache_hits;
+    f->trajectory_cache_misses = info.trajectory_cache_misses;
+}
+
+gjkd_metrics *gjkd_service_metrics(gjkd_service *svc)
+{
+    return svc->metrics;
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -2185,15 +2231,20 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
     }
     svc->counters = calloc(COMMAND_COUNT, sizeof *svc->counters);
     svc->tokens = gjkd_tokens_create();
+    const char *names[COMMAND_COUNT];
+    for (size_t i = 0; i < COMMAND_COUNT; ++i)
+        names[i] = k_commands[i].name;
+    svc->metrics = gjkd_metrics_create(names, COMMAND_COUNT);
     /* The world's capacities are the largest our limits can take (SIGHUP may raise them):
      * the limits are checked before it is called. */
     gjk_world_def world_def = service_world_def();
     gjk_status s = gjk_world_create(&world_def, &svc->world);
-    if (svc->counters == NULL || svc->tokens == NULL || s != GJK_WORLD_OK) {
+    if (svc->counters == NULL || svc->tokens == NULL || svc->metrics == NULL || s != GJK_WORLD_OK) {
         gjkd_fail(error, GJKD_CODE(OUT_OF_MEMORY), "cannot create the world: %s",
                   gjk_status_message(s));
         gjk_world_destroy(&svc->world);
         gjkd_tokens_destroy(&svc->tokens);
+        gjkd_metrics_destroy(&svc->metrics);
         free(svc->counters);
         free(svc);
         return NULL;
@@ -2206,6 +2257,9 @@ gjkd_service *gjkd_service_create(const gjkd_service_def *def, gjkd_error *error
     svc->worker_threads = def->worker_threads;
     svc->store = def->store;
     clock_gettime(CLOCK_MONOTONIC, &svc->started);
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    svc->started_unix = (double)real.tv_sec + 1e-9 * (double)real.tv_nsec;
     return svc;
 }
 
@@ -2220,6 +2274,7 @@ void gjkd_service_destroy(gjkd_service **service)
     pthread_mutex_destroy(&svc->limits_lock);
     pthread_mutex_destroy(&svc->info_lock);
     gjkd_tokens_destroy(&svc->tokens);
+    gjkd_metrics_destroy(&svc->metrics);
     free(svc->counters);
     free(svc);
     *service = NULL;
@@ -2243,10 +2298,13 @@ bool gjkd_service_load_scene(gjkd_service *svc, const uint8_t *data, size_t size
     return ok;
 }
 
-static void count_code(gjkd_service *svc, gjkd_code code)
+/* Every reply is counted here once: by code (stats) and by command and code (metrics);
+ * which -1: no command ran. */
+static void count_code(gjkd_service *svc, ssize_t which, gjkd_code code)
 {
     if ((int)code >= 0 && (int)code < CODE_SLOTS)
         atomic_fetch_add(&svc->code_counts[code], 1);
+    gjkd_metrics_reply(svc->metrics, (long)which, (int)code);
 }
 
 static void pack_response(const Gjkd__V1__Response *resp, uint8_t **reply, size_t *reply_size)
@@ -2264,7 +2322,7 @@ void gjkd_service_reply_error(gjkd_service *svc, uint64_t request_id, gjkd_code 
                               const char *message, uint8_t **reply, size_t *reply_size)
 {
     atomic_fetch_add(&svc->requests, 1);
-    count_code(svc, code);
+    count_code(svc, -1, code);
     Gjkd__V1__Status status = GJKD__V1__STATUS__INIT;
     status.code = code;
     status.message = (char *)message;
@@ -2398,8 +2456,8 @@ static bool is_scene_change(Gjkd__V1__Request__BodyCase body)
 }
 
 /* The first reply of a change, again, with this request's id. */
-static void replay(gjkd_service *svc, uint64_t request_id, const uint8_t *first, size_t first_size,
-                   uint8_t **reply, size_t *reply_size)
+static void replay(gjkd_service *svc, ssize_t which, uint64_t request_id, const uint8_t *first,
+                   size_t first_size, uint8_t **reply, size_t *reply_size)
 {
     Gjkd__V1__Response *r = gjkd__v1__response__unpack(NULL, first_size, first);
     if (r == NULL) { /* we packed it: cannot happen */
@@ -2408,7 +2466,7 @@ static void replay(gjkd_service *svc, uint64_t request_id, const uint8_t *first,
         return;
     }
     atomic_fetch_add(&svc->requests, 1);
-    count_code(svc, GJKD_CODE(OK));
+    count_code(svc, which, GJKD_CODE(OK));
     r->request_id = request_id;
     GJKD_LOG(GJKD_LOG_INFO, "change_replayed", request_id, "revision=%llu",
              (unsigned long long)r->revision);
@@ -2464,7 +2522,7 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
         tok = gjkd_tokens_begin(svc->tokens, token->data, token->len, limits.change_tokens,
                                 (uint64_t)(limits.change_token_seconds * 1e9), &first, &first_size);
         if (tok == GJKD_TOKEN_REPLAY) {
-            replay(svc, req->request_id, first, first_size, reply, reply_size);
+            replay(svc, which, req->request_id, first, first_size, reply, reply_size);
             free(first);
             gjkd__v1__request__free_unpacked(req, NULL);
             atomic_fetch_sub(&svc->in_flight, 1);
@@ -2497,8 +2555,9 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
         resp.revision = atomic_load(&svc->revision);
     if (!ok)
         resp.body_case = GJKD__V1__RESPONSE__BODY__NOT_SET;
-    count_code(svc, status.code);
+    count_code(svc, which, status.code);
     if (which >= 0) {
+        gjkd_metrics_handled(svc->metrics, (long)which, elapsed, ctx.pairs);
         command_counter *c = &svc->counters[which];
         atomic_fetch_add(&c->calls, 1);
         if (!ok)

@@ -14,6 +14,7 @@
 
 #include "codec.h"
 #include "config.h"
+#include "metrics.h"
 #include "store.h"
 
 #include <stddef.h>
@@ -81,6 +82,13 @@ bool gjkd_service_monitor_event(gjkd_service *service, uint64_t sequence, uint8_
 
 /* One handshake refused by CURVE authentication (reported as auth_refused in stats). */
 void gjkd_service_count_auth_refused(gjkd_service *service);
+
+/* The service's metrics registry (metrics.h): fed by every reply; the scene watcher adds
+ * its reloads. */
+gjkd_metrics *gjkd_service_metrics(gjkd_service *service);
+/* The figures a metrics page shows beside the registry's counters (the stats reply's). Never
+ * waits for the scene lock: while a change holds it, the world figures read last time. */
+void gjkd_service_figures_read(gjkd_service *service, gjkd_metrics_figures *figures);
 
 void gjkd_service_set_limits(gjkd_service *service, const gjkd_limits *limits);
 gjkd_limits gjkd_service_limits(gjkd_service *service);

@@ -1,4 +1,5 @@
-/* main.c — gjkd: configuration, signals, persistence, authentication and the transport loop.
+/* main.c — gjkd: configuration, signals, persistence, authentication, the HTTP endpoint
+ * (metrics, probes), the scene file it follows and the transport loop.
  *
  * Signals only set flags (Redis style); the transport loop does the work: SIGTERM/SIGINT
  * drain in-flight requests and exit 0, SIGHUP re-reads the log level and limits from the
@@ -9,7 +10,9 @@
 #include "config.h"
 #include "demo.h"
 #include "dispatch.h"
+#include "http.h"
 #include "log.h"
+#include "scene.h"
 #include "store.h"
 #include "stream.h"
 #include "transport.h"
@@ -40,7 +43,15 @@ typedef struct daemon_state {
     gjkd_config *config;
     gjkd_service *service;
     gjkd_auth *auth; /* NULL without CURVE */
+    gjkd_http *http; /* NULL with --http off */
 } daemon_state;
+
+/* The request socket is bound: the daemon can be ready (/readyz). */
+static void on_listening(void *user, const char *bound_endpoint)
+{
+    (void)bound_endpoint;
+    gjkd_http_set_serving(((daemon_state *)user)->http, true);
+}
 
 static void reload_config(void *user, void *frontend)
 {
@@ -125,6 +136,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "gjkd: %s\n", err);
         return 2;
     }
+    gjkd_error error;
+    bool http_on = !gjkd_http_is_off(config.http);
+    if (http_on && !gjkd_http_check(config.http, &error)) {
+        fprintf(stderr, "gjkd: %s\n", error.message);
+        return 2;
+    }
     const char *streams[2] = {config.pose_endpoint, config.monitor_endpoint};
     const char *stream_names[2] = {"pose", "monitor"};
     for (int i = 0; i < 2; ++i) {
@@ -140,8 +157,9 @@ int main(int argc, char **argv)
     gjkd_service *service = NULL;
     gjkd_stream *stream = NULL;
     gjkd_auth *auth = NULL;
+    gjkd_http *http = NULL;
+    gjkd_scene_watch *watch = NULL;
     void *zctx = NULL;
-    gjkd_error error;
 
     if (config.state_dir[0] != '\0' &&
         (store = gjkd_store_open(config.state_dir, err, sizeof err)) == NULL) {
@@ -151,6 +169,13 @@ int main(int argc, char **argv)
     gjkd_service_def def = {config.limits, config.query_threads, config.threads, store};
     if ((service = gjkd_service_create(&def, &error)) == NULL) {
         GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(error.message));
+        goto done;
+    }
+    /* Probes from the start: alive at once, ready once a scene is loaded and requests are
+     * served. */
+    if (http_on && (http = gjkd_http_start(config.http, service, &error)) == NULL) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "option=--http message=%s",
+                 GJKD_Q(error.message));
         goto done;
     }
     /* Keys before scenes: a bad key file stops the start before anything is loaded. */
@@ -186,14 +211,30 @@ int main(int argc, char **argv)
                      (unsigned long long)gjkd_service_revision(service));
         }
     }
-    if (config.scene_file[0] != '\0' && !loaded) {
-        if (!gjkd_scene_file_load(service, config.scene_file, &error)) {
+    /* The scene file: loaded unless the persisted scene is newer (scene.h: the latest change
+     * wins), then followed. */
+    uint64_t seen = 0;
+    if (config.scene_file[0] != '\0' &&
+        (!loaded || gjkd_scene_file_newer(config.scene_file, gjkd_store_path(store)))) {
+        if (!gjkd_scene_file_load(service, config.scene_file, &seen, &error)) {
             GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "option=--scene message=%s",
                      GJKD_Q(error.message));
             goto done;
         }
-        GJKD_LOG(GJKD_LOG_INFO, "scene_loaded", 0, "path=%s revision=%llu",
-                 GJKD_Q(config.scene_file), (unsigned long long)gjkd_service_revision(service));
+        GJKD_LOG(GJKD_LOG_INFO, "scene_loaded", 0, "path=%s revision=%llu%s",
+                 GJKD_Q(config.scene_file), (unsigned long long)gjkd_service_revision(service),
+                 loaded ? " over=\"the persisted scene (older than the file)\"" : "");
+        loaded = true;
+    } else if (config.scene_file[0] != '\0' &&
+               !gjkd_scene_file_revision(config.scene_file, &seen, &error)) {
+        GJKD_LOG(GJKD_LOG_WARN, "scene_unreadable", 0, "path=%s message=%s",
+                 GJKD_Q(config.scene_file), GJKD_Q(error.message));
+    }
+    if (config.scene_file[0] != '\0' &&
+        (watch = gjkd_scene_watch_start(service, config.scene_file, seen, &error)) == NULL) {
+        GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "option=--scene message=%s",
+                 GJKD_Q(error.message));
+        goto done;
     }
     if (config.demo && !loaded) {
         if (!gjkd_demo_load(service, &error)) {
@@ -211,7 +252,7 @@ int main(int argc, char **argv)
         GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(err));
         goto done;
     }
-    daemon_state state = {argc, argv, &config, service, auth};
+    daemon_state state = {argc, argv, &config, service, auth, http};
     gjkd_transport_def tdef;
     memset(&tdef, 0, sizeof tdef);
     tdef.zmq_context = zctx;
@@ -227,6 +268,7 @@ int main(int argc, char **argv)
     tdef.reload = &g_reload;
     tdef.on_reload = reload_config;
     tdef.user = &state;
+    tdef.on_ready = on_listening;
     if (gjkd_transport_run(&tdef, err, sizeof err) != 0) {
         GJKD_LOG(GJKD_LOG_ERROR, "start_failed", 0, "message=%s", GJKD_Q(err));
         goto done;
@@ -235,6 +277,8 @@ int main(int argc, char **argv)
     GJKD_LOG(GJKD_LOG_INFO, "stopped", 0, "revision=%llu",
              (unsigned long long)gjkd_service_revision(service));
 done:
+    gjkd_scene_watch_stop(&watch);
+    gjkd_http_stop(&http);
     gjkd_stream_stop(&stream);
     gjkd_auth_stop(&auth);
     if (zctx != NULL)

@@ -65,10 +65,25 @@ if(TARGET gjkd AND TARGET gjkctl)
       set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 180 LABELS e2e)
     endforeach()
     set_tests_properties(e2e_curve_refusals PROPERTIES LABELS "e2e;fault")
+    # The HTTP endpoint and the followed scene file (tests/e2e/e2e_http.py, issue 25):
+    # metrics (parsed by prometheus_client, counters against the requests made),
+    # http_probes (healthz, readyz through a scene load and a drain), scene_follow (reloads,
+    # ConfigMap swaps, content revisions, refused files).
+    foreach(group metrics http_probes scene_follow)
+      add_test(NAME e2e_${group}
+               COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_http.py
+                       --group ${group}
+                       --gjkd $<TARGET_FILE:gjkd> --gjkctl $<TARGET_FILE:gjkctl>
+                       --e2e-client $<TARGET_FILE:e2e_client>
+                       --python-proto ${CMAKE_BINARY_DIR}/python
+                       --source-dir ${PROJECT_SOURCE_DIR})
+      set_tests_properties(e2e_${group} PROPERTIES TIMEOUT 300 LABELS e2e)
+    endforeach()
     # Under TSan the daemon and the C clients report what libzmq and libsodium do
     # uninstrumented as races: tsan.supp and tsan-curve.supp suppress those, and only those.
     if(GJK_SANITIZE_THREAD)
-      foreach(group requests bad_input persistence concurrency shutdown wire probes load config)
+      foreach(group requests bad_input persistence concurrency shutdown wire probes load config
+                    metrics http_probes scene_follow)
         set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
       endforeach()

@@ -32,6 +32,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def content_revision(data):
+    """The revision gjkd gives a --scene file's bytes (server/scene.h), computed independently:
+    FNV-1a 64, folded to 53 bits, never 0."""
+    h = 14695981039346656037
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & (2**64 - 1)
+    r = (h ^ (h >> 53)) & (2**53 - 1)
+    return r or 1
+
+
 def wrapper():
     """The command GJKD_WRAPPER puts before gjkd (empty list: none)."""
     return shlex.split(os.environ.get("GJKD_WRAPPER", ""))
@@ -80,7 +90,11 @@ class Daemon:
         for _ in range(5):  # the port was taken between free_port() and bind: another one
             self.port = free_port()
             self.endpoint = "tcp://127.0.0.1:%d" % self.port
-            cmd = wrapper() + [gjkd, "--endpoint", self.endpoint, "--log-level", "warn"]
+            # Every daemon has its own HTTP endpoint (metrics, probes): the default port
+            # would be shared by every test running at once.
+            self.http = "127.0.0.1:%d" % free_port()
+            cmd = wrapper() + [gjkd, "--endpoint", self.endpoint, "--http", self.http,
+                               "--log-level", "warn"]
             if demo:
                 cmd.append("--demo")
             if state_dir:
@@ -104,6 +118,16 @@ class Daemon:
 
     def ready(self, timeout):
         raise NotImplementedError
+
+    def http_get(self, path, timeout=10.0):
+        """(status, body) of GET http://<self.http><path>."""
+        import urllib.error
+        import urllib.request
+        try:
+            with urllib.request.urlopen("http://%s%s" % (self.http, path), timeout=timeout) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
 
     def _wait_ready(self, timeout):
         # Each attempt waits long enough for a (CURVE) handshake to complete: an abandoned

@@ -17,6 +17,12 @@ if(TARGET gjkd_server)
   gjk_add_test(test_server_rwlock SOURCES test_server_rwlock.c LIBS gjkd_server LABELS unit
                TIMEOUT 30)
   gjk_add_test(test_server_wire SOURCES test_server_wire.c LIBS gjkd_server LABELS unit TIMEOUT 60)
+  # Prometheus text rendering and the counters fed by the service (issue 25).
+  gjk_add_test(test_server_metrics SOURCES test_server_metrics.c LIBS gjkd_server LABELS unit
+               TIMEOUT 30)
+  # The HTTP endpoint over loopback: probes' status codes, /metrics, addresses (issue 25).
+  gjk_add_test(test_server_http SOURCES test_server_http.c LIBS gjkd_server LABELS unit
+               TIMEOUT 30)
   if(TARGET gjkd_client)
     gjk_add_test(test_client_wire SOURCES test_client_wire.c LIBS gjkd_server gjkd::client LABELS e2e
                  TIMEOUT 60)

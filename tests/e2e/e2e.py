@@ -28,7 +28,8 @@ import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import gjkd_daemon  # noqa: E402
-from gjkd_daemon import PROCS, Failed, check, free_port, reap_all, wrapped  # noqa: E402,F401
+from gjkd_daemon import (PROCS, Failed, check, content_revision, free_port,  # noqa: E402,F401
+                         reap_all, wrapped)
 
 ARGS = None
 gjkd = pb = zmq = zmq_ctx = None  # imported once the paths are known

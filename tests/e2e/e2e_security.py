@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e  # noqa: E402
@@ -71,7 +72,8 @@ class CurveDaemon(e2e.Daemon):
 
 def start_fails(args, needle, status=None, env=None):
     """gjkd with args must exit by itself (status if given) saying needle on stderr."""
-    rc, out, err = run([e2e.ARGS.gjkd, "--log-level", "warn"] + list(args), 30, env)
+    rc, out, err = run([e2e.ARGS.gjkd, "--log-level", "warn", "--http", "off"] + list(args), 30,
+                       env)
     check(rc != 0 and (status is None or rc == status),
           "gjkd %s: exit %d, expected failure%s\n%s" % (" ".join(args), rc,
                                                         "" if status is None else " %d" % status,
@@ -317,6 +319,12 @@ def group_curve_refusals():
         # The listed client is still served, and stats report the count.
         st = json.loads(d.ctl("--json", "stats")[0])
         check(st["auth_refused"] >= r4, "gjkctl stats auth_refused %r" % st["auth_refused"])
+        # /metrics reports the same count (issue 25), at least the one stats saw.
+        status, page = d.http_get("/metrics")
+        refusals = [float(ln.split()[1]) for ln in page.splitlines()
+                    if ln.startswith("gjkd_curve_refusals_total ")]
+        check(status == 200 and len(refusals) == 1 and refusals[0] >= st["auth_refused"],
+              "gjkd_curve_refusals_total %r, stats %d" % (refusals, st["auth_refused"]))
         log = d.stderr()
         lines = [ln for ln in log.splitlines() if "auth_refused" in ln]
         check(lines, "no auth_refused log line:\n%s" % log[-2000:])
@@ -338,8 +346,10 @@ def group_config():
         with open(ini, "w") as f:
             f.write("[gjkd]\nmax-pairs = 5\nmax-waypoints = 50\nmax-robots = 3\n")
         endpoint = "tcp://127.0.0.1:%d" % free_port()
+        http = "127.0.0.1:%d" % free_port()
         env = dict(base, GJKD_ENDPOINT=endpoint, GJKD_CONFIG=ini, GJKD_MAX_PAIRS="11",
-                   GJKD_MAX_ROBOTS="4", GJKD_DEMO="true", GJKD_LOG_LEVEL="warn")
+                   GJKD_MAX_ROBOTS="4", GJKD_DEMO="true", GJKD_LOG_LEVEL="warn",
+                   GJKD_HTTP=http)
         p = subprocess.Popen([e2e.ARGS.gjkd, "--max-robots", "6"], stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         e2e.PROCS.append(p)
@@ -358,6 +368,8 @@ def group_config():
             check(lim["max_pairs_returned"] == 11, "environment beats file: %r" % lim)
             check(lim["max_robots"] == 6, "command line beats environment: %r" % lim)
             check(st["robots"] == 1, "GJKD_DEMO loads the demo: %r" % st["robots"])
+            with urllib.request.urlopen("http://%s/healthz" % http, timeout=10) as r:
+                check(r.status == 200, "GJKD_HTTP binds the HTTP endpoint: %d" % r.status)
         finally:
             p.send_signal(signal.SIGTERM)
             p.wait(20)
@@ -377,7 +389,11 @@ def group_config():
         with d.client() as c:
             from_demo = c.scene_summary(include_scene=True)
         check(d.stop() == 0, "exit status")
-        check(from_file["revision"] == 1, "--scene revision %r" % from_file["revision"])
+        # Its revision is derived from the file's bytes (scene.h), computed here independently.
+        with open(demo("scene.json"), "rb") as f:
+            want = e2e.content_revision(f.read())
+        check(from_file["revision"] == want, "--scene revision %r, the content's is %r"
+              % (from_file["revision"], want))
         a, b = from_file["scene"], from_demo["scene"]
         a.revision = b.revision = 0
         check(a.SerializeToString(deterministic=True) == b.SerializeToString(deterministic=True),

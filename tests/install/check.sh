@@ -282,6 +282,9 @@ step_daemon() {
     esac
   done <"$unit"
   printf '%s\n' "${env[@]}" | grep -q '^GJKD_STATE_DIR=' || fail "$unit sets no GJKD_STATE_DIR"
+  # The HTTP endpoint (metrics, probes) on a free loopback port too: the default one may be
+  # taken by another daemon on this machine.
+  env+=('GJKD_HTTP=127.0.0.1:0')
   local log=$work/daemon.log pid
   : >"$log"
   env -i "${env[@]}" "$prefix/$bindir/gjkd" </dev/null >>"$log" 2>&1 &
