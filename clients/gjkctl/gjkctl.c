@@ -23,6 +23,9 @@
 #include "gjkd_client.h"
 #include "gjkd_json.h"
 #include "gjkd_urdf.h"
+#ifdef GJKCTL_VIEWER
+#include "page.h"
+#endif
 
 enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_REPLY = 3 };
 
@@ -52,6 +55,14 @@ static const char usage_text[] =
     "        [--per-part] [--gradients] distances along a trajectory, per waypoint (TRAJ.json:\n"
     "                                  link poses, or \"joint_names\" and joint vectors\n"
     "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n"
+#ifdef GJKCTL_VIEWER
+    "  view [--trajectory TRAJ.json] [--max-distance D] --out PAGE.html\n"
+    "                                  a self-contained HTML page (three.js inlined): the\n"
+    "                                  scene's hulls, the trajectory on a slider with play, the\n"
+    "                                  witness segments of the pairs within D (default 0.1 m)\n"
+    "                                  coloured by distance, the clearance profile;\n"
+    "                                  PAGE.html#waypoint=K opens waypoint K\n"
+#endif
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
     "  load-urdf ROBOT.urdf [--srdf F] [--package-path DIR]... [--name N] [--no-adjacent]\n"
@@ -102,6 +113,9 @@ typedef struct args {
     const char *name;
     const char *plot;
     const char *export_path;
+    /* view, trace */
+    const char *trajectory;
+    const char *out;
     /* load-urdf, urdf-to-proto */
     const char *srdf;
     const char *package_paths[64];
@@ -153,7 +167,7 @@ static bool takes_value(const char *key)
         "--endpoint",     "--timeout", "--retries",      "--expect-revision",
         "--server-key",   "--key",     "--max-distance", "--robot",
         "--name",         "--plot",    "--export",       "--srdf",
-        "--package-path", NULL};
+        "--package-path", "--trajectory", "--out", NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
@@ -262,6 +276,10 @@ static int parse_args(int argc, char **argv, args *a)
             a->plot = value;
         } else if (strcmp(key, "--export") == 0) {
             a->export_path = value;
+        } else if (strcmp(key, "--trajectory") == 0) {
+            a->trajectory = value;
+        } else if (strcmp(key, "--out") == 0) {
+            a->out = value;
         } else if (strcmp(key, "--srdf") == 0) {
             a->srdf = value;
         } else if (strcmp(key, "--package-path") == 0) { /* repeated: searched in order */
@@ -1031,6 +1049,17 @@ static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max,
     return fclose(f) == 0;
 }
 
+#ifdef GJKCTL_VIEWER
+static int cmd_view(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 0)
+        return usage_error("view takes no positional argument (--trajectory TRAJ.json)");
+    if (a->out == NULL)
+        return usage_error("view needs --out PAGE.html");
+    return gjkctl_view(c, a->trajectory, a->out, a->has_max_distance, a->max_distance);
+}
+#endif
+
 static int cmd_trajectory(gjkd_client *c, const args *a)
 {
     if (a->n_positional != 1)
@@ -1483,7 +1512,11 @@ int main(int argc, char **argv)
         {"health", cmd_health},       {"stats", cmd_stats},   {"scene", cmd_scene},
         {"load", cmd_load},           {"remove", cmd_remove}, {"poses", cmd_poses},
         {"joints", cmd_joints},       {"query", cmd_query},   {"trajectory", cmd_trajectory},
-        {"load-urdf", cmd_load_urdf}};
+        {"load-urdf", cmd_load_urdf},
+#ifdef GJKCTL_VIEWER
+        {"view", cmd_view},
+#endif
+    };
     int (*run)(gjkd_client *, const args *) = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(a.command, commands[i].name) == 0)

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""The browser pages looked at as a person would (issue 24): gjkctl writes a page from a
+daemon on loopback, Debian's Chromium (headless, SwiftShader WebGL) opens it from disk with
+every host name unresolvable, and tools/viewer/test/shoot.mjs (puppeteer-core) takes the
+screenshots and collects the console. Same harness and arguments as e2e.py; the browser side
+comes from the environment (tests/browser.cmake sets it):
+    GJKD_NODE       node
+    GJKD_NODE_PATH  the build tree's node_modules (npm ci of tools/viewer/package-lock.json)
+    GJKD_CHROMIUM   /usr/bin/chromium
+    GJKD_SHOTS      folder for the screenshots (kept for a look after the run)
+
+Groups:
+  view   the demo trajectory: the page opens at the waypoint of its URL fragment (#waypoint=59
+         and #waypoint=0), the canvas drew the scene (a good share of pixels not background),
+         the two waypoints give different pictures, the console has no error, no request
+         left the page; the page's closest pair at each waypoint is the daemon's
+         (gjkctl trajectory --json), every witness point is the body pose the page draws
+         applied to the witness in the body's frame (so the bodies stand where the daemon
+         had them), and the hulls are the daemon's vertex sets. The same for the Franka Panda
+         (joint-space trajectory: link poses by forward kinematics in gjkctl) and for the
+         current state without a trajectory."""
+
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2e  # noqa: E402
+from e2e import check, demo, gjkctl, gjkctl_json  # noqa: E402
+
+
+def shoot(page, png, fragment="", compare=None):
+    cmd = [os.environ["GJKD_NODE"], os.path.join(e2e.ARGS.source_dir, "tools", "viewer", "test",
+                                                  "shoot.mjs"),
+           page, png, "--chromium", os.environ.get("GJKD_CHROMIUM", "/usr/bin/chromium")]
+    if fragment:
+        cmd += ["--fragment", fragment]
+    if compare:
+        cmd += ["--compare", compare]
+    env = dict(os.environ, NODE_PATH=os.environ["GJKD_NODE_PATH"])
+    rc, out, err = e2e.run(cmd, 120, env)
+    check(rc == 0 and out.strip(), "shoot.mjs %s: exit %d\n%s\n%s" % (page, rc, out, err[-2000:]))
+    r = json.loads(out.strip().splitlines()[-1])
+    check(r["ready"], "%s#%s: the page never said it was ready; console: %r errors: %r"
+          % (page, fragment, r["console"], r["errors"]))
+    check(not r["errors"], "%s#%s: console errors: %r" % (page, fragment, r["errors"]))
+    return r
+
+
+def page_data(path):
+    with open(path) as f:
+        html = f.read()
+    m = re.search(r'<script type="application/json" id="gjkd-data">(.*?)</script>', html, re.S)
+    check(m is not None, "%s: no data element" % path)
+    check("<script src" not in html and "<link" not in html,
+          "%s: the page loads nothing from elsewhere" % path)
+    return json.loads(m.group(1)), len(html)
+
+
+def rotate(q, v):
+    w, x, y, z = q
+    # v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z)
+    ux = (y * v[2] - z * v[1], z * v[0] - x * v[2], x * v[1] - y * v[0])
+    uux = (y * ux[2] - z * ux[1], z * ux[0] - x * ux[2], x * ux[1] - y * ux[0])
+    return [v[i] + 2 * w * ux[i] + 2 * uux[i] for i in range(3)]
+
+
+def check_witnesses(data, label):
+    """pa = pose(a) * la and pb = pose(b) * lb at every waypoint, to 1e-9 m."""
+    n = 0
+    for k, w in enumerate(data["waypoints"]):
+        for p in w["pairs"]:
+            for body, local, world in ((p["a"], p["la"], p["pa"]), (p["b"], p["lb"], p["pb"])):
+                pose = w["poses"][7 * body:7 * body + 7]
+                got = [a + b for a, b in zip(rotate(pose[3:], local), pose[:3])]
+                err = math.dist(got, world)
+                check(err < 1e-9, "%s waypoint %d: %s drawn %.3g m away from the daemon's "
+                      "witness" % (label, k, data["bodies"][body]["name"], err))
+                n += 1
+    check(n > 0, "%s: some witness points to compare" % label)
+    return n
+
+
+def look(page, shots, name, fragments):
+    """Screenshots of page at each fragment; every picture drew, consecutive ones differ."""
+    results, prev = [], None
+    for i, frag in enumerate(fragments):
+        png = os.path.join(shots, "%s-%d.png" % (name, i))
+        r = shoot(page, png, frag, prev)
+        c = r["canvas"]
+        check(c["width"] >= 600 and c["height"] >= 300, "%s: canvas %r" % (name, c))
+        check(c["drawn"] > 0.05, "%s#%s: only %.3f of the canvas drew" % (name, frag, c["drawn"]))
+        if prev:
+            check(c["differs"] > 0.002, "%s#%s: the same picture as the previous fragment "
+                  "(%.4f of pixels differ)" % (name, frag, c["differs"]))
+        prev = r["canvas_png"]
+        results.append(r)
+    return results
+
+
+def group_view():
+    shots = os.environ.get("GJKD_SHOTS") or tempfile.mkdtemp()
+    os.makedirs(shots, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = e2e.Daemon()
+        # The demo arm's 100-waypoint trajectory.
+        page = os.path.join(tmp, "view.html")
+        out, _ = gjkctl(d, "view", "--trajectory", demo("trajectory.json"), "--out", page)
+        check("100 waypoints" in out, "gjkctl view: %r" % out)
+        data, size = page_data(page)
+        print("view page: %d bytes, %d bodies, %d waypoints" % (size, len(data["bodies"]),
+                                                                len(data["waypoints"])))
+        t = gjkctl_json(d, "trajectory", demo("trajectory.json"), "--all", "--max-distance", "0.1")
+        for k, (w, tw) in enumerate(zip(data["waypoints"], t["waypoints"])):
+            check(w.get("min_distance") == tw["min_distance"],
+                  "waypoint %d: page %r, daemon %r" % (k, w.get("min_distance"), tw["min_distance"]))
+            check(len(w["pairs"]) == len(tw["pairs"]), "waypoint %d: pair count" % k)
+        check_witnesses(data, "demo")
+        # Hulls: the vertices the daemon keeps (the ChangeResult counts them on a load).
+        hull_parts = [p for b in data["bodies"] for p in b["parts"] if p["shape"]["kind"] == "hull"]
+        for p in hull_parts:
+            check(len(p["shape"]["vertices"]) % 3 == 0 and len(p["shape"]["vertices"]) >= 12,
+                  "hull %s: %d coordinates" % (p["name"], len(p["shape"]["vertices"])))
+        r59, r0 = look(page, shots, "view", ["waypoint=59", "waypoint=0"])
+        check(r59["state"]["waypoint"] == "59" and r0["state"]["waypoint"] == "0",
+              "the page opens at its fragment's waypoint: %r %r" % (r59["state"], r0["state"]))
+        check(float(r59["state"]["closest"]) == t["waypoints"][59]["min_distance"],
+              "waypoint 59 shows the daemon's closest pair: %r" % r59["state"])
+
+        # The current state (no trajectory): one waypoint.
+        gjkctl(d, "poses", demo("poses.json"))
+        state_page = os.path.join(tmp, "state.html")
+        gjkctl(d, "view", "--max-distance", "0.2", "--out", state_page)
+        sdata, _ = page_data(state_page)
+        q = gjkctl_json(d, "query", "--all", "--max-distance", "0.2")
+        check(len(sdata["waypoints"]) == 1 and sdata["max_distance"] == 0.2, "one state")
+        check(sdata["waypoints"][0]["min_distance"] == q["min_distance"], "the state's minimum")
+        look(state_page, shots, "state", [""])
+
+        # A robot with joints: the Panda's joint-space trajectory (forward kinematics in gjkctl).
+        panda = os.path.join(e2e.ARGS.source_dir, "data", "robots", "example-robot-data",
+                             "robots", "panda_description")
+        gjkctl(d, "remove", "robot", "arm")
+        gjkctl(d, "load-urdf", os.path.join(panda, "urdf", "panda.urdf"), "--srdf",
+               os.path.join(panda, "srdf", "panda.srdf"), "--package-path",
+               os.path.join(e2e.ARGS.source_dir, "data", "robots"), timeout=120)
+        gjkctl(d, "load", "--merge", demo("panda_floor.json"))
+        panda_page = os.path.join(tmp, "panda.html")
+        gjkctl(d, "view", "--trajectory", demo("panda_trajectory.json"), "--max-distance", "0.3",
+               "--out", panda_page)
+        pdata, psize = page_data(panda_page)
+        n = check_witnesses(pdata, "panda")
+        print("panda page: %d bytes, %d witness points on their bodies" % (psize, n))
+        # The sweep comes back to its start: the start and its closest waypoint differ.
+        mins = [w.get("min_distance", math.inf) for w in pdata["waypoints"]]
+        look(panda_page, shots, "panda", ["waypoint=0", "waypoint=%d" % mins.index(min(mins))])
+
+        # Usage: --out is required.
+        _, err = gjkctl(d, "view", expect=2)
+        check("--out" in err, "view without --out: %r" % err)
+        check(d.stop() == 0, "gjkd exit status")
+
+
+GROUPS = {"view": group_view}
+
+if __name__ == "__main__":
+    e2e.GROUPS = GROUPS
+    sys.exit(e2e.main())
