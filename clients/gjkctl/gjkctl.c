@@ -164,10 +164,10 @@ static bool parse_u64(const char *s, uint64_t *out)
 static bool takes_value(const char *key)
 {
     static const char *const valued[] = {
-        "--endpoint",     "--timeout", "--retries",      "--expect-revision",
-        "--server-key",   "--key",     "--max-distance", "--robot",
-        "--name",         "--plot",    "--export",       "--srdf",
-        "--package-path", "--trajectory", "--out", NULL};
+        "--endpoint",     "--timeout",    "--retries",      "--expect-revision",
+        "--server-key",   "--key",        "--max-distance", "--robot",
+        "--name",         "--plot",       "--export",       "--srdf",
+        "--package-path", "--trajectory", "--out",          NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
