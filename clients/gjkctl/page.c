@@ -419,6 +419,88 @@ static bool apply_joints(const page_robot *pr, char *const *names, size_t n_name
     return ok;
 }
 
+/* The state of robot r into poses[] (its link poses, or its joints by forward kinematics,
+ * unnamed joints at the robot's current values), as the daemon applies one. */
+static bool apply_state(const page_scene *s, int r, const Gjkd__V1__LinkPoses *lp,
+                        const Gjkd__V1__JointPositions *jp, gjk_transform *poses)
+{
+    const page_robot *pr = &s->robots[r];
+    size_t nl = pr->robot->n_links;
+    if (lp != NULL) {
+        for (size_t l = 0; l < nl && lp->n_poses == nl; l++)
+            poses[pr->first_body + l] = page_pose(lp->poses[l]);
+        for (size_t l = 0; l < nl && lp->n_poses != nl && lp->n_xyz_wxyz == 7 * nl; l++)
+            poses[pr->first_body + l] = packed_pose(lp->xyz_wxyz + 7 * l);
+        if (lp->n_poses == nl || lp->n_xyz_wxyz == 7 * nl)
+            return true;
+        fprintf(stderr, "gjkctl: not one pose per link of \"%s\" (%zu links)\n", pr->robot->name,
+                nl);
+        return false;
+    }
+    if (pr->kin == NULL) {
+        fprintf(stderr, "gjkctl: joint positions for \"%s\", a robot without joints\n",
+                pr->robot->name);
+        return false;
+    }
+    double *q = malloc(((size_t)pr->dof + 1) * sizeof *q);
+    if (q == NULL)
+        return false;
+    memcpy(q, pr->q, (size_t)pr->dof * sizeof *q);
+    bool ok = apply_joints(pr, jp->names, jp->n_names, jp->positions, jp->n_positions, q) &&
+              robot_forward(pr, q, jp->base_pose ? page_pose(jp->base_pose) : pr->base, poses);
+    free(q);
+    return ok;
+}
+
+int page_apply_poses(page_scene *s, const char *path)
+{
+    gjkd_json_error err;
+    size_t len;
+    char *text = gjkd_json_read_file(path, &len, &err);
+    if (text == NULL) {
+        fprintf(stderr, "gjkctl: %s\n", err.message);
+        return EXIT_USAGE;
+    }
+    Gjkd__V1__SetLinkPosesRequest *req;
+    bool ok = gjkd_json_parse_poses(text, len, &req, &err);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: %s: %s\n", path, err.message);
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; ok && i < req->n_robots; i++) {
+        const Gjkd__V1__RobotState *rs = req->robots[i];
+        int r = -1;
+        for (size_t k = 0; k < s->robot_count; k++)
+            if (strcmp(s->robots[k].robot->name, rs->robot) == 0)
+                r = (int)k;
+        if (r < 0) {
+            fprintf(stderr, "gjkctl: %s: no robot \"%s\" in the scene\n", path, rs->robot);
+            ok = false;
+        } else {
+            ok = apply_state(
+                s, r,
+                rs->state_case == GJKD__V1__ROBOT_STATE__STATE_LINK_POSES ? rs->link_poses : NULL,
+                rs->state_case == GJKD__V1__ROBOT_STATE__STATE_JOINT_POSITIONS ? rs->joint_positions
+                                                                               : NULL,
+                s->poses);
+            s->robots[r].posed = ok;
+        }
+    }
+    gjkd_json_poses_free(&req);
+    return ok ? 0 : EXIT_USAGE;
+}
+
+void page_note_unposed(const page_scene *s, int except)
+{
+    for (size_t i = 0; i < s->robot_count; i++)
+        if (s->robots[i].kin == NULL && !s->robots[i].posed && (int)i != except)
+            fprintf(stderr,
+                    "gjkctl: note: \"%s\" is drawn at the link poses it was put with (the "
+                    "daemon's current ones are not in its scene: --poses POSES.json gives them)\n",
+                    s->robots[i].robot->name);
+}
+
 bool page_waypoint_poses(const page_scene *s, int r, const Gjkd__V1__TrajectoryQueryRequest *t,
                          size_t k, gjk_transform *poses)
 {

@@ -34,6 +34,7 @@ typedef struct page_robot {
     int dof;
     gjk_transform base; /* the robot's base pose */
     size_t first_body;  /* its links are bodies first_body .. first_body + n_links - 1 */
+    bool posed;         /* a state was given (page_apply_poses) */
 } page_robot;
 
 typedef struct page_scene {
@@ -52,12 +53,19 @@ typedef struct page_scene {
 int page_scene_load(gjkd_client *c, page_scene *s);
 void page_scene_free(page_scene *s);
 
+/* Sets the current state from a POSES.json (as `gjkctl poses` takes it): the link poses of a
+ * link-pose robot are not in the daemon's scene document. Returns 0 or an exit status. */
+int page_apply_poses(page_scene *s, const char *path);
+/* Notes on stderr every link-pose robot (but robot `except`) drawn at its initial poses. */
+void page_note_unposed(const page_scene *s, int except);
+
 /* The body of a robot link / an obstacle by name; -1 when there is none. */
 int page_find_link(const page_scene *s, const char *robot, const char *link);
 int page_find_obstacle(const page_scene *s, const char *obstacle);
 
 /* The core shape of a part (hulls built as the daemon builds them, gjk_hull_build; *poly
- * receives their vertices, to be freed with gjk_polytope_destroy). */
+ * receives their vertices, to be freed with gjk_polytope_destroy; shape->polytope points to
+ * poly). */
 bool page_part_shape(const Gjkd__V1__Part *p, gjk_shape *shape, gjk_polytope *poly);
 gjk_transform page_pose(const Gjkd__V1__Pose *p);
 
@@ -78,7 +86,9 @@ cJSON *page_vec_json(double x, double y, double z);
 int page_write(const char *path, cJSON *data);
 
 /* The commands. */
-int gjkctl_view(gjkd_client *c, const char *trajectory, const char *out, bool has_max_distance,
-                double max_distance);
+int gjkctl_view(gjkd_client *c, const char *trajectory, const char *poses, const char *out,
+                bool has_max_distance, double max_distance);
+int gjkctl_trace(gjkd_client *c, const char *name_a, const char *name_b, const char *trajectory,
+                 bool has_waypoint, uint64_t waypoint, const char *poses, const char *out);
 
 #endif /* GJKCTL_PAGE_H */

@@ -75,8 +75,8 @@ static cJSON *waypoint_json(const page_scene *s, const gjk_transform *poses, con
     return w;
 }
 
-int gjkctl_view(gjkd_client *c, const char *trajectory, const char *out, bool has_max_distance,
-                double max_distance)
+int gjkctl_view(gjkd_client *c, const char *trajectory, const char *poses_path, const char *out,
+                bool has_max_distance, double max_distance)
 {
     if (out == NULL) {
         fputs("gjkctl: view needs --out PAGE.html (see gjkctl --help)\n", stderr);
@@ -100,6 +100,8 @@ int gjkctl_view(gjkd_client *c, const char *trajectory, const char *out, bool ha
     }
     page_scene s;
     int rc = page_scene_load(c, &s);
+    if (rc == 0 && poses_path)
+        rc = page_apply_poses(&s, poses_path);
     gjkd_query_options o;
     memset(&o, 0, sizeof o);
     o.mode = GJKD_QUERY_ALL_WITHIN;
@@ -120,6 +122,8 @@ int gjkctl_view(gjkd_client *c, const char *trajectory, const char *out, bool ha
         if (r < 0) {
             fprintf(stderr, "gjkctl: %s: no robot \"%s\" in the scene\n", trajectory, req->robot);
             rc = EXIT_REFUSED;
+        } else {
+            page_note_unposed(&s, r);
         }
         gjkd_trajectory *t = NULL;
         gjkd_status st = GJKD_OK;
@@ -136,6 +140,7 @@ int gjkctl_view(gjkd_client *c, const char *trajectory, const char *out, bool ha
         if (t)
             gjkd_trajectory_destroy(&t);
     } else if (rc == 0) {
+        page_note_unposed(&s, -1);
         gjkd_state *st;
         gjkd_status ss = gjkd_query_state(c, &o, &st);
         if (ss != GJKD_OK) {

@@ -18,7 +18,13 @@ Groups:
          applied to the witness in the body's frame (so the bodies stand where the daemon
          had them), and the hulls are the daemon's vertex sets. The same for the Franka Panda
          (joint-space trajectory: link poses by forward kinematics in gjkctl) and for the
-         current state without a trajectory."""
+         current state without a trajectory (the arm's link poses given with --poses; without
+         it gjkctl says the arm is drawn at its initial poses).
+  trace  gjkctl trace of an overlapping pair at a waypoint (GJK then EPA) and of a separated
+         part pair at the current state: the steps count the iterations, every point is
+         w = a - b, the last bounds hold the answer, the trace's distance is the daemon's for
+         that pair; the world and Minkowski-difference canvases drew at the first step, an EPA
+         step and the answer, and differ between them; no console error; refusals."""
 
 import json
 import math
@@ -32,7 +38,7 @@ import e2e  # noqa: E402
 from e2e import check, demo, gjkctl, gjkctl_json  # noqa: E402
 
 
-def shoot(page, png, fragment="", compare=None):
+def shoot(page, png, fragment="", compare=None, canvas=None):
     cmd = [os.environ["GJKD_NODE"], os.path.join(e2e.ARGS.source_dir, "tools", "viewer", "test",
                                                   "shoot.mjs"),
            page, png, "--chromium", os.environ.get("GJKD_CHROMIUM", "/usr/bin/chromium")]
@@ -40,6 +46,8 @@ def shoot(page, png, fragment="", compare=None):
         cmd += ["--fragment", fragment]
     if compare:
         cmd += ["--compare", compare]
+    if canvas:
+        cmd += ["--canvas", canvas]
     env = dict(os.environ, NODE_PATH=os.environ["GJKD_NODE_PATH"])
     rc, out, err = e2e.run(cmd, 120, env)
     check(rc == 0 and out.strip(), "shoot.mjs %s: exit %d\n%s\n%s" % (page, rc, out, err[-2000:]))
@@ -84,14 +92,14 @@ def check_witnesses(data, label):
     return n
 
 
-def look(page, shots, name, fragments):
+def look(page, shots, name, fragments, canvas=None):
     """Screenshots of page at each fragment; every picture drew, consecutive ones differ."""
     results, prev = [], None
     for i, frag in enumerate(fragments):
         png = os.path.join(shots, "%s-%d.png" % (name, i))
-        r = shoot(page, png, frag, prev)
+        r = shoot(page, png, frag, prev, canvas)
         c = r["canvas"]
-        check(c["width"] >= 600 and c["height"] >= 300, "%s: canvas %r" % (name, c))
+        check(c["width"] >= 400 and c["height"] >= 300, "%s: canvas %r" % (name, c))
         check(c["drawn"] > 0.05, "%s#%s: only %.3f of the canvas drew" % (name, frag, c["drawn"]))
         if prev:
             check(c["differs"] > 0.002, "%s#%s: the same picture as the previous fragment "
@@ -131,10 +139,17 @@ def group_view():
               "waypoint 59 shows the daemon's closest pair: %r" % r59["state"])
 
         # The current state (no trajectory): one waypoint.
+        # The arm has no joints: its current link poses are not in the daemon's scene, and
+        # without --poses the page says it draws the arm at its initial ones.
         gjkctl(d, "poses", demo("poses.json"))
         state_page = os.path.join(tmp, "state.html")
-        gjkctl(d, "view", "--max-distance", "0.2", "--out", state_page)
+        _, err = gjkctl(d, "view", "--max-distance", "0.2", "--out", state_page)
+        check("--poses" in err and "\"arm\"" in err, "the note on the arm's poses: %r" % err)
+        _, err = gjkctl(d, "view", "--max-distance", "0.2", "--poses", demo("poses.json"),
+                        "--out", state_page)
+        check(err == "", "no note with --poses: %r" % err)
         sdata, _ = page_data(state_page)
+        check_witnesses(sdata, "state")
         q = gjkctl_json(d, "query", "--all", "--max-distance", "0.2")
         check(len(sdata["waypoints"]) == 1 and sdata["max_distance"] == 0.2, "one state")
         check(sdata["waypoints"][0]["min_distance"] == q["min_distance"], "the state's minimum")
@@ -164,7 +179,89 @@ def group_view():
         check(d.stop() == 0, "gjkd exit status")
 
 
-GROUPS = {"view": group_view}
+def check_trace(data, label):
+    """The trace: GJK's steps, then EPA's, numbered from 1, as many as the answer's iterations;
+    the last step's bounds hold the answer; the daemon's distance is the trace's."""
+    res, steps = data["result"], data["steps"]
+    phases = [s["phase"] for s in steps]
+    check(phases == ["GJK"] * res["iterations"] + ["EPA"] * res["epa_iterations"],
+          "%s: steps %r for %d GJK and %d EPA iterations" % (label, phases, res["iterations"],
+                                                             res["epa_iterations"]))
+    check(not data["truncated"] and len(steps) >= 2, "%s: %d steps" % (label, len(steps)))
+    for k, s in enumerate(steps):
+        check(s["iteration"] == 1 + sum(1 for x in steps[:k] if x["phase"] == s["phase"]),
+              "%s: step %d numbered %d" % (label, k, s["iteration"]))
+        check(s["lower"] <= s["upper"] + 1e-12, "%s: step %d bounds %r" % (label, k, s))
+        for p in s["points"] + [s["support"]]:
+            w = [a - b for a, b in zip(p["a"], p["b"])]
+            check(math.dist(w, p["w"]) < 1e-9, "%s: step %d: w is not a - b" % (label, k))
+    core = res["distance"] + data["inflate"]
+    last = steps[-1]
+    if res["epa_iterations"] == 0:
+        check(last["lower"] - 1e-9 <= core <= last["upper"] + 1e-9,
+              "%s: the cores' distance %r outside the last bounds %r" % (label, core, last))
+    else:
+        check(last["lower"] - 1e-9 <= -core <= last["upper"] + 1e-9,
+              "%s: the depth %r outside the last bounds %r" % (label, -core, last))
+    check("daemon_distance" in data and
+          abs(data["daemon_distance"] - res["padded_distance"]) <= 1e-9,
+          "%s: the daemon says %r, the trace %r" % (label, data.get("daemon_distance"),
+                                                    res["padded_distance"]))
+
+
+def group_trace():
+    shots = os.environ.get("GJKD_SHOTS") or tempfile.mkdtemp()
+    os.makedirs(shots, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = e2e.Daemon()
+        # An overlap at waypoint 59 of the demo trajectory: GJK, then EPA.
+        page = os.path.join(tmp, "trace.html")
+        out, _ = gjkctl(d, "trace", "arm/wrist", "box_a", "--trajectory", demo("trajectory.json"),
+                        "--waypoint", "59", "--out", page)
+        check("OVERLAPPING" in out and "EPA" in out, "gjkctl trace: %r" % out)
+        data, size = page_data(page)
+        check(data["result"]["epa_iterations"] > 0, "EPA ran")
+        check_trace(data, "overlap")
+        t = gjkctl_json(d, "trajectory", demo("trajectory.json"), "--all", "--max-distance", "0.1")
+        pair = [p for p in t["waypoints"][59]["pairs"]
+                if p["a"]["link"] == "wrist" and p["b"].get("obstacle") == "box_a"][0]
+        check(abs(pair["distance"] - data["result"]["padded_distance"]) <= 1e-9,
+              "the body pair's distance %r, the trace's %r" % (pair["distance"],
+                                                               data["result"]["padded_distance"]))
+        n = len(data["steps"])
+        print("trace page: %d bytes, %d steps" % (size, n))
+        # The world and the Minkowski difference at the first step, an EPA step, the answer.
+        epa = next(k for k, s in enumerate(data["steps"]) if s["phase"] == "EPA")
+        frags = ["step=0", "step=%d" % (epa + 1), "step=%d" % n]
+        for canvas, name in (("#world canvas", "trace-world"), ("#mink canvas", "trace-mink")):
+            rs = look(page, shots, name, frags, canvas)
+            check([r["state"]["step"] for r in rs] == [f.split("=")[1] for f in frags],
+                  "the page opens at its fragment's step: %r" % [r["state"] for r in rs])
+
+        # A separated part pair at the current state, named to the part: GJK only.
+        gjkctl(d, "poses", demo("poses.json"))
+        page2 = os.path.join(tmp, "trace2.html")
+        gjkctl(d, "trace", "arm/hand/palm", "can_b", "--poses", demo("poses.json"), "--out", page2)
+        data2, _ = page_data(page2)
+        check(data2["result"]["status"] == "SEPARATED" and data2["result"]["epa_iterations"] == 0,
+              "separated: %r" % data2["result"])
+        check_trace(data2, "separated")
+        look(page2, shots, "trace-separated", ["", "step=%d" % len(data2["steps"])],
+             "#mink canvas")
+
+        # Refusals: unknown bodies, a waypoint without a trajectory, past its end.
+        _, err = gjkctl(d, "trace", "arm/nope", "table", "--out", page2, expect=2)
+        check("no robot link or obstacle" in err, err)
+        _, err = gjkctl(d, "trace", "arm/hand", "table", "--waypoint", "3", "--out", page2,
+                        expect=2)
+        check("go together" in err, err)
+        _, err = gjkctl(d, "trace", "arm/hand", "table", "--trajectory", demo("trajectory.json"),
+                        "--waypoint", "100", "--out", page2, expect=2)
+        check("100 waypoints" in err, err)
+        check(d.stop() == 0, "gjkd exit status")
+
+
+GROUPS = {"view": group_view, "trace": group_trace}
 
 if __name__ == "__main__":
     e2e.GROUPS = GROUPS
