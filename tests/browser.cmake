@@ -7,7 +7,7 @@ find_program(GJK_CHROMIUM NAMES chromium PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(GJK_VIEWER AND TARGET gjkd AND TARGET gjkctl AND GJK_CHROMIUM
    AND GJK_SYSTEM_PYTHON AND NOT GJK_SANITIZE_THREAD)
-  foreach(group view trace)
+  foreach(group view trace python)
     add_test(NAME browser_${group}
              COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_browser.py
                      --group ${group}

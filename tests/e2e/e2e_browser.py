@@ -24,7 +24,11 @@ Groups:
          part pair at the current state: the steps count the iterations, every point is
          w = a - b, the last bounds hold the answer, the trace's distance is the daemon's for
          that pair; the world and Minkowski-difference canvases drew at the first step, an EPA
-         step and the answer, and differ between them; no console error; refusals."""
+         step and the answer, and differ between them; no console error; refusals.
+  python the Python client's page (gjkd.viewer, the same template) holds gjkctl's data: the
+         same bodies, poses to 1e-12 (its forward kinematics against the core's, the Panda's
+         joint trajectory and its current joint state), the same pairs; it looks the same way
+         in Chromium."""
 
 import json
 import math
@@ -261,7 +265,69 @@ def group_trace():
         check(d.stop() == 0, "gjkd exit status")
 
 
-GROUPS = {"view": group_view, "trace": group_trace}
+def same_view(py, c, label):
+    """The Python client's page data is gjkctl's: bodies, parts, the poses drawn (to 1e-12;
+    Python's forward kinematics against the core's), every pair."""
+    check([b["name"] for b in py["bodies"]] == [b["name"] for b in c["bodies"]],
+          "%s: bodies" % label)
+    for bp, bc in zip(py["bodies"], c["bodies"]):
+        check([p["name"] for p in bp["parts"]] == [p["name"] for p in bc["parts"]] and
+              all(math.dist(x["pose"], y["pose"]) < 1e-12 for x, y in zip(bp["parts"], bc["parts"])),
+              "%s: parts of %s" % (label, bp["name"]))
+    check(len(py["waypoints"]) == len(c["waypoints"]), "%s: waypoint count" % label)
+    worst = 0.0
+    for k, (wp, wc) in enumerate(zip(py["waypoints"], c["waypoints"])):
+        check(wp.get("min_distance") == wc.get("min_distance") and wp["closest"] == wc["closest"],
+              "%s waypoint %d: minimum %r vs %r" % (label, k, wp.get("min_distance"),
+                                                     wc.get("min_distance")))
+        worst = max(worst, max(abs(x - y) for x, y in zip(wp["poses"], wc["poses"])))
+        check([(p["a"], p["b"], p["d"]) for p in wp["pairs"]] ==
+              [(p["a"], p["b"], p["d"]) for p in wc["pairs"]], "%s waypoint %d: pairs" % (label, k))
+    check(worst < 1e-12, "%s: the poses drawn differ by %.3g" % (label, worst))
+
+
+def group_python():
+    shots = os.environ.get("GJKD_SHOTS") or tempfile.mkdtemp()
+    os.makedirs(shots, exist_ok=True)
+    import gjkd.viewer  # noqa: E402  (e2e.main put the package on sys.path)
+    with tempfile.TemporaryDirectory() as tmp:
+        d = e2e.Daemon()
+        cpage, pypage = os.path.join(tmp, "c.html"), os.path.join(tmp, "py.html")
+        doc = e2e.load_json("trajectory.json")
+        gjkctl(d, "view", "--trajectory", demo("trajectory.json"), "--out", cpage)
+        with d.client() as c:
+            gjkd.viewer.write_view(c, pypage, trajectory=doc)
+        pdata, _ = page_data(pypage)
+        cdata, _ = page_data(cpage)
+        same_view(pdata, cdata, "demo")
+        check_witnesses(pdata, "python demo")
+        look(pypage, shots, "python-view", ["waypoint=59", "waypoint=0"])
+
+        # The Panda: joint-space trajectory, forward kinematics in Python.
+        panda = os.path.join(e2e.ARGS.source_dir, "data", "robots", "example-robot-data",
+                             "robots", "panda_description")
+        gjkctl(d, "remove", "robot", "arm")
+        gjkctl(d, "load-urdf", os.path.join(panda, "urdf", "panda.urdf"), "--srdf",
+               os.path.join(panda, "srdf", "panda.srdf"), "--package-path",
+               os.path.join(e2e.ARGS.source_dir, "data", "robots"), timeout=120)
+        gjkctl(d, "load", "--merge", demo("panda_floor.json"))
+        # A joint state away from zero, so the current positions matter too.
+        gjkctl(d, "joints", "panda", demo("panda_joints.json"))
+        gjkctl(d, "view", "--trajectory", demo("panda_trajectory.json"), "--max-distance", "0.3",
+               "--out", cpage)
+        with d.client() as c:
+            gjkd.viewer.write_view(c, pypage, trajectory=e2e.load_json("panda_trajectory.json"),
+                                   max_distance=0.3)
+            state = os.path.join(tmp, "state.html")
+            sdata = gjkd.viewer.write_view(c, state, max_distance=0.3)
+        same_view(page_data(pypage)[0], page_data(cpage)[0], "panda")
+        gjkctl(d, "view", "--max-distance", "0.3", "--out", cpage)
+        same_view(sdata, page_data(cpage)[0], "panda state")
+        check_witnesses(sdata, "python panda state")
+        check(d.stop() == 0, "gjkd exit status")
+
+
+GROUPS = {"view": group_view, "trace": group_trace, "python": group_python}
 
 if __name__ == "__main__":
     e2e.GROUPS = GROUPS

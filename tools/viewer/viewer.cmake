@@ -3,7 +3,8 @@
 # tree, no install scripts), esbuild bundles src/ with three.js into one IIFE script, and
 # build.mjs inlines it into template.html: ${GJK_VIEWER_PAGE}, the page with only its data left
 # to fill. gjkctl embeds that file (page_html.c, .incbin), so the page needs nothing at run
-# time, from the build tree or the install tree. Needs node and npm at build time (scripts/deps installs them);
+# time, from the build tree or the install tree. The Python client's gjkd.viewer writes the
+# same page from a copy beside the build tree's gjkd_pb2. Needs node and npm at build time (scripts/deps installs them);
 # without them GJK_VIEWER is OFF and gjkctl is built without view and trace.
 find_program(GJK_NODE NAMES node nodejs)
 find_program(GJK_NPM NAMES npm)
@@ -47,7 +48,15 @@ add_custom_command(
           ${GJK_VIEWER_NODE_MODULES}/.package-lock.json
   COMMENT "esbuild: the gjkd page (three.js inlined)"
   VERBATIM)
-add_custom_target(gjkd_viewer_page DEPENDS ${GJK_VIEWER_PAGE})
+# The Python client (gjkd.viewer) finds the page beside the build tree's gjkd_pb2.
+add_custom_command(
+  OUTPUT ${CMAKE_BINARY_DIR}/python/gjkd-page.html
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/python
+  COMMAND ${CMAKE_COMMAND} -E copy ${GJK_VIEWER_PAGE} ${CMAKE_BINARY_DIR}/python/gjkd-page.html
+  DEPENDS ${GJK_VIEWER_PAGE}
+  VERBATIM)
+add_custom_target(gjkd_viewer_page ALL
+                  DEPENDS ${GJK_VIEWER_PAGE} ${CMAKE_BINARY_DIR}/python/gjkd-page.html)
 
 # The page as bytes of gjkctl: gjkd_page_html[], NUL-terminated.
 set(GJK_VIEWER_EMBED ${GJK_VIEWER_DIR}/page_html.c)
