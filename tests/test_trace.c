@@ -34,9 +34,25 @@ static gjk_quat turned(void)
     return q;
 }
 
-static bool same_result(gjk_result x, gjk_result y)
+/* Field by field, doubles bit for bit (a memcmp of the structs would compare their padding:
+ * it failed under ASan, whose stack differs between the two calls). */
+static bool same_bits(double x, double y)
 {
     return memcmp(&x, &y, sizeof x) == 0;
+}
+
+static bool same_vec(gjk_vec3 x, gjk_vec3 y)
+{
+    return same_bits(x.x, y.x) && same_bits(x.y, y.y) && same_bits(x.z, y.z);
+}
+
+static bool same_result(gjk_result x, gjk_result y)
+{
+    return x.status == y.status && same_bits(x.distance, y.distance) &&
+           same_vec(x.point_a, y.point_a) && same_vec(x.point_b, y.point_b) &&
+           same_vec(x.normal, y.normal) && same_bits(x.lower_bound, y.lower_bound) &&
+           same_bits(x.upper_bound, y.upper_bound) && x.iterations == y.iterations &&
+           x.epa_iterations == y.epa_iterations && x.support_calls == y.support_calls;
 }
 
 /* Every point of D is the difference of its two support points. */
