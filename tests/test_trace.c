@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "gjk/gjk.h"
+#include "test_world_util.h"
 
 static gjk_transform at(double x, double y, double z, gjk_quat q)
 {
@@ -210,13 +211,56 @@ static void test_sphere_cores(void **state)
     assert_true(fabs(last->upper - t.inflate - r.distance) <= 1e-12);
 }
 
+static void test_world_ignores_trace(void **state)
+{
+    (void)state;
+    /* A world query runs its pair queries on any of its threads: options.gjk.trace is not for
+     * it (gjk/trace.h). Before the world cleared it, this query recorded its pairs' steps into
+     * the caller's trace, unsynchronised once it ran on several threads. */
+    gjk_world *w = NULL;
+    assert_int_equal(gjk_world_create(NULL, &w), GJK_WORLD_OK);
+    gjk_part_def link_part = tw_box_part(0.1, 0.1, 0.1, gjk_v3(0, 0, 0));
+    gjk_link_def link;
+    memset(&link, 0, sizeof link);
+    link.name = "l";
+    link.parts = &link_part;
+    link.part_count = 1;
+    gjk_robot_def robot;
+    memset(&robot, 0, sizeof robot);
+    robot.name = "r";
+    robot.links = &link;
+    robot.link_count = 1;
+    int32_t rid, oid;
+    assert_int_equal(gjk_world_put_robot(w, &robot, &rid), GJK_WORLD_OK);
+    gjk_part_def box = tw_box_part(0.2, 0.2, 0.2, gjk_v3(0, 0, 0));
+    gjk_obstacle_def ob;
+    memset(&ob, 0, sizeof ob);
+    ob.name = "o";
+    ob.parts = &box;
+    ob.part_count = 1;
+    ob.pose = tw_at(0.7, 0.1, 0.0);
+    assert_int_equal(gjk_world_put_obstacle(w, &ob, &oid), GJK_WORLD_OK);
+    gjk_trace_step steps[64];
+    gjk_trace_point points[256];
+    gjk_trace t = gjk_trace_make(steps, 64, points, 256);
+    gjk_world_query_options opt = gjk_world_default_query_options();
+    opt.gjk.trace = &t;
+    gjk_world_result *r = NULL;
+    assert_int_equal(gjk_world_query_state(w, &opt, &r), GJK_WORLD_OK);
+    assert_non_null(r);
+    assert_true(r->waypoints[0].pair_count >= 1);
+    assert_int_equal(t.step_count, 0);
+    assert_int_equal(t.point_count, 0);
+    gjk_world_result_destroy(&r);
+    gjk_world_destroy(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gjk_separated_boxes),
-        cmocka_unit_test(test_epa_overlapping_boxes),
-        cmocka_unit_test(test_truncated_and_reset),
-        cmocka_unit_test(test_sphere_cores),
+        cmocka_unit_test(test_gjk_separated_boxes), cmocka_unit_test(test_epa_overlapping_boxes),
+        cmocka_unit_test(test_truncated_and_reset), cmocka_unit_test(test_sphere_cores),
+        cmocka_unit_test(test_world_ignores_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  * options appends one step per GJK iteration and one per EPA iteration. Without a trace
  * (trace NULL, the default) nothing is recorded: each iteration costs one pointer test. The
  * core never allocates for it: when an array is full, later steps (or their points) are left
- * out and `truncated` says so. A trace is not thread-safe: one query at a time per trace.
+ * out and `truncated` says so. A trace is not thread-safe: one query at a time per trace. World
+ * queries (gjk/world.h, whose pair queries may run on several threads) ignore options.gjk.trace:
+ * trace one pair with gjk_query_run or the wrappers of gjk/query.h.
  *
  * Frames and quantities. GJK and EPA run on the shapes' cores (gjk/query.h: a sphere's core is
  * its centre, a capsule's its segment; margins and those radii are added afterwards, together
