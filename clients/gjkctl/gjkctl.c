@@ -23,6 +23,9 @@
 #include "gjkd_client.h"
 #include "gjkd_json.h"
 #include "gjkd_urdf.h"
+#ifdef GJKCTL_VIEWER
+#include "page.h"
+#endif
 
 enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_REPLY = 3 };
 
@@ -52,7 +55,25 @@ static const char usage_text[] =
     "  trajectory TRAJ.json [--name N] [--max-distance D] [--all] [--plot OUT.svg]\n"
     "        [--per-part] [--gradients] distances along a trajectory, per waypoint (TRAJ.json:\n"
     "                                  link poses, or \"joint_names\" and joint vectors\n"
-    "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n"
+    "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n";
+/* The commands of the browser pages (built with tools/viewer), between the two parts. */
+static const char usage_viewer[] =
+#ifdef GJKCTL_VIEWER
+    "  view [--trajectory TRAJ.json] [--poses POSES.json] [--max-distance D] --out PAGE.html\n"
+    "                                  a self-contained HTML page (three.js inlined): the\n"
+    "                                  scene's hulls, the trajectory on a slider with play, the\n"
+    "                                  witness segments of the pairs within D (default 0.1 m)\n"
+    "                                  coloured by distance, the clearance profile;\n"
+    "                                  PAGE.html#waypoint=K opens waypoint K; --poses: the\n"
+    "                                  link poses last sent with `poses` (not in the scene)\n"
+    "  trace A B [--trajectory TRAJ.json --waypoint K] [--poses POSES.json] --out PAGE.html\n"
+    "                                  one pair's GJK and EPA iterations, step by step, in a\n"
+    "                                  self-contained page (A, B: robot/link[/part] or\n"
+    "                                  obstacle[/part]; without a part, the closest part pair),\n"
+    "                                  at the current state or at waypoint K\n"
+#endif
+    "";
+static const char usage_rest[] =
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
     "  load-urdf ROBOT.urdf [--srdf F] [--package-path DIR]... [--name N] [--no-adjacent]\n"
@@ -75,6 +96,13 @@ static const char usage_text[] =
     "  -h, --help       print this help and exit (also after a command)\n"
     "\n"
     "exit status: 0 ok, 1 refused by the daemon, 2 bad usage or input, 3 no reply\n";
+
+static void print_usage(FILE *f)
+{
+    fputs(usage_text, f);
+    fputs(usage_viewer, f);
+    fputs(usage_rest, f);
+}
 
 /* ------------------------------------------------------------------ options */
 
@@ -103,6 +131,12 @@ typedef struct args {
     const char *name;
     const char *plot;
     const char *export_path;
+    /* view, trace */
+    const char *trajectory;
+    const char *poses;
+    const char *out;
+    bool has_waypoint;
+    uint64_t waypoint;
     /* load-urdf, urdf-to-proto */
     const char *srdf;
     const char *package_paths[64];
@@ -150,11 +184,15 @@ static bool parse_u64(const char *s, uint64_t *out)
  * before it looks for a value, and handles every one listed here. */
 static bool takes_value(const char *key)
 {
-    static const char *const valued[] = {
-        "--endpoint",     "--timeout", "--retries",      "--expect-revision",
-        "--server-key",   "--key",     "--max-distance", "--robot",
-        "--name",         "--plot",    "--export",       "--srdf",
-        "--package-path", NULL};
+    static const char *const valued[] = {"--endpoint",     "--timeout",
+                                         "--retries",      "--expect-revision",
+                                         "--server-key",   "--key",
+                                         "--max-distance", "--robot",
+                                         "--name",         "--plot",
+                                         "--export",       "--srdf",
+                                         "--package-path", "--trajectory",
+                                         "--out",          "--waypoint",
+                                         "--poses",        NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
@@ -175,7 +213,7 @@ static int parse_args(int argc, char **argv, args *a)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            fputs(usage_text, stdout);
+            print_usage(stdout);
             exit(0);
         }
         if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
@@ -263,6 +301,16 @@ static int parse_args(int argc, char **argv, args *a)
             a->plot = value;
         } else if (strcmp(key, "--export") == 0) {
             a->export_path = value;
+        } else if (strcmp(key, "--trajectory") == 0) {
+            a->trajectory = value;
+        } else if (strcmp(key, "--out") == 0) {
+            a->out = value;
+        } else if (strcmp(key, "--poses") == 0) {
+            a->poses = value;
+        } else if (strcmp(key, "--waypoint") == 0) {
+            if (!parse_u64(value, &a->waypoint))
+                return usage_error("--waypoint: expected a waypoint index, got \"%s\"", value);
+            a->has_waypoint = true;
         } else if (strcmp(key, "--srdf") == 0) {
             a->srdf = value;
         } else if (strcmp(key, "--package-path") == 0) { /* repeated: searched in order */
@@ -274,7 +322,7 @@ static int parse_args(int argc, char **argv, args *a)
         }
     }
     if (a->command == NULL) {
-        fputs(usage_text, stderr);
+        print_usage(stderr);
         return EXIT_USAGE;
     }
     return 0;
@@ -998,6 +1046,27 @@ static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max,
     return fclose(f) == 0;
 }
 
+#ifdef GJKCTL_VIEWER
+static int cmd_view(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 0)
+        return usage_error("view takes no positional argument (--trajectory TRAJ.json)");
+    if (a->out == NULL)
+        return usage_error("view needs --out PAGE.html");
+    return gjkctl_view(c, a->trajectory, a->poses, a->out, a->has_max_distance, a->max_distance);
+}
+
+static int cmd_trace(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 2)
+        return usage_error("trace needs two bodies A B (robot/link[/part] or obstacle[/part])");
+    if (a->out == NULL)
+        return usage_error("trace needs --out PAGE.html");
+    return gjkctl_trace(c, a->positional[0], a->positional[1], a->trajectory, a->has_waypoint,
+                        a->waypoint, a->poses, a->out);
+}
+#endif
+
 static int cmd_trajectory(gjkd_client *c, const args *a)
 {
     if (a->n_positional != 1)
@@ -1448,11 +1517,15 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(gjkd_client *, const args *);
-    } commands[] = {{"health", cmd_health},         {"stats", cmd_stats},
-                    {"scene", cmd_scene},           {"load", cmd_load},
-                    {"remove", cmd_remove},         {"poses", cmd_poses},
-                    {"joints", cmd_joints},         {"query", cmd_query},
-                    {"trajectory", cmd_trajectory}, {"load-urdf", cmd_load_urdf}};
+    } commands[] = {
+        {"health", cmd_health},       {"stats", cmd_stats},   {"scene", cmd_scene},
+        {"load", cmd_load},           {"remove", cmd_remove}, {"poses", cmd_poses},
+        {"joints", cmd_joints},       {"query", cmd_query},   {"trajectory", cmd_trajectory},
+        {"load-urdf", cmd_load_urdf},
+#ifdef GJKCTL_VIEWER
+        {"view", cmd_view},           {"trace", cmd_trace},
+#endif
+    };
     int (*run)(gjkd_client *, const args *) = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(a.command, commands[i].name) == 0)

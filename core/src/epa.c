@@ -62,6 +62,7 @@
  * those links; matching the seen faces' edges among themselves instead took as many
  * instructions but mispredicted about a fifth of EPA's branches. */
 #include "internal.h"
+#include "trace_internal.h"
 
 #include <float.h>
 #include <string.h>
@@ -1191,6 +1192,10 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         if (h < upper) {
             upper = h;
             upper_dir = n;
+        }
+        if (options != NULL && options->trace != NULL) {
+            gjk_trace_epa_step(options->trace, f, r.iterations, p.w, p.a, p.vertex_count, p.fv[fi],
+                               n, d, &w, floor_d, upper);
         }
         if (!tight.set || h - d < tight.h - tight.d) {
             tight = (epa_tight_face){

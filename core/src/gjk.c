@@ -46,6 +46,7 @@
  * trusted), and the sub-algorithm reduces the rebuilt simplex before the first iteration.
  * Without a usable simplex the cached direction seeds the first support point. */
 #include "internal.h"
+#include "trace_internal.h"
 
 #include <float.h>
 
@@ -581,6 +582,10 @@ void gjk_gjk(const gjk_pair_frame *f, const gjk_gjk_input *in, gjk_cache *cache,
 
             /* Duality gap: lower bound v.w / |v| from the supporting plane. */
             double lower = gjk_dot(v, x->w) / upper;
+            if (opt->trace != NULL) {
+                gjk_trace_gjk_step(opt->trace, f, r.iterations, pool, cur.slot, cur.count, v, x,
+                                   max2(r.lower, lower), upper);
+            }
             r.v_sep = lower;
             if (lower > r.lower) {
                 r.lower = lower;

@@ -1118,6 +1118,7 @@ static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
     job->penetration = !o.no_penetration_depth;
     job->body_pairs = job->mode == GJK_WORLD_MODE_ALL_WITHIN && !o.per_part;
     job->gjk = o.gjk;
+    job->gjk.trace = NULL; /* a step trace is one pair query's (gjk/trace.h), never a world's */
     job->gradients = o.gradients;
     job->cancel = o.cancel;
     job->cancel_user = o.cancel_user;

@@ -36,6 +36,7 @@ typedef struct gjk_options {
     int32_t epa_max_iterations; /* EPA iteration cap (default 512) */
     int32_t hill_climb_min_vertices; /* polytopes with adjacency and at least this many
                                         vertices use hill climbing (default 4; INT32_MAX = never) */
+    struct gjk_trace *trace; /* optional step trace of GJK and EPA (gjk/trace.h); NULL = none */
 } gjk_options;
 
 GJK_API gjk_options gjk_default_options(void);
