@@ -4,8 +4,8 @@
  * from a brute-force separating-axis oracle (every candidate normal of D = A - B: normals of
  * vertex triples of A and of B, cross products of vertex-pair directions of A and B); GJK
  * simplices blown up from a point, a segment, a triangle, a flat and a duplicated
- * tetrahedron; touching (the origin on D's boundary, a flat D); iteration and capacity
- * limits; and every intersecting case of quick.cases against its exact depth, through
+ * tetrahedron; touching (the origin on D's boundary, a flat D); iteration limits and growth
+ * past the stack storage; and every intersecting case of quick.cases against its exact depth, through
  * gjk_signed_distance. Usage: test_epa [QUICK_CASES_FILE]. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -777,8 +777,11 @@ static void test_iteration_limit(void **state)
 }
 
 /* D close to a ball around the origin (two concentric 2000-point spheres) needs far more
- * vertices than EPA's fixed capacity: CAPACITY_LIMIT with a finite lower bound. */
-static void test_capacity_limit(void **state)
+ * vertices than EPA's stack storage holds. It once stopped there with CAPACITY_LIMIT and a
+ * depth 2.7e-3 of the size shallow; the polytope now moves into a workspace block and EPA
+ * converges, within the default (automatic) iteration cap, to bounds within the tolerance.
+ * test_epa_deep checks such cases against an exact oracle. */
+static void test_grows_past_stack_storage(void **state)
 {
     (void)state;
     enum { N = 2000 };
@@ -790,16 +793,25 @@ static void test_capacity_limit(void **state)
     gjk_quat q = gjk_quat_from_axis_angle(gjk_normalize(gjk_v3(1, 2, 3)), 0.1);
     gjk_pair_frame f = make_frame(&sa, at(0, 0, 0), &sa, gjk_transform_make(q, gjk_v3(0, 0, 0)));
     gjk_simplex s = gjk_simplex_of(&f);
-    gjk_options o = options_with_epa_iterations(1000000);
-    gjk_epa_result r = gjk_epa(&f, &s, &o);
-    assert_int_equal(r.status, GJK_STATUS_CAPACITY_LIMIT);
-    assert_true(r.iterations < 1000000);
+    gjk_workspace ws = {NULL, 0, 0};
+    gjk_epa_result r = gjk_epa_in(&f, &s, NULL, &ws);
+    assert_int_equal(r.status, GJK_STATUS_OVERLAPPING);
+    assert_true(r.iterations > 480); /* more vertices than the stack storage holds */
+    assert_true(ws.grows >= 1 && ws.block != NULL);
     assert_vec_near(gjk_sub(r.point_a, r.point_b), gjk_scale(r.normal, r.depth), 1e-14);
-    /* The depth is at most 2 (the radii) and, being a lower bound, close to it; the upper
-     * bound is a support value, at most 2 too. */
     assert_true(r.depth <= 2.0 && r.depth > 1.9);
-    assert_true(r.depth_upper >= r.depth && r.depth_upper <= 2.0);
+    assert_true(r.depth_upper >= r.depth && r.depth_upper - r.depth <= 1e-12 * r.depth);
     assert_near(gjk_length(r.normal), 1.0, 1e-12);
+    /* The same call again: the workspace holds enough, nothing is allocated; the temporary
+     * block of gjk_epa gives the same answer. */
+    int32_t grows = ws.grows;
+    gjk_epa_result again = gjk_epa_in(&f, &s, NULL, &ws);
+    assert_int_equal(ws.grows, grows);
+    gjk_epa_result own = gjk_epa(&f, &s, NULL);
+    assert_true(again.depth == r.depth && own.depth == r.depth);
+    assert_int_equal(own.iterations, r.iterations);
+    gjk_workspace_release(&ws);
+    assert_null(ws.block);
     gjk_polytope_destroy(&A);
 }
 
@@ -926,7 +938,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_touching_point),
         cmocka_unit_test(test_flat_polygons),
         cmocka_unit_test(test_iteration_limit),
-        cmocka_unit_test(test_capacity_limit),
+        cmocka_unit_test(test_grows_past_stack_storage),
         cmocka_unit_test(test_non_finite_support),
         cmocka_unit_test(test_quick_cases),
     };

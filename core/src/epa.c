@@ -53,10 +53,15 @@
  *  - Every answer carries both bounds: depth (nearest face, lower) and depth_upper (least
  *    support value seen). ITERATION_LIMIT and CAPACITY_LIMIT report the nearest face so far.
  *
- * Capacity: no allocation; everything lives in one structure on the stack (74 KiB) sized
- * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
+ * Storage: the polytope's arrays start in one block on the stack, sized for 480 vertices
+ * (enough for every case of the case sets: the deepest 2000 x 2000-vertex pair of full.cases
+ * needs 449). A polytope that outgrows it
+ * moves, at twice the capacity each time, into a workspace block (epa_grow): the caller's
+ * (gjk_query.workspace, kept for later queries and reused when large enough), else one of
+ * gjk_epa's own, freed before it returns. Nothing else allocates, and nothing is global. The
  * count grows as D approaches a ball around the origin: a certified lower bound needs P to
- * follow D everywhere to within h(n) - depth). The faces that see w come from one pass over
+ * follow D everywhere to within h(n) - depth (two concentric 2000-point spheres: 768
+ * vertices). The faces that see w come from one pass over
  * the plane arrays (structure of arrays), which also finds the next nearest face. Each face
  * keeps the three faces across its edges (adj), so the region and its horizon are read off
  * those links; matching the seen faces' edges among themselves instead took as many
@@ -64,17 +69,190 @@
 #include "internal.h"
 
 #include <float.h>
+#include <stdlib.h>
 #include <string.h>
 
+/* The storage on the stack (see the top of this file); beyond it the polytope moves into a
+ * workspace block (epa_grow). */
 enum {
-    EPA_MAX_VERTICES = 480,
+    EPA_STACK_VERTICES = 480,
     /* A closed triangulated polytope with V vertices has 2V - 4 faces (Euler). */
-    EPA_MAX_FACES = 2 * EPA_MAX_VERTICES - 4,
-    /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
-     * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
-    EPA_MAX_REGION = 128,
-    EPA_MAX_HORIZON = 128
+    EPA_STACK_FACES = 2 * EPA_STACK_VERTICES - 4,
+    /* Faces seeing one new vertex, and edges of its horizon: tens in practice. */
+    EPA_STACK_REGION = 128,
+    EPA_STACK_HORIZON = 128,
+    /* Vertices of the largest polytope a workspace may hold (24 bytes of index per face must
+     * stay far from overflowing a size_t; 2^24 vertices are about 8 GiB of polytope). */
+    EPA_GROW_MAX_VERTICES = 1 << 24
 };
+
+/* Capacities of a polytope's arrays (faces = 2 vertices - 4). */
+typedef struct epa_capacity {
+    int32_t vertices, faces, region, horizon;
+} epa_capacity;
+
+typedef struct epa_polytope {
+    /* Vertices: support points of D and of core A (core B's is a - w). */
+    gjk_vec3 *w;
+    gjk_vec3 *a;
+    uint32_t *hint_a; /* support features, to seed hill climbing */
+    uint32_t *hint_b;
+    int32_t *edge_from; /* horizon edge starting here; -1 outside link_horizon */
+    /* Faces [0, face_count), structure of arrays: outward unit normal, plane distance,
+     * vertices counter-clockwise seen from outside. */
+    double *nx, *ny, *nz;
+    double *d;
+    int32_t (*fv)[3];
+    int32_t (*adj)[3]; /* face across edge fv[k] -> fv[k + 1] (twin y -> x) */
+    int32_t *seen_at;  /* index in seen during an expansion, else -1 */
+    bool *spent;       /* not a face of the hull: a vertex lies above its plane */
+    gjk_vec3 inside;      /* a point inside every polytope grown from the first (its centroid) */
+    double inside_margin; /* its distance from the first polytope's faces, at most from any */
+    int32_t vertex_count;
+    int32_t face_count;
+    /* Scratch of one expansion. */
+    int32_t *seen;        /* faces that see w */
+    int32_t *region;      /* those edge-connected to the nearest face */
+    bool *taken;          /* seen[i] is in region */
+    int32_t *hx, *hy;     /* horizon edge x -> y of a seen face */
+    int32_t *hface;       /* the unseen face across it (y -> x) */
+    int32_t *hslot;       /* slot of its new face (x, y, w) */
+    int32_t *hnext;       /* edge starting where this one ends */
+    gjk_vec3 *hn;         /* normal of its new face (x, y, w) */
+    bool *hsliver;        /* that face is a sliver */
+    epa_capacity cap;
+    /* Where the arrays live: the stack block, or the workspace's (epa_grow). */
+    gjk_workspace *workspace; /* the caller's, or gjk_epa's own for one call */
+    bool in_workspace;
+} epa_polytope;
+
+/* The stack block: the arrays at the stack capacities, laid out by epa_layout. */
+#define EPA_ALIGN 64
+typedef struct epa_stack_block {
+    _Alignas(EPA_ALIGN) unsigned char bytes[EPA_STACK_VERTICES * (2 * sizeof(gjk_vec3) + 12) +
+                                            EPA_STACK_FACES * (4 * sizeof(double) + 28 + 1) +
+                                            EPA_STACK_REGION * 9 +
+                                            EPA_STACK_HORIZON * (20 + sizeof(gjk_vec3) + 1) +
+                                            24 * EPA_ALIGN];
+} epa_stack_block;
+
+/* Places p's arrays at capacity c in the block at base (NULL: only measures); returns the
+ * bytes they take. Every array starts on an EPA_ALIGN boundary. */
+static size_t epa_layout(epa_polytope *p, epa_capacity c, unsigned char *base)
+{
+    size_t at = 0;
+#define EPA_PLACE(field, count)                                                                    \
+    do {                                                                                           \
+        if (base != NULL) {                                                                        \
+            p->field = (void *)(base + at);                                                        \
+        }                                                                                          \
+        at += ((size_t)(count) * sizeof *p->field + EPA_ALIGN - 1) / EPA_ALIGN * EPA_ALIGN;        \
+    } while (0)
+    EPA_PLACE(w, c.vertices);
+    EPA_PLACE(a, c.vertices);
+    EPA_PLACE(nx, c.faces);
+    EPA_PLACE(ny, c.faces);
+    EPA_PLACE(nz, c.faces);
+    EPA_PLACE(d, c.faces);
+    EPA_PLACE(hn, c.horizon);
+    EPA_PLACE(hint_a, c.vertices);
+    EPA_PLACE(hint_b, c.vertices);
+    EPA_PLACE(edge_from, c.vertices);
+    EPA_PLACE(fv, c.faces);
+    EPA_PLACE(adj, c.faces);
+    EPA_PLACE(seen_at, c.faces);
+    EPA_PLACE(seen, c.region);
+    EPA_PLACE(region, c.region);
+    EPA_PLACE(hx, c.horizon);
+    EPA_PLACE(hy, c.horizon);
+    EPA_PLACE(hface, c.horizon);
+    EPA_PLACE(hslot, c.horizon);
+    EPA_PLACE(hnext, c.horizon);
+    EPA_PLACE(spent, c.faces);
+    EPA_PLACE(taken, c.region);
+    EPA_PLACE(hsliver, c.horizon);
+#undef EPA_PLACE
+    if (base != NULL) {
+        p->cap = c;
+    }
+    return at;
+}
+
+static void polytope_bind_stack(epa_polytope *p, epa_stack_block *block, gjk_workspace *ws)
+{
+    const epa_capacity c = {EPA_STACK_VERTICES, EPA_STACK_FACES, EPA_STACK_REGION,
+                            EPA_STACK_HORIZON};
+    size_t bytes = epa_layout(p, c, block->bytes);
+    GJK_ASSERT(bytes <= sizeof block->bytes);
+    (void)bytes;
+    p->workspace = ws;
+    p->in_workspace = false;
+}
+
+static epa_capacity capacity_of(int32_t vertices)
+{
+    epa_capacity c;
+    c.vertices = vertices;
+    c.faces = 2 * vertices - 4;
+    c.region = c.faces;
+    c.horizon = vertices;
+    return c;
+}
+
+/* Moves P into a workspace block of at least twice the vertex capacity (faces 2V - 4, region
+ * up to every face, horizon up to every vertex): the caller's block, at the most it holds,
+ * when that is enough, else a new one that replaces it (the only allocation EPA makes, and
+ * only here). The live part of every array that outlives an expansion is copied; nothing
+ * else changes. False when the capacity is at its limit or memory runs out (P is then
+ * untouched). */
+static GJK_NOINLINE bool epa_grow(epa_polytope *p)
+{
+    if (p->workspace == NULL || p->cap.vertices >= EPA_GROW_MAX_VERTICES) {
+        return false;
+    }
+    epa_capacity c = capacity_of(2 * p->cap.vertices);
+    size_t bytes = epa_layout(NULL, c, NULL);
+    gjk_workspace *ws = p->workspace;
+    unsigned char *block = NULL;
+    if (!p->in_workspace && ws->block != NULL && ws->bytes >= bytes) {
+        block = ws->block; /* a block from an earlier query, large enough */
+        while (c.vertices < EPA_GROW_MAX_VERTICES &&
+               epa_layout(NULL, capacity_of(2 * c.vertices), NULL) <= ws->bytes) {
+            c = capacity_of(2 * c.vertices);
+        }
+        bytes = ws->bytes;
+    } else {
+        block = malloc(bytes);
+        if (block == NULL) {
+            return false;
+        }
+    }
+    epa_polytope q = *p;
+    epa_layout(&q, c, block);
+    const size_t nv = (size_t)p->vertex_count, nf = (size_t)p->face_count;
+    memcpy(q.w, p->w, nv * sizeof *p->w);
+    memcpy(q.a, p->a, nv * sizeof *p->a);
+    memcpy(q.hint_a, p->hint_a, nv * sizeof *p->hint_a);
+    memcpy(q.hint_b, p->hint_b, nv * sizeof *p->hint_b);
+    memcpy(q.edge_from, p->edge_from, nv * sizeof *p->edge_from);
+    memcpy(q.nx, p->nx, nf * sizeof *p->nx);
+    memcpy(q.ny, p->ny, nf * sizeof *p->ny);
+    memcpy(q.nz, p->nz, nf * sizeof *p->nz);
+    memcpy(q.d, p->d, nf * sizeof *p->d);
+    memcpy(q.fv, p->fv, nf * sizeof *p->fv);
+    memcpy(q.adj, p->adj, nf * sizeof *p->adj);
+    memcpy(q.seen_at, p->seen_at, nf * sizeof *p->seen_at);
+    memcpy(q.spent, p->spent, nf * sizeof *p->spent);
+    if (block != ws->block) {
+        free(ws->block);
+        ws->block = block;
+        ws->bytes = bytes;
+        ws->grows += 1;
+    }
+    q.in_workspace = true;
+    *p = q;
+    return true;
+}
 
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
 #define EPA_ZERO_ULPS 16.0
@@ -87,38 +265,6 @@ enum {
  * product gives a normal with relative error ~ DBL_EPSILON / sine; its neighbour's plane is
  * off by ~ sine. The two balance near sqrt(DBL_EPSILON). */
 #define EPA_SLIVER_SINE 1e-8
-#define EPA_NO_HINT UINT16_MAX
-
-typedef struct epa_polytope {
-    /* Vertices: support points of D and of core A (core B's is a - w). */
-    gjk_vec3 w[EPA_MAX_VERTICES];
-    gjk_vec3 a[EPA_MAX_VERTICES];
-    uint16_t hint_a[EPA_MAX_VERTICES]; /* support features, to seed hill climbing */
-    uint16_t hint_b[EPA_MAX_VERTICES];
-    int16_t edge_from[EPA_MAX_VERTICES]; /* horizon edge starting here; -1 outside link_horizon */
-    /* Faces [0, face_count), structure of arrays: outward unit normal, plane distance,
-     * vertices counter-clockwise seen from outside. */
-    double nx[EPA_MAX_FACES], ny[EPA_MAX_FACES], nz[EPA_MAX_FACES];
-    double d[EPA_MAX_FACES];
-    int16_t fv[EPA_MAX_FACES][3];
-    int16_t adj[EPA_MAX_FACES][3];  /* face across edge fv[k] -> fv[k + 1] (twin y -> x) */
-    int16_t seen_at[EPA_MAX_FACES]; /* index in seen during an expansion, else -1 */
-    bool spent[EPA_MAX_FACES];      /* not a face of the hull: a vertex lies above its plane */
-    gjk_vec3 inside;      /* a point inside every polytope grown from the first (its centroid) */
-    double inside_margin; /* its distance from the first polytope's faces, at most from any */
-    int32_t vertex_count;
-    int32_t face_count;
-    /* Scratch of one expansion. */
-    int16_t seen[EPA_MAX_REGION];                     /* faces that see w */
-    int16_t region[EPA_MAX_REGION];                   /* those edge-connected to the nearest face */
-    bool taken[EPA_MAX_REGION];                       /* seen[i] is in region */
-    int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
-    int16_t hface[EPA_MAX_HORIZON];                   /* the unseen face across it (y -> x) */
-    int16_t hslot[EPA_MAX_HORIZON];                   /* slot of its new face (x, y, w) */
-    int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
-    gjk_vec3 hn[EPA_MAX_HORIZON];                     /* normal of its new face (x, y, w) */
-    bool hsliver[EPA_MAX_HORIZON];                    /* that face is a sliver */
-} epa_polytope;
 
 typedef struct epa_settings {
     double rel_tolerance;
@@ -138,15 +284,6 @@ static int next3(int i)
     return i == 2 ? 0 : i + 1;
 }
 
-static uint16_t hint_of(uint32_t index)
-{
-    return index < EPA_NO_HINT ? (uint16_t)index : EPA_NO_HINT;
-}
-
-static uint32_t index_of(uint16_t hint)
-{
-    return hint == EPA_NO_HINT ? GJK_CACHE_NO_INDEX : hint;
-}
 
 /* ------------------------------------------------------------------ faces */
 
@@ -190,7 +327,7 @@ static void face_points(const epa_polytope *p, int32_t f, gjk_vec3 pt[3])
 }
 
 /* Stores face f = (v0, v1, v2) with unit normal n. */
-static inline void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, int16_t v2,
+static inline void face_set(epa_polytope *p, int32_t f, int32_t v0, int32_t v1, int32_t v2,
                             gjk_vec3 n)
 {
     gjk_vec3 p0 = p->w[v0], p1 = p->w[v1], p2 = p->w[v2];
@@ -223,9 +360,9 @@ static void face_move(epa_polytope *p, int32_t to, int32_t from)
     memcpy(p->fv[to], p->fv[from], sizeof p->fv[to]);
     memcpy(p->adj[to], p->adj[from], sizeof p->adj[to]);
     for (int e = 0; e < 3; ++e) {
-        int16_t *back = p->adj[p->adj[to][e]];
+        int32_t *back = p->adj[p->adj[to][e]];
         for (int k = 0; k < 3; ++k) {
-            back[k] = back[k] == from ? (int16_t)to : back[k];
+            back[k] = back[k] == from ? (int32_t)to : back[k];
         }
     }
 }
@@ -234,8 +371,8 @@ static void vertex_set(epa_polytope *p, int32_t i, const gjk_vertex *v)
 {
     p->w[i] = v->w;
     p->a[i] = v->a;
-    p->hint_a[i] = hint_of(v->ia);
-    p->hint_b[i] = hint_of(v->ib);
+    p->hint_a[i] = v->ia;
+    p->hint_b[i] = v->ib;
     p->edge_from[i] = -1;
 }
 
@@ -255,8 +392,8 @@ static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
     p->vertex_count = 4;
     p->inside = gjk_scale(gjk_add(gjk_add(p->w[0], p->w[1]), gjk_add(p->w[2], p->w[3])), 0.25);
     /* With a positive determinant these wind counter-clockwise seen from outside. */
-    static const int16_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
-    static const int16_t across[4][3] = {{2, 3, 1}, {0, 3, 2}, {1, 3, 0}, {0, 2, 1}};
+    static const int32_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    static const int32_t across[4][3] = {{2, 3, 1}, {0, 3, 2}, {1, 3, 0}, {0, 2, 1}};
     memcpy(p->adj, across, sizeof across);
     for (int f = 0; f < 4; ++f) {
         gjk_vec3 n;
@@ -305,10 +442,10 @@ static epa_expand_result walk_region(epa_polytope *p, int32_t seen_count, int32_
     for (int32_t r = 0; r < count; ++r) {
         int32_t f = p->region[r];
         for (int e = 0; e < 3; ++e) {
-            int16_t g = p->adj[f][e];
+            int32_t g = p->adj[f][e];
             int32_t twin = p->seen_at[g];
             if (twin < 0) {
-                if (horizon == EPA_MAX_HORIZON) {
+                if (horizon == p->cap.horizon) {
                     return EPA_EXPAND_CAPACITY;
                 }
                 p->hx[horizon] = p->fv[f][e];
@@ -347,20 +484,20 @@ static epa_expand_result find_seen(epa_polytope *p, int32_t f0, int32_t iw, doub
     gjk_vec3 w = p->w[iw];
     int32_t seen = 0, best = -1;
     double best_d = HUGE_VAL;
-    p->seen[seen] = (int16_t)f0;
-    p->seen_at[f0] = (int16_t)seen++;
+    p->seen[seen] = (int32_t)f0;
+    p->seen_at[f0] = (int32_t)seen++;
     for (int32_t f = 0; f < p->face_count; ++f) {
         double d = p->d[f];
         if (f == f0) {
             continue; /* in the region whatever the rounding */
         }
         if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
-            if (seen == EPA_MAX_REGION) {
+            if (seen == p->cap.region) {
                 *seen_count = seen;
                 return EPA_EXPAND_CAPACITY;
             }
-            p->seen[seen] = (int16_t)f;
-            p->seen_at[f] = (int16_t)seen++;
+            p->seen[seen] = (int32_t)f;
+            p->seen_at[f] = (int32_t)seen++;
         } else if (d < best_d && !p->spent[f]) {
             best_d = d;
             best = f;
@@ -404,9 +541,9 @@ static bool link_horizon(epa_polytope *p, int32_t horizon)
     bool ok = true;
     int32_t listed = 0;
     for (; listed < horizon && ok; ++listed) {
-        int16_t x = p->hx[listed];
+        int32_t x = p->hx[listed];
         ok = p->edge_from[x] < 0; /* else the loop touches itself at x */
-        p->edge_from[x] = (int16_t)listed;
+        p->edge_from[x] = (int32_t)listed;
     }
     for (int32_t i = 0; i < horizon && ok; ++i) {
         p->hnext[i] = p->edge_from[p->hy[i]];
@@ -423,10 +560,10 @@ static bool link_horizon(epa_polytope *p, int32_t horizon)
     return ok;
 }
 
-static void sort_ascending(int16_t *v, int32_t n)
+static void sort_ascending(int32_t *v, int32_t n)
 {
     for (int32_t i = 1; i < n; ++i) {
-        int16_t x = v[i];
+        int32_t x = v[i];
         int32_t j = i;
         for (; j > 0 && v[j - 1] > x; --j) {
             v[j] = v[j - 1];
@@ -500,12 +637,12 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, do
         if (fold < 0) {
             break;
         }
-        int16_t across = p->hface[fold];
-        if (seen == EPA_MAX_REGION) {
+        int32_t across = p->hface[fold];
+        if (seen == p->cap.region) {
             return EPA_EXPAND_CAPACITY;
         }
         p->seen[seen] = across;
-        p->seen_at[across] = (int16_t)seen++;
+        p->seen_at[across] = (int32_t)seen++;
         *seen_count = seen;
         forced = true;
     }
@@ -529,7 +666,7 @@ static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, do
 
 /* How far the plane with unit normal n through the points of (x, y, w) misses the farthest of
  * them from its mean plane distance. */
-static double plane_misfit(const epa_polytope *p, int16_t x, int16_t y, int16_t w, gjk_vec3 n)
+static double plane_misfit(const epa_polytope *p, int32_t x, int32_t y, int32_t w, gjk_vec3 n)
 {
     double a = gjk_dot(n, p->w[x]), b = gjk_dot(n, p->w[y]), c = gjk_dot(n, p->w[w]);
     double mean = (a + b + c) * (1.0 / 3.0);
@@ -550,7 +687,7 @@ static gjk_vec3 sliver_normal(const epa_polytope *p, int32_t i, int32_t iw)
     if (!(gjk_length_sq(own) > 0.0)) {
         return across;
     }
-    int16_t x = p->hx[i], y = p->hy[i], w = (int16_t)iw;
+    int32_t x = p->hx[i], y = p->hy[i], w = (int32_t)iw;
     return plane_misfit(p, x, y, w, own) < plane_misfit(p, x, y, w, across) ? own : across;
 }
 
@@ -572,7 +709,7 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
     if (!link_horizon(p, horizon)) {
         return EPA_EXPAND_BROKEN;
     }
-    if (p->face_count - region + horizon > EPA_MAX_FACES) {
+    if (p->face_count - region + horizon > p->cap.faces) {
         return EPA_EXPAND_CAPACITY;
     }
     /* New faces (x, y, w) go into the region's slots first, then at the end; leftover slots
@@ -582,8 +719,8 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
     for (int32_t i = 0; i < horizon; ++i) {
         gjk_vec3 n = p->hsliver[i] ? sliver_normal(p, i, iw) : p->hn[i];
         int32_t f = used < region ? p->region[used++] : p->face_count++;
-        face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
-        p->hslot[i] = (int16_t)f;
+        face_set(p, f, p->hx[i], p->hy[i], (int32_t)iw, n);
+        p->hslot[i] = (int32_t)f;
         if (best < 0 || p->d[f] < p->d[best]) {
             best = f;
         }
@@ -591,7 +728,7 @@ static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw
     /* New face i = (x, y, w): across x -> y the old neighbour (whose y -> x link comes to
      * it), across y -> w the new face of the next horizon edge, whose w -> y comes back. */
     for (int32_t i = 0; i < horizon; ++i) {
-        int16_t f = p->hslot[i], g = p->hface[i], next = p->hslot[p->hnext[i]];
+        int32_t f = p->hslot[i], g = p->hface[i], next = p->hslot[p->hnext[i]];
         p->adj[f][0] = g;
         p->adj[f][1] = next;
         p->adj[next][2] = f;
@@ -652,7 +789,7 @@ static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, do
 
 /* Weights of the point of the triangle of vertices v nearest q, for a q that projects
  * outside it. */
-static void triangle_clamp(const epa_polytope *p, const int16_t v[3], gjk_vec3 q,
+static void triangle_clamp(const epa_polytope *p, const int32_t v[3], gjk_vec3 q,
                            double lambda[3])
 {
     double best = HUGE_VAL;
@@ -680,7 +817,7 @@ static void triangle_clamp(const epa_polytope *p, const int16_t v[3], gjk_vec3 q
  * support points, which the weights' errors are multiplied by (a point 3.3e-10 deep in a
  * needle: all of it on the point's witness put that 3.1e-10 off the point, whose extent is 0;
  * test_fuzz_regressions: epa_witness_point_in_needle). Equal extents split it evenly. */
-static void answer_at(const epa_polytope *p, const int16_t v[3], const double lambda[3],
+static void answer_at(const epa_polytope *p, const int32_t v[3], const double lambda[3],
                       double depth, gjk_vec3 n, gjk_epa_result *r)
 {
     /* P keeps a and w = a - b: pa - pb = sum lambda_k w_k, and b's edges are a's minus w's. */
@@ -706,8 +843,8 @@ static void answer_at(const epa_polytope *p, const int16_t v[3], const double la
  * triangles of P and q may lie in another one than v0's: the triangle, among the faces whose
  * plane passes within `slack` of q, that holds q best supplies the weights. *v receives the
  * vertices of the triangle they refer to. */
-static void weights_at_plane(const epa_polytope *p, const int16_t v0[3], gjk_vec3 n, double d,
-                             double slack, int16_t v[3], double lambda[3])
+static void weights_at_plane(const epa_polytope *p, const int32_t v0[3], gjk_vec3 n, double d,
+                             double slack, int32_t v[3], double lambda[3])
 {
     gjk_vec3 q = gjk_scale(n, d);
     gjk_vec3 pt[3] = {p->w[v0[0]], p->w[v0[1]], p->w[v0[2]]};
@@ -762,7 +899,7 @@ static void weights_at_plane(const epa_polytope *p, const int16_t v0[3], gjk_vec
 static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk_epa_result *r)
 {
     gjk_vec3 n = face_normal(p, f);
-    int16_t v[3];
+    int32_t v[3];
     double lambda[3];
     weights_at_plane(p, p->fv[f], n, p->d[f], slack, v, lambda);
     answer_at(p, v, lambda, p->d[f] > 0.0 ? p->d[f] : 0.0, n, r);
@@ -773,7 +910,7 @@ static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk
 typedef struct epa_tight_face {
     gjk_vec3 n;
     double d, h;
-    int16_t v[3];
+    int32_t v[3];
     bool set;
 } epa_tight_face;
 
@@ -788,7 +925,7 @@ typedef struct epa_tight_face {
 static void answer_from_tight_face(const epa_polytope *p, const epa_tight_face *t,
                                    double tolerance, gjk_epa_result *r)
 {
-    int16_t v[3];
+    int32_t v[3];
     double lambda[3];
     weights_at_plane(p, t->v, t->n, t->d, tolerance + epa_max(t->h - t->d, 0.0), v, lambda);
     answer_at(p, v, lambda, t->h > 0.0 ? t->h : 0.0, t->n, r);
@@ -1038,6 +1175,27 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
 
 /* ------------------------------------------------------------------ EPA */
 
+/* The automatic iteration cap: every iteration adds a vertex of D to P or spends a face, and
+ * on polytopes (boxes included) D has finitely many vertices, the pairs of support features
+ * that meet along its faces: a small multiple of the shapes' vertex counts in practice (two
+ * concentric 2000-vertex random spheres took 768 iterations, two copies of a 2000-point
+ * Fibonacci sphere 3349; test_epa_deep, test_epa). Curved cores keep the base. */
+#define EPA_AUTO_ITERATIONS 512
+static int32_t shape_vertex_count(const gjk_shape *s)
+{
+    if (s->kind == GJK_SHAPE_POLYTOPE && s->polytope != NULL) {
+        return s->polytope->count;
+    }
+    return s->kind == GJK_SHAPE_BOX ? 8 : 0;
+}
+
+static int32_t epa_auto_iterations(const gjk_pair_frame *f)
+{
+    int64_t n = (int64_t)shape_vertex_count(f->a) + shape_vertex_count(f->b);
+    int64_t cap = EPA_AUTO_ITERATIONS + 4 * n;
+    return cap < INT32_MAX ? (int32_t)cap : INT32_MAX;
+}
+
 static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex *simplex,
                                       const gjk_options *o)
 {
@@ -1048,6 +1206,9 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
     double abs_tol = o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : def.abs_tolerance;
     s.max_iterations =
         o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : def.epa_max_iterations;
+    if (s.max_iterations <= 0) {
+        s.max_iterations = epa_auto_iterations(f);
+    }
     /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
     double reach_sq = 0.0;
@@ -1097,7 +1258,7 @@ static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
 }
 
 static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simplex,
-                              const gjk_options *options)
+                              const gjk_options *options, gjk_workspace *ws)
 {
     gjk_epa_result r;
     memset(&r, 0, sizeof r);
@@ -1130,7 +1291,9 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
     double floor_d = 0.0;
     gjk_vec3 upper_dir = seed.upper_dir; /* the direction of the least support value */
     epa_tight_face tight = {.set = false};
+    epa_stack_block stack_block;
     epa_polytope p;
+    polytope_bind_stack(&p, &stack_block, ws);
     polytope_init(&p, seed.v);
     int32_t fi = nearest_face(&p);
     for (;;) {
@@ -1176,9 +1339,9 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
             break;
         }
         ++r.iterations;
-        int16_t v0 = p.fv[fi][0];
+        int32_t v0 = p.fv[fi][0];
         gjk_vertex w;
-        gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
+        gjk_pair_support(f, n, p.hint_a[v0], p.hint_b[v0], &w);
         ++r.support_calls;
         double h = gjk_dot(w.w, n);
         if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
@@ -1214,14 +1377,17 @@ static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simple
         }
         bool known = vertex_is_known(&p, w.w);
         if (!known) {
-            if (p.vertex_count >= EPA_MAX_VERTICES) {
-                r.status = GJK_STATUS_CAPACITY_LIMIT;
+            if (p.vertex_count >= p.cap.vertices && !epa_grow(&p)) {
+                r.status = GJK_STATUS_CAPACITY_LIMIT; /* out of memory */
                 answer_from_face(&p, fi, slack, &r);
                 break;
             }
             int32_t iw = p.vertex_count++;
             vertex_set(&p, iw, &w);
             epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
+            while (e == EPA_EXPAND_CAPACITY && epa_grow(&p)) {
+                e = polytope_expand(&p, fi, iw, s.zero, &fi); /* P is as it was: again */
+            }
             if (e == EPA_EXPANDED) {
                 continue;
             }
@@ -1287,8 +1453,29 @@ static gjk_epa_result epa_finite(gjk_epa_result r)
     return r;
 }
 
+gjk_epa_result gjk_epa_in(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                          const gjk_options *options, gjk_workspace *workspace)
+{
+    if (workspace != NULL) {
+        return epa_finite(epa_run(f, simplex, options, workspace));
+    }
+    gjk_workspace own = {NULL, 0, 0};
+    gjk_epa_result r = epa_finite(epa_run(f, simplex, options, &own));
+    gjk_workspace_release(&own);
+    return r;
+}
+
 gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
                        const gjk_options *options)
 {
-    return epa_finite(epa_run(f, simplex, options));
+    return gjk_epa_in(f, simplex, options, NULL);
+}
+
+void gjk_workspace_release(gjk_workspace *workspace)
+{
+    if (workspace != NULL) {
+        free(workspace->block);
+        workspace->block = NULL;
+        workspace->bytes = 0;
+    }
 }

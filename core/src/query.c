@@ -19,7 +19,7 @@ static const gjk_options default_options = {
     .abs_tolerance = 1e-16,
     .touch_tolerance = 1e-9,
     .max_iterations = 128,
-    .epa_max_iterations = 512,
+    .epa_max_iterations = 0, /* automatic (epa.c) */
     .hill_climb_min_vertices = 4,
 };
 
@@ -40,7 +40,7 @@ static gjk_options resolve_options(const gjk_options *given)
     o.abs_tolerance = o.abs_tolerance > 0.0 ? o.abs_tolerance : d->abs_tolerance;
     o.touch_tolerance = o.touch_tolerance > 0.0 ? o.touch_tolerance : d->touch_tolerance;
     o.max_iterations = o.max_iterations > 0 ? o.max_iterations : d->max_iterations;
-    o.epa_max_iterations = o.epa_max_iterations > 0 ? o.epa_max_iterations : d->epa_max_iterations;
+    o.epa_max_iterations = o.epa_max_iterations > 0 ? o.epa_max_iterations : 0;
     o.hill_climb_min_vertices =
         o.hill_climb_min_vertices > 0 ? o.hill_climb_min_vertices : d->hill_climb_min_vertices;
     return o;
@@ -172,8 +172,8 @@ static bool result_is_finite(const gjk_result *r)
  * plain_distance_at_contact_between_scales, a 1.1e-12 gap between a 1e-3 and a 1e3 shape
  * read as an overlap by gjk_distance while gjk_signed_distance said TOUCHING.) */
 static double contact_depth(const gjk_pair_frame *f, const gjk_gjk_result *g,
-                            const gjk_options *opt, int32_t *support_calls, gjk_vec3 *normal,
-                            double *normal_sep)
+                            const gjk_options *opt, gjk_workspace *workspace,
+                            int32_t *support_calls, gjk_vec3 *normal, double *normal_sep)
 {
     double noise = (16.0 * DBL_EPSILON + opt->abs_tolerance) * f->scale;
     if (g->simplex.count == 4) {
@@ -206,7 +206,7 @@ static double contact_depth(const gjk_pair_frame *f, const gjk_gjk_result *g,
             return 0.0;
         }
     }
-    gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
+    gjk_epa_result e = gjk_epa_in(f, &g->simplex, opt, workspace);
     *support_calls += e.support_calls;
     if (g->upper == 0.0) {
         *normal = e.normal;
@@ -357,7 +357,7 @@ static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame
     double depth; /* cores' depth at a contact to rounding (contact_depth) */
     r->status = GJK_STATUS_OVERLAPPING;
     if (q->penetration && !q->boolean_only) {
-        gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
+        gjk_epa_result e = gjk_epa_in(f, &g->simplex, opt, q->workspace);
         if (e.status == GJK_STATUS_INVALID_INPUT) {
             return false; /* a non-finite support point (a NaN vertex the scan did not flag) */
         }
@@ -416,7 +416,8 @@ static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame
             c->n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
         }
     } else if (!q->boolean_only &&
-               (depth = contact_depth(f, g, opt, &r->support_calls, &c->n, &c->n_sep)) >= 0.0) {
+               (depth = contact_depth(f, g, opt, q->workspace, &r->support_calls, &c->n, &c->n_sep)) >=
+                   0.0) {
         /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
          * (v's direction is as good as the rounding allows). Otherwise an overlap of that
          * depth, which the plain distance reports as 0 (TOUCHING within the tolerance, as
@@ -573,7 +574,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
 /* The wrappers fill the query in place. */
 #define GJK_QUERY_INIT(a, pose_a, b, pose_b, cutoff, penetration, boolean_only)                    \
     {                                                                                              \
-        (a), (pose_a), (b), (pose_b), (cutoff), (penetration), (boolean_only)                      \
+        (a), (pose_a), (b), (pose_b), (cutoff), (penetration), (boolean_only), NULL                \
     }
 
 gjk_result gjk_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,
