@@ -225,6 +225,13 @@ static bool on_arc(lv3 s, lv3 p, lv3 q)
     return ldot(lcross(p, s), c) >= slack && ldot(lcross(s, q), c) >= slack;
 }
 
+/* Cell of coordinate v in [-1, 1] on a grid of g cells of width `cell`. */
+static int grid_cell(long double v, long double cell, int g)
+{
+    int c = (int)((v + 1.0L) / cell);
+    return c < 0 ? 0 : (c >= g ? g - 1 : c);
+}
+
 /* The least support value over the facet normals of D; *normal receives its direction. */
 static long double oracle_depth(const opoly *a, const opoly *nb, lv3 *normal)
 {
@@ -265,18 +272,18 @@ static long double oracle_depth(const opoly *a, const opoly *nb, lv3 *normal)
     for (int c = 0; c < g * g * g; ++c) {
         head[c] = -1;
     }
-#define CELL(v, k) ((int)(((v) + 1.0L) / cell) < 0 ? 0 : ((int)(((v) + 1.0L) / cell) >= g ? g - 1 : (int)(((v) + 1.0L) / cell)))
+#define CELL(v) grid_cell((v), cell, g)
     for (int e = 0; e < nb->edge_count; ++e) {
         lv3 m = lunit((lv3){nb->arc[e][0].x + nb->arc[e][1].x, nb->arc[e][0].y + nb->arc[e][1].y,
                             nb->arc[e][0].z + nb->arc[e][1].z});
-        int c = (CELL(m.x, 0) * g + CELL(m.y, 1)) * g + CELL(m.z, 2);
+        int c = (CELL(m.x) * g + CELL(m.y)) * g + CELL(m.z);
         next[e] = head[c];
         head[c] = e;
     }
     for (int e = 0; e < a->edge_count; ++e) {
         lv3 p1 = a->arc[e][0], p2 = a->arc[e][1];
         lv3 m = lunit((lv3){p1.x + p2.x, p1.y + p2.y, p1.z + p2.z});
-        int cx = CELL(m.x, 0), cy = CELL(m.y, 1), cz = CELL(m.z, 2);
+        int cx = CELL(m.x), cy = CELL(m.y), cz = CELL(m.z);
         lv3 c1 = lcross(p1, p2);
         for (int dx = -1; dx <= 1; ++dx) {
             for (int dy = -1; dy <= 1; ++dy) {
@@ -373,8 +380,8 @@ static void run_case(const deep_case *c, gjk_workspace *ws)
         fail_msg("%s: h_D(normal) %.17Lg, depth %.17Lg", c->name, h_normal, depth);
     }
     /* pb - pa = distance * normal. */
-    gjk_vec3 e = gjk_sub(gjk_sub(plain.point_b, plain.point_a),
-                         gjk_scale(plain.normal, plain.distance));
+    gjk_vec3 e =
+        gjk_sub(gjk_sub(plain.point_b, plain.point_a), gjk_scale(plain.normal, plain.distance));
     assert_true(gjk_length(e) <= 1e-12 * lref);
     /* The workspace changes where the polytope lives, not the answer. */
     assert_int_equal(in_ws.status, plain.status);
@@ -398,7 +405,9 @@ static void test_deep_concentric_spheres(void **state)
     (void)state;
     g_rng = 20261204;
     gjk_workspace ws = {NULL, 0, 0};
-    deep_case c = {"concentric spheres", {1, 1, 1}, {1, 1, 1},
+    deep_case c = {"concentric spheres",
+                   {1, 1, 1},
+                   {1, 1, 1},
                    pose(0.3, gjk_v3(1, 2, 3), gjk_v3(0.0, 0.003, 0.002))};
     run_case(&c, &ws);
     assert_true(ws.grows >= 1); /* the stack storage did not suffice */
@@ -414,11 +423,17 @@ static void test_deep_ellipsoids(void **state)
     g_rng = 7;
     gjk_workspace ws = {NULL, 0, 0};
     const deep_case cases[] = {
-        {"ellipsoids 1", {1.0, 0.9, 0.8}, {0.95, 1.0, 0.85},
+        {"ellipsoids 1",
+         {1.0, 0.9, 0.8},
+         {0.95, 1.0, 0.85},
          pose(0.5, gjk_v3(0, 1, 1), gjk_v3(0.0, 0.003, 0.002))},
-        {"ellipsoids 2", {1.0, 0.98, 0.97}, {0.99, 1.0, 0.985},
+        {"ellipsoids 2",
+         {1.0, 0.98, 0.97},
+         {0.99, 1.0, 0.985},
          pose(1.1, gjk_v3(1, 0, 1), gjk_v3(0.001, 0.0, 0.0))},
-        {"sphere in ellipsoid", {2.0, 1.5, 1.2}, {1, 1, 1},
+        {"sphere in ellipsoid",
+         {2.0, 1.5, 1.2},
+         {1, 1, 1},
          pose(0.2, gjk_v3(1, 1, 0), gjk_v3(0.1, -0.05, 0.02))},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -34,12 +34,16 @@
 typedef struct gjk_options {
     double rel_tolerance;   /* GJK/EPA stop when upper - lower <= rel_tolerance * upper (default 1e-12) */
     double abs_tolerance;   /* ... or <= abs_tolerance * scale, scale = pair's size (default 1e-16) */
-    double touch_tolerance; /* |distance| <= this (metres) reports GJK_STATUS_TOUCHING (default 1e-9) */
+    double touch_tolerance; /* |distance| <= min(this, touch_relative * size) reports
+                               GJK_STATUS_TOUCHING (metres, default 1e-9) */
     int32_t max_iterations; /* GJK iteration cap (default 128) */
     int32_t epa_max_iterations; /* EPA iteration cap (default 0: automatic, 512 plus 4 per
                                    vertex of the pair's polytopes and boxes) */
     int32_t hill_climb_min_vertices; /* polytopes with adjacency and at least this many
                                         vertices use hill climbing (default 4; INT32_MAX = never) */
+    double touch_relative;  /* the touching band relative to the pair's size: the shapes'
+                               extents plus the distance between their origins (default
+                               1e-9; the band is the smaller of the two) */
 } gjk_options;
 
 GJK_API gjk_options gjk_default_options(void);
