@@ -451,6 +451,19 @@ static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame
     return true;
 }
 
+/* GJK stalled with no separation certified and |v| beyond the touching band: the origin may
+ * be inside D all the same (seen: a flat square 2.7e-7 wide 1.5e-7 into a 55 m segment, GJK
+ * stalled after 3 iterations at |v| = 7.7e-8, reported as ITERATION_LIMIT with a positive
+ * distance; fuzz/fixed 814014, test_fuzz_regressions: gjk_stall_square_on_segment). EPA
+ * decides: a converged depth above its zero certifies the overlap (its polytope lies in D and
+ * holds the origin that deep). Out of line: stalls are rare. */
+static GJK_NOINLINE bool stall_overlaps(const gjk_pair_frame *f, const gjk_options *opt,
+                                        gjk_workspace *workspace, const gjk_gjk_result *g)
+{
+    gjk_epa_result e = gjk_epa_in(f, &g->simplex, opt, workspace);
+    return e.status == GJK_STATUS_OVERLAPPING && e.depth > 0.0;
+}
+
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
 {
     gjk_transform pose_a, pose_b;
@@ -510,7 +523,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
      * point_in_flat_cone_gjk_stall). */
     const bool stalled_at_contact = g.status == GJK_STATUS_ITERATION_LIMIT && !(g.lower > 0.0) &&
                                     g.upper <= touch;
-    if (g.status == GJK_STATUS_OVERLAPPING || stalled_at_contact) {
+    if (g.status == GJK_STATUS_OVERLAPPING || stalled_at_contact ||
+        (g.status == GJK_STATUS_ITERATION_LIMIT && !(g.lower > 0.0) &&
+         stall_overlaps(&f, &opt, query->workspace, &g))) {
         if (!overlap_answer(query, &f, &opt, touch, &g, &r, &c)) {
             if (cache != NULL) {
                 *cache = saved;
