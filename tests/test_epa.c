@@ -744,6 +744,88 @@ static void test_flat_polygons(void **state)
     gjk_polytope_destroy(&p);
 }
 
+/* ------------------------------------------------------------------ coaxial bodies */
+
+/* Support value of a placed shape (margin included) along world direction u. */
+static double placed_support(const gjk_shape *s, gjk_transform t, gjk_vec3 u)
+{
+    gjk_quat q = gjk_quat_normalize(t.q);
+    gjk_vec3 local = gjk_quat_rotate(gjk_quat_conj(q), u);
+    return gjk_dot(gjk_transform_point(t, gjk_shape_support(s, local)), u);
+}
+
+/* Coaxial bodies of revolution (a peg in a hole): D is itself one, and its depth a ring of
+ * equal support values around the axis that no inscribed polytope closes. EPA ended at
+ * CAPACITY_LIMIT after 0.4 ms, 5e-6 to 1e-4 shallow, on a cylinder in a cylinder; the depth
+ * now comes from the meridian section (exact, no EPA iteration), with a normal that realises
+ * it and witnesses on the shapes. Near-coaxial pairs (1e-3 off the axis) still take EPA. */
+static void test_coaxial_bodies_of_revolution(void **state)
+{
+    (void)state;
+    const gjk_quat flip = gjk_quat_from_axis_angle(gjk_v3(1, 0, 0), 3.141592653589793);
+    const gjk_quat tilt = gjk_quat_from_axis_angle(gjk_normalize(gjk_v3(1, 2, 0)), 0.7);
+    gjk_shape capsule = gjk_make_capsule(0.01, 0.05);
+    capsule.margin = 1e-3;
+    struct {
+        gjk_shape a, b;
+        double z, depth;
+        bool flipped;
+    } cases[] = {
+        /* radial: 0.05 + 0.02 */
+        {gjk_make_cylinder(0.05, 0.2), gjk_make_cylinder(0.02, 0.1), 0.01, 0.07, false},
+        {gjk_make_cylinder(0.05, 0.2), gjk_make_cylinder(0.02, 0.1), 0.01, 0.07, true},
+        /* axial: 0.2 + 0.5 - 0.65 against 0.06 radially */
+        {gjk_make_cylinder(0.05, 0.2), gjk_make_cylinder(0.01, 0.5), 0.65, 0.05, false},
+        /* a capsule centred in a cylinder: radially 0.3 (axially 0.3 + 0.05), plus its
+         * radius and margin */
+        {gjk_make_cylinder(0.3, 0.3), capsule, 0.0, 0.3 + 0.011, false},
+        /* a cone in a cylinder: radially 0.2 + 0.1 (its side and caps give more) */
+        {gjk_make_cylinder(0.2, 0.3), gjk_make_cone(0.1, 0.1), 0.0, 0.3, false},
+        {gjk_make_cone(0.1, 0.1), gjk_make_cylinder(0.2, 0.3), 0.0, 0.3, true},
+        /* a sphere on the axis of a cone: its side's normal is the nearest */
+        {gjk_make_cone(0.5, 0.5), gjk_make_sphere(0.05), -0.2, 0.0, false},
+    };
+    /* The last case's depth: the sphere's centre 0.3 above the base, and from the side
+     * through (0.5, -0.5) and (0, 0.5) along its outward normal (1, 0.5) / |(1, 0.5)|. */
+    {
+        double ux = 2.0 * 0.5, uz = 0.5, len = sqrt(ux * ux + uz * uz); /* side normal */
+        double side = (ux * 0.5 + uz * -0.5 - (ux * 0.0 + uz * -0.2)) / len;
+        double base = -0.2 + 0.5;
+        cases[6].depth = fmin(side, base) + 0.05;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        gjk_transform pa = gjk_transform_make(tilt, gjk_v3(0.3, -0.2, 0.1));
+        gjk_quat qb = gjk_quat_mul(tilt, cases[i].flipped ? flip : gjk_quat_identity());
+        gjk_vec3 axis = gjk_quat_rotate(tilt, gjk_v3(0, 0, 1));
+        gjk_transform pb = gjk_transform_make(qb, gjk_madd(pa.p, cases[i].z, axis));
+        gjk_result r = gjk_signed_distance(&cases[i].a, pa, &cases[i].b, pb, NULL, NULL);
+        const double tol = 1e-12 * 1.0;
+        if (r.status != GJK_STATUS_OVERLAPPING || !(fabs(-r.distance - cases[i].depth) <= tol)) {
+            fail_msg("case %zu: %s, depth %.17g, expected %.17g", i, gjk_status_name(r.status),
+                     -r.distance, cases[i].depth);
+        }
+        assert_int_equal(r.epa_iterations, 0);
+        assert_near(gjk_length(r.normal), 1.0, 1e-12);
+        /* The normal realises the depth: the shapes separate by exactly -depth along it. */
+        double sep = -placed_support(&cases[i].a, pa, r.normal) -
+                     placed_support(&cases[i].b, pb, gjk_neg(r.normal));
+        assert_near(sep, r.distance, tol);
+        assert_vec_near(gjk_sub(r.point_b, r.point_a), gjk_scale(r.normal, r.distance), tol);
+        /* The witnesses lie on their shapes: on the supporting planes along the normal. */
+        assert_near(gjk_dot(r.point_a, r.normal), placed_support(&cases[i].a, pa, r.normal),
+                    tol);
+        assert_near(-gjk_dot(r.point_b, r.normal),
+                    placed_support(&cases[i].b, pb, gjk_neg(r.normal)), tol);
+        assert_true(r.lower_bound <= r.distance && r.distance <= r.upper_bound);
+    }
+    /* 1e-3 off the axis: no longer a body of revolution, EPA converges as before. */
+    gjk_shape hole = gjk_make_cylinder(0.05, 0.2), peg = gjk_make_cylinder(0.02, 0.1);
+    gjk_result r = gjk_signed_distance(&hole, at(0, 0, 0), &peg, at(1e-3, 0, 0.01), NULL, NULL);
+    assert_int_equal(r.status, GJK_STATUS_OVERLAPPING);
+    assert_true(r.epa_iterations > 0);
+    assert_near(r.distance, -0.069, 1e-12);
+}
+
 /* ------------------------------------------------------------------ limits */
 
 /* Tiny iteration caps: ITERATION_LIMIT with a finite, consistent estimate that is a lower
@@ -939,6 +1021,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_flat_polygons),
         cmocka_unit_test(test_iteration_limit),
         cmocka_unit_test(test_grows_past_stack_storage),
+        cmocka_unit_test(test_coaxial_bodies_of_revolution),
         cmocka_unit_test(test_non_finite_support),
         cmocka_unit_test(test_quick_cases),
     };
