@@ -693,6 +693,14 @@ static void on_face(const double lo[2], const double hi[2], double tlo, double t
     out[1] = lo[1] + l * (hi[1] - lo[1]);
 }
 
+/* A core that is a body of revolution about its z axis (its section: core_section). */
+static bool is_revolved(const gjk_shape *s)
+{
+    return s->kind == GJK_SHAPE_POINT || s->kind == GJK_SHAPE_SPHERE ||
+           s->kind == GJK_SHAPE_CAPSULE || s->kind == GJK_SHAPE_CYLINDER ||
+           s->kind == GJK_SHAPE_CONE;
+}
+
 /* The exact depth of coaxial bodies of revolution (see above), when the cores are such and
  * overlap by more than s->zero; false otherwise (EPA decides). */
 static bool coaxial_depth(const gjk_pair_frame *f, const epa_settings *s, gjk_epa_result *r)
@@ -777,10 +785,12 @@ gjk_epa_result gjk_epa_in(const gjk_pair_frame *f, const gjk_simplex *simplex,
                           const gjk_options *options, gjk_workspace *workspace)
 {
     gjk_epa_result r;
-    memset(&r, 0, sizeof r);
-    const epa_settings s = epa_settings_from(f, simplex, options);
-    if (coaxial_depth(f, &s, &r)) {
-        return epa_finite(r);
+    if (is_revolved(f->a) && is_revolved(f->b)) {
+        memset(&r, 0, sizeof r);
+        const epa_settings s = epa_settings_from(f, simplex, options);
+        if (coaxial_depth(f, &s, &r)) {
+            return epa_finite(r);
+        }
     }
     r = epa_finite(epa_run_stack(f, simplex, options, NULL));
     if (r.status != GJK_STATUS_CAPACITY_LIMIT) {

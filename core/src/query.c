@@ -522,7 +522,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
      * depth 0 with a normal in the cone's base plane, 1.7 m short; test_fuzz_regressions:
      * point_in_flat_cone_gjk_stall). */
     const bool stalled_at_contact = g.status == GJK_STATUS_ITERATION_LIMIT && !(g.lower > 0.0) &&
-                                    g.upper <= touch;
+                                    g.upper <= opt.touch_tolerance;
     if (g.status == GJK_STATUS_OVERLAPPING || stalled_at_contact ||
         (g.status == GJK_STATUS_ITERATION_LIMIT && !(g.lower > 0.0) &&
          stall_overlaps(&f, &opt, query->workspace, &g))) {
