@@ -158,8 +158,10 @@ void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint
  * polytope that outgrows it moves into the workspace (gjk_epa_in; gjk_epa uses a block of
  * its own, freed before it returns). Returns GJK_STATUS_OVERLAPPING (converged), TOUCHING
  * (depth 0: the origin is on the boundary), ITERATION_LIMIT or CAPACITY_LIMIT (memory
- * could not be had; best estimate filled in); never NaN (a non-finite support point or simplex vertex gives INVALID_INPUT, every
- * field finite). */
+ * could not be had; best estimate filled in); never NaN (a non-finite support point or
+ * simplex vertex gives INVALID_INPUT, every field finite). Coaxial bodies of revolution
+ * (points, segments, cylinders, cones on one axis) get their exact depth from the meridian
+ * section, without iterations. */
 typedef struct gjk_epa_result {
     gjk_status status;
     double depth;

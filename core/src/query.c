@@ -451,7 +451,7 @@ static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame
     return true;
 }
 
-/* GJK stalled with no separation certified and |v| beyond the touching band: the origin may
+/* GJK stalled with no separation certified and |v| beyond touch_tolerance: the origin may
  * be inside D all the same (seen: a flat square 2.7e-7 wide 1.5e-7 into a 55 m segment, GJK
  * stalled after 3 iterations at |v| = 7.7e-8, reported as ITERATION_LIMIT with a positive
  * distance; fuzz/fixed 814014, test_fuzz_regressions: gjk_stall_square_on_segment). EPA
@@ -585,6 +585,9 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
          (r.status == GJK_STATUS_OVERLAPPING && !(r.upper_bound < 0.0)))) {
         r.status = GJK_STATUS_TOUCHING;
     }
+    /* Status and sign agree (the plain distance reads an overlap as 0 below). */
+    GJK_ASSERT(r.status != GJK_STATUS_SEPARATED || (sd > 0.0 && r.lower_bound > 0.0));
+    GJK_ASSERT(r.status != GJK_STATUS_OVERLAPPING || !c.known || (sd < 0.0 && r.upper_bound < 0.0));
     /* plain distance: overlap reads as distance 0 */
     r.distance = !query->penetration && sd < 0.0 ? 0.0 : sd;
 
