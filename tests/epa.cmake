@@ -3,3 +3,6 @@
 gjk_add_test(test_epa SOURCES test_epa.c LIBS gjk_cases LABELS unit TIMEOUT 120
              ARGS ${GJK_QUICK_CASES})
 target_include_directories(test_epa PRIVATE ${PROJECT_SOURCE_DIR}/core/src)
+# Deep overlaps of two 2000-vertex hulls (sphere and ellipsoid points, fixed seed) past EPA's
+# stack storage, with and without a workspace, against an exact Gauss-map oracle.
+gjk_add_test(test_epa_deep SOURCES test_epa_deep.c LABELS unit TIMEOUT 300)

@@ -4,8 +4,8 @@
  * from a brute-force separating-axis oracle (every candidate normal of D = A - B: normals of
  * vertex triples of A and of B, cross products of vertex-pair directions of A and B); GJK
  * simplices blown up from a point, a segment, a triangle, a flat and a duplicated
- * tetrahedron; touching (the origin on D's boundary, a flat D); iteration and capacity
- * limits; and every intersecting case of quick.cases against its exact depth, through
+ * tetrahedron; touching (the origin on D's boundary, a flat D); iteration limits and growth
+ * past the stack storage; and every intersecting case of quick.cases against its exact depth, through
  * gjk_signed_distance. Usage: test_epa [QUICK_CASES_FILE]. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -744,6 +744,88 @@ static void test_flat_polygons(void **state)
     gjk_polytope_destroy(&p);
 }
 
+/* ------------------------------------------------------------------ coaxial bodies */
+
+/* Support value of a placed shape (margin included) along world direction u. */
+static double placed_support(const gjk_shape *s, gjk_transform t, gjk_vec3 u)
+{
+    gjk_quat q = gjk_quat_normalize(t.q);
+    gjk_vec3 local = gjk_quat_rotate(gjk_quat_conj(q), u);
+    return gjk_dot(gjk_transform_point(t, gjk_shape_support(s, local)), u);
+}
+
+/* Coaxial bodies of revolution (a peg in a hole): D is itself one, and its depth a ring of
+ * equal support values around the axis that no inscribed polytope closes. EPA ended at
+ * CAPACITY_LIMIT after 0.4 ms, 5e-6 to 1e-4 shallow, on a cylinder in a cylinder; the depth
+ * now comes from the meridian section (exact, no EPA iteration), with a normal that realises
+ * it and witnesses on the shapes. Near-coaxial pairs (1e-3 off the axis) still take EPA. */
+static void test_coaxial_bodies_of_revolution(void **state)
+{
+    (void)state;
+    const gjk_quat flip = gjk_quat_from_axis_angle(gjk_v3(1, 0, 0), 3.141592653589793);
+    const gjk_quat tilt = gjk_quat_from_axis_angle(gjk_normalize(gjk_v3(1, 2, 0)), 0.7);
+    gjk_shape capsule = gjk_make_capsule(0.01, 0.05);
+    capsule.margin = 1e-3;
+    struct {
+        gjk_shape a, b;
+        double z, depth;
+        bool flipped;
+    } cases[] = {
+        /* radial: 0.05 + 0.02 */
+        {gjk_make_cylinder(0.05, 0.2), gjk_make_cylinder(0.02, 0.1), 0.01, 0.07, false},
+        {gjk_make_cylinder(0.05, 0.2), gjk_make_cylinder(0.02, 0.1), 0.01, 0.07, true},
+        /* axial: 0.2 + 0.5 - 0.65 against 0.06 radially */
+        {gjk_make_cylinder(0.05, 0.2), gjk_make_cylinder(0.01, 0.5), 0.65, 0.05, false},
+        /* a capsule centred in a cylinder: radially 0.3 (axially 0.3 + 0.05), plus its
+         * radius and margin */
+        {gjk_make_cylinder(0.3, 0.3), capsule, 0.0, 0.3 + 0.011, false},
+        /* a cone in a cylinder: radially 0.2 + 0.1 (its side and caps give more) */
+        {gjk_make_cylinder(0.2, 0.3), gjk_make_cone(0.1, 0.1), 0.0, 0.3, false},
+        {gjk_make_cone(0.1, 0.1), gjk_make_cylinder(0.2, 0.3), 0.0, 0.3, true},
+        /* a sphere on the axis of a cone: its side's normal is the nearest */
+        {gjk_make_cone(0.5, 0.5), gjk_make_sphere(0.05), -0.2, 0.0, false},
+    };
+    /* The last case's depth: the sphere's centre 0.3 above the base, and from the side
+     * through (0.5, -0.5) and (0, 0.5) along its outward normal (1, 0.5) / |(1, 0.5)|. */
+    {
+        double ux = 2.0 * 0.5, uz = 0.5, len = sqrt(ux * ux + uz * uz); /* side normal */
+        double side = (ux * 0.5 + uz * -0.5 - (ux * 0.0 + uz * -0.2)) / len;
+        double base = -0.2 + 0.5;
+        cases[6].depth = fmin(side, base) + 0.05;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        gjk_transform pa = gjk_transform_make(tilt, gjk_v3(0.3, -0.2, 0.1));
+        gjk_quat qb = gjk_quat_mul(tilt, cases[i].flipped ? flip : gjk_quat_identity());
+        gjk_vec3 axis = gjk_quat_rotate(tilt, gjk_v3(0, 0, 1));
+        gjk_transform pb = gjk_transform_make(qb, gjk_madd(pa.p, cases[i].z, axis));
+        gjk_result r = gjk_signed_distance(&cases[i].a, pa, &cases[i].b, pb, NULL, NULL);
+        const double tol = 1e-12 * 1.0;
+        if (r.status != GJK_STATUS_OVERLAPPING || !(fabs(-r.distance - cases[i].depth) <= tol)) {
+            fail_msg("case %zu: %s, depth %.17g, expected %.17g", i, gjk_status_name(r.status),
+                     -r.distance, cases[i].depth);
+        }
+        assert_int_equal(r.epa_iterations, 0);
+        assert_near(gjk_length(r.normal), 1.0, 1e-12);
+        /* The normal realises the depth: the shapes separate by exactly -depth along it. */
+        double sep = -placed_support(&cases[i].a, pa, r.normal) -
+                     placed_support(&cases[i].b, pb, gjk_neg(r.normal));
+        assert_near(sep, r.distance, tol);
+        assert_vec_near(gjk_sub(r.point_b, r.point_a), gjk_scale(r.normal, r.distance), tol);
+        /* The witnesses lie on their shapes: on the supporting planes along the normal. */
+        assert_near(gjk_dot(r.point_a, r.normal), placed_support(&cases[i].a, pa, r.normal),
+                    tol);
+        assert_near(-gjk_dot(r.point_b, r.normal),
+                    placed_support(&cases[i].b, pb, gjk_neg(r.normal)), tol);
+        assert_true(r.lower_bound <= r.distance && r.distance <= r.upper_bound);
+    }
+    /* 1e-3 off the axis: no longer a body of revolution, EPA converges as before. */
+    gjk_shape hole = gjk_make_cylinder(0.05, 0.2), peg = gjk_make_cylinder(0.02, 0.1);
+    gjk_result r = gjk_signed_distance(&hole, at(0, 0, 0), &peg, at(1e-3, 0, 0.01), NULL, NULL);
+    assert_int_equal(r.status, GJK_STATUS_OVERLAPPING);
+    assert_true(r.epa_iterations > 0);
+    assert_near(r.distance, -0.069, 1e-12);
+}
+
 /* ------------------------------------------------------------------ limits */
 
 /* Tiny iteration caps: ITERATION_LIMIT with a finite, consistent estimate that is a lower
@@ -777,8 +859,11 @@ static void test_iteration_limit(void **state)
 }
 
 /* D close to a ball around the origin (two concentric 2000-point spheres) needs far more
- * vertices than EPA's fixed capacity: CAPACITY_LIMIT with a finite lower bound. */
-static void test_capacity_limit(void **state)
+ * vertices than EPA's stack storage holds. It once stopped there with CAPACITY_LIMIT and a
+ * depth 2.7e-3 of the size shallow; the polytope now moves into a workspace block and EPA
+ * converges, within the default (automatic) iteration cap, to bounds within the tolerance.
+ * test_epa_deep checks such cases against an exact oracle. */
+static void test_grows_past_stack_storage(void **state)
 {
     (void)state;
     enum { N = 2000 };
@@ -790,16 +875,25 @@ static void test_capacity_limit(void **state)
     gjk_quat q = gjk_quat_from_axis_angle(gjk_normalize(gjk_v3(1, 2, 3)), 0.1);
     gjk_pair_frame f = make_frame(&sa, at(0, 0, 0), &sa, gjk_transform_make(q, gjk_v3(0, 0, 0)));
     gjk_simplex s = gjk_simplex_of(&f);
-    gjk_options o = options_with_epa_iterations(1000000);
-    gjk_epa_result r = gjk_epa(&f, &s, &o);
-    assert_int_equal(r.status, GJK_STATUS_CAPACITY_LIMIT);
-    assert_true(r.iterations < 1000000);
+    gjk_workspace ws = {NULL, 0, 0};
+    gjk_epa_result r = gjk_epa_in(&f, &s, NULL, &ws);
+    assert_int_equal(r.status, GJK_STATUS_OVERLAPPING);
+    assert_true(r.iterations > 480); /* more vertices than the stack storage holds */
+    assert_true(ws.grows >= 1 && ws.block != NULL);
     assert_vec_near(gjk_sub(r.point_a, r.point_b), gjk_scale(r.normal, r.depth), 1e-14);
-    /* The depth is at most 2 (the radii) and, being a lower bound, close to it; the upper
-     * bound is a support value, at most 2 too. */
     assert_true(r.depth <= 2.0 && r.depth > 1.9);
-    assert_true(r.depth_upper >= r.depth && r.depth_upper <= 2.0);
+    assert_true(r.depth_upper >= r.depth && r.depth_upper - r.depth <= 1e-12 * r.depth);
     assert_near(gjk_length(r.normal), 1.0, 1e-12);
+    /* The same call again: the workspace holds enough, nothing is allocated; the temporary
+     * block of gjk_epa gives the same answer. */
+    int32_t grows = ws.grows;
+    gjk_epa_result again = gjk_epa_in(&f, &s, NULL, &ws);
+    assert_int_equal(ws.grows, grows);
+    gjk_epa_result own = gjk_epa(&f, &s, NULL);
+    assert_true(again.depth == r.depth && own.depth == r.depth);
+    assert_int_equal(own.iterations, r.iterations);
+    gjk_workspace_release(&ws);
+    assert_null(ws.block);
     gjk_polytope_destroy(&A);
 }
 
@@ -926,7 +1020,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_touching_point),
         cmocka_unit_test(test_flat_polygons),
         cmocka_unit_test(test_iteration_limit),
-        cmocka_unit_test(test_capacity_limit),
+        cmocka_unit_test(test_grows_past_stack_storage),
+        cmocka_unit_test(test_coaxial_bodies_of_revolution),
         cmocka_unit_test(test_non_finite_support),
         cmocka_unit_test(test_quick_cases),
     };

@@ -917,6 +917,47 @@ static void test_epa_capsule_in_cylinder_nearest_falls_back(void **state)
     }
 }
 
+/* query.c, a GJK stall beyond the touching band (fuzz_gjk, open 814014..., "flat square
+ * against a long segment"): a flat square 2.7e-7 wide and a 55 m segment, both centred on
+ * the origin, so they overlap. GJK stalled after 3 iterations with no separation certified
+ * and |v| = 7.7e-8, above the touching band, so nothing escalated: ITERATION_LIMIT with a
+ * positive distance, and the cutoff and boolean queries did not agree with it. Fix: a stall
+ * with no separation certified asks EPA, whose converged depth certifies the overlap. The
+ * exact depth: D is the parallelepiped of the square's half sides and the segment's half
+ * length, and the depth the least of its three half widths. */
+static void test_gjk_stall_square_on_segment(void **state)
+{
+    (void)state;
+    gjk_shape a = gjk_make_box(gjk_v3(1.3333333333333334e-07, 1.3333333333333334e-07, 0));
+    gjk_shape b = gjk_make_box(gjk_v3(27.70037384603647, 0, 0));
+    gjk_transform ta = gjk_transform_make(gjk_quat_make(-0.22176634903715148, -0.22176634903715148,
+                                                        0.92393626378183547, -0.21904600735536622),
+                                          gjk_v3(0, 0, 0));
+    gjk_transform tb = gjk_transform_make(gjk_quat_make(0.50307918348320046, 0.50550120803991871,
+                                                        0.48970405424323366, -0.50156734649875212),
+                                          gjk_v3(0, 0, 0));
+    gjk_result r = gjk_signed_distance(&a, ta, &b, tb, NULL, NULL);
+    const double tol = 2.77e-8; /* the fuzz harness's: 1e-9 of the pair's size */
+    assert_int_equal(r.status, GJK_STATUS_OVERLAPPING);
+    gjk_vec3 g[3] = {gjk_quat_rotate(gjk_quat_normalize(ta.q), gjk_v3(a.half_extents.x, 0, 0)),
+                     gjk_quat_rotate(gjk_quat_normalize(ta.q), gjk_v3(0, a.half_extents.y, 0)),
+                     gjk_quat_rotate(gjk_quat_normalize(tb.q), gjk_v3(b.half_extents.x, 0, 0))};
+    double depth = HUGE_VAL;
+    for (int k = 0; k < 3; ++k) {
+        gjk_vec3 n = gjk_normalize(gjk_cross(g[(k + 1) % 3], g[(k + 2) % 3]));
+        depth = fmin(depth, fabs(gjk_dot(g[k], n)));
+    }
+    assert_le(fabs(-r.distance - depth), tol);
+    assert_le(r.distance - separation(&a, ta, &b, tb, r.normal), tol);
+    assert_true(r.upper_bound < 0.0);
+    assert_int_equal(gjk_intersect(&a, ta, &b, tb, NULL, NULL), GJK_STATUS_OVERLAPPING);
+    gjk_result plain = gjk_distance(&a, ta, &b, tb, NULL, NULL);
+    assert_int_equal(plain.status, GJK_STATUS_OVERLAPPING);
+    assert_true(plain.distance == 0.0);
+    gjk_result cut = gjk_distance_cutoff(&a, ta, &b, tb, 1.0745498727562022e-08, NULL, NULL);
+    assert_int_equal(cut.status, GJK_STATUS_OVERLAPPING);
+}
+
 /* query.c, a GJK stall at contact to rounding (fuzz_gjk, open 453c48...): a point (margin
  * 1.9e-8) 0.031 m from the axis of a cone of radius 1.69 and half height 8e-7, at mid
  * height: 7.9e-7 inside. GJK's triangle across the cone passed 7e-15 from the origin, its
@@ -2316,6 +2357,7 @@ int main(void)
         cmocka_unit_test(test_epa_rod_through_box_depth),
         cmocka_unit_test(test_epa_speck_in_disk_plane),
         cmocka_unit_test(test_point_in_flat_cone_gjk_stall),
+        cmocka_unit_test(test_gjk_stall_square_on_segment),
         cmocka_unit_test(test_epa_broken_answer_from_tightest_face),
         cmocka_unit_test(test_distance_of_shallow_overlap),
         cmocka_unit_test(test_plain_distance_at_contact_between_scales),

@@ -706,6 +706,83 @@ static void test_hill_climbing_exact(void **state)
     gjk_polytope_destroy(&p);
 }
 
+/* ------------------------------------------------------------------ verdicts and scale */
+
+/* Two 1 mm shapes 1.57e-9 m apart, and the same configuration scaled by 1e3 and 1e-3: the
+ * verdict is SEPARATED and the distance the computed one, 1.57e-9 s (to 1e-12 of the size),
+ * at every scale; 1.57e-9 s of overlap is OVERLAPPING with that depth; and shapes in contact
+ * are TOUCHING. The touching band was an absolute 1e-9 m, so at 1e-3 scale the 1.57e-12 m gap
+ * came back TOUCHING (an error of 5e-7 of the size, and a verdict the geometry does not
+ * support); it is now at most 1e-9 of the pair's size. */
+static void test_verdict_relative_to_scale(void **state)
+{
+    (void)state;
+    const double scales[3] = {1.0, 1e3, 1e-3};
+    const gjk_quat q = gjk_quat_from_axis_angle(gjk_normalize(gjk_v3(1, 2, 3)), 0.7);
+    for (int k = 0; k < 3; ++k) {
+        const double s = scales[k], h = 0.5e-3 * s, size = 1e-3 * s;
+        gjk_vec3 cube[8];
+        for (int c = 0; c < 8; ++c) {
+            cube[c] = gjk_v3(c & 1 ? h : -h, c & 2 ? h : -h, c & 4 ? h : -h);
+        }
+        gjk_polytope hull;
+        assert_status(gjk_hull_build(&hull, cube, 8, NULL), GJK_STATUS_SEPARATED);
+        /* Each shape's extent along +x (towards the other) and -x is h. */
+        gjk_shape shapes[6] = {gjk_make_box(gjk_v3(h, h, h)),
+                               gjk_make_sphere(h),
+                               gjk_make_capsule(h, 0.5 * h),
+                               gjk_make_cylinder(h, h),
+                               gjk_make_polytope(&hull),
+                               gjk_make_sphere(0.5 * h)};
+        shapes[5].margin = 0.5 * h; /* a rounded sphere: radius and margin */
+        for (int i = 0; i < 6; ++i) {
+            for (int j = 0; j < 6; ++j) {
+                const double gaps[3] = {1.57e-9 * s, -1.57e-9 * s, 0.0};
+                for (int g = 0; g < 3; ++g) {
+                    const double gap = gaps[g];
+                    gjk_transform pa = pose(q, gjk_v3(0.3 * s, -0.2 * s, 0.1 * s));
+                    gjk_transform pb =
+                        pose(q, gjk_add(pa.p, gjk_quat_rotate(q, gjk_v3(2.0 * h + gap, 0, 0))));
+                    gjk_result r = gjk_signed_distance(&shapes[i], pa, &shapes[j], pb, NULL, NULL);
+                    gjk_result plain = gjk_distance(&shapes[i], pa, &shapes[j], pb, NULL, NULL);
+                    gjk_status in = gjk_intersect(&shapes[i], pa, &shapes[j], pb, NULL, NULL);
+                    const double tol = 1e-12 * size;
+                    if (!(fabs(r.distance - gap) <= tol)) {
+                        fail_msg("scale %g, shapes %d %d, gap %.17g: distance %.17g (%s)", s, i,
+                                 j, gap, r.distance, gjk_status_name(r.status));
+                    }
+                    gjk_status want = gap > 0.0   ? GJK_STATUS_SEPARATED
+                                      : gap < 0.0 ? GJK_STATUS_OVERLAPPING
+                                                  : GJK_STATUS_TOUCHING;
+                    if (r.status != want) {
+                        fail_msg("scale %g, shapes %d %d, gap %.17g: %s (distance %.17g)", s, i,
+                                 j, gap, gjk_status_name(r.status), r.distance);
+                    }
+                    /* Status and sign agree with the certified bounds. */
+                    if (want == GJK_STATUS_SEPARATED) {
+                        assert_true(r.distance > 0.0 && r.lower_bound > 0.0);
+                        assert_int_equal(in, GJK_STATUS_SEPARATED);
+                        assert_int_equal(plain.status, GJK_STATUS_SEPARATED);
+                        assert_true(fabs(plain.distance - gap) <= tol);
+                    } else if (want == GJK_STATUS_OVERLAPPING) {
+                        assert_true(r.distance < 0.0 && r.upper_bound < 0.0);
+                        assert_true(r.lower_bound <= r.distance);
+                        assert_int_equal(in, GJK_STATUS_OVERLAPPING);
+                    } else {
+                        assert_int_equal(in, GJK_STATUS_OVERLAPPING);
+                    }
+                }
+            }
+        }
+        gjk_polytope_destroy(&hull);
+    }
+    /* Within the band, TOUCHING keeps the computed distance (5e-10 m at 1 m size). */
+    gjk_shape box = gjk_make_box(gjk_v3(0.5, 0.5, 0.5));
+    gjk_result r = gjk_signed_distance(&box, at(0, 0, 0), &box, at(1.0 + 5e-10, 0, 0), NULL, NULL);
+    assert_status(r.status, GJK_STATUS_TOUCHING);
+    assert_near(r.distance, 5e-10, 1e-15);
+}
+
 /* Random pairs of every kind: invariants hold, and the lower bound certifies. */
 static void test_random_pairs_invariants(void **state)
 {
@@ -762,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_core_support_matches_reference),
         cmocka_unit_test(test_hill_climbing_exact),
         cmocka_unit_test(test_random_pairs_invariants),
+        cmocka_unit_test(test_verdict_relative_to_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

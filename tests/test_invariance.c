@@ -532,7 +532,7 @@ static void expect_invalid(const gjk_shape *a, gjk_transform pa, const gjk_shape
     gjk_status st = gjk_intersect(a, pa, b, pb, &cache, NULL);
     if (st != GJK_STATUS_INVALID_INPUT)
         fail_msg("%s: gjk_intersect gave %s", what, gjk_status_name(st));
-    gjk_query q = {a, pa, b, pb, HUGE_VAL, true, false};
+    gjk_query q = {a, pa, b, pb, HUGE_VAL, true, false, NULL};
     gjk_result rq = gjk_query_run(&q, &cache, NULL);
     ORACLE_ASSERT_STATUS(rq.status, GJK_STATUS_INVALID_INPUT);
     if (memcmp(&cache, &before, sizeof cache) != 0)

@@ -53,10 +53,17 @@
  *  - Every answer carries both bounds: depth (nearest face, lower) and depth_upper (least
  *    support value seen). ITERATION_LIMIT and CAPACITY_LIMIT report the nearest face so far.
  *
- * Capacity: no allocation; everything lives in one structure on the stack (74 KiB) sized
- * for 480 vertices. The deepest 2000 x 2000-vertex pair of the full case set needs 449 (the
- * count grows as D approaches a ball around the origin: a certified lower bound needs P to
- * follow D everywhere to within h(n) - depth). The faces that see w come from one pass over
+ * Storage: the polytope starts in a structure on the stack sized for 480 vertices (enough
+ * for every case of the case sets: the deepest 2000 x 2000-vertex pair of full.cases needs
+ * 449), with 16-bit indices, nothing allocated. A polytope that outgrows it starts again in
+ * a workspace block (the grown variant of epa_run.inc), which doubles whenever it is full:
+ * the caller's (gjk_query.workspace, kept for later queries and reused when large enough),
+ * else one of gjk_epa's own, freed before it returns. The iterations up to the restart are
+ * the same arithmetic, so is the answer; only pairs past the stack storage pay for them
+ * twice. Nothing else allocates, and nothing is global. The count grows as D approaches a
+ * ball around the origin: a certified lower bound needs P to follow D everywhere to within
+ * h(n) - depth (two concentric 2000-point spheres: 768 vertices). The faces that see w come
+ * from one pass over
  * the plane arrays (structure of arrays), which also finds the next nearest face. Each face
  * keeps the three faces across its edges (adj), so the region and its horizon are read off
  * those links; matching the seen faces' edges among themselves instead took as many
@@ -65,16 +72,19 @@
 #include "trace_internal.h"
 
 #include <float.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
-    EPA_MAX_VERTICES = 480,
+    EPA_STACK_VERTICES = 480,
     /* A closed triangulated polytope with V vertices has 2V - 4 faces (Euler). */
-    EPA_MAX_FACES = 2 * EPA_MAX_VERTICES - 4,
-    /* Faces seeing one new vertex, and edges of its horizon. Both are small in practice
-     * (tens); a larger region stops EPA with GJK_STATUS_CAPACITY_LIMIT. */
-    EPA_MAX_REGION = 128,
-    EPA_MAX_HORIZON = 128
+    EPA_STACK_FACES = 2 * EPA_STACK_VERTICES - 4,
+    /* Faces seeing one new vertex, and edges of its horizon: tens in practice. More (on the
+     * stack) also moves EPA into a workspace block. */
+    EPA_STACK_REGION = 128,
+    EPA_STACK_HORIZON = 128,
+    /* Vertices of the largest polytope a workspace may hold (2^24: about 8 GiB). */
+    EPA_GROW_MAX_VERTICES = 1 << 24
 };
 
 /* Lengths below this many ulps of the pair's scale are rounding noise. */
@@ -89,37 +99,6 @@ enum {
  * off by ~ sine. The two balance near sqrt(DBL_EPSILON). */
 #define EPA_SLIVER_SINE 1e-8
 #define EPA_NO_HINT UINT16_MAX
-
-typedef struct epa_polytope {
-    /* Vertices: support points of D and of core A (core B's is a - w). */
-    gjk_vec3 w[EPA_MAX_VERTICES];
-    gjk_vec3 a[EPA_MAX_VERTICES];
-    uint16_t hint_a[EPA_MAX_VERTICES]; /* support features, to seed hill climbing */
-    uint16_t hint_b[EPA_MAX_VERTICES];
-    int16_t edge_from[EPA_MAX_VERTICES]; /* horizon edge starting here; -1 outside link_horizon */
-    /* Faces [0, face_count), structure of arrays: outward unit normal, plane distance,
-     * vertices counter-clockwise seen from outside. */
-    double nx[EPA_MAX_FACES], ny[EPA_MAX_FACES], nz[EPA_MAX_FACES];
-    double d[EPA_MAX_FACES];
-    int16_t fv[EPA_MAX_FACES][3];
-    int16_t adj[EPA_MAX_FACES][3];  /* face across edge fv[k] -> fv[k + 1] (twin y -> x) */
-    int16_t seen_at[EPA_MAX_FACES]; /* index in seen during an expansion, else -1 */
-    bool spent[EPA_MAX_FACES];      /* not a face of the hull: a vertex lies above its plane */
-    gjk_vec3 inside;      /* a point inside every polytope grown from the first (its centroid) */
-    double inside_margin; /* its distance from the first polytope's faces, at most from any */
-    int32_t vertex_count;
-    int32_t face_count;
-    /* Scratch of one expansion. */
-    int16_t seen[EPA_MAX_REGION];                     /* faces that see w */
-    int16_t region[EPA_MAX_REGION];                   /* those edge-connected to the nearest face */
-    bool taken[EPA_MAX_REGION];                       /* seen[i] is in region */
-    int16_t hx[EPA_MAX_HORIZON], hy[EPA_MAX_HORIZON]; /* horizon edge x -> y of a seen face */
-    int16_t hface[EPA_MAX_HORIZON];                   /* the unseen face across it (y -> x) */
-    int16_t hslot[EPA_MAX_HORIZON];                   /* slot of its new face (x, y, w) */
-    int16_t hnext[EPA_MAX_HORIZON];                   /* edge starting where this one ends */
-    gjk_vec3 hn[EPA_MAX_HORIZON];                     /* normal of its new face (x, y, w) */
-    bool hsliver[EPA_MAX_HORIZON];                    /* that face is a sliver */
-} epa_polytope;
 
 typedef struct epa_settings {
     double rel_tolerance;
@@ -178,154 +157,12 @@ static inline bool triangle_normal(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 p2, gjk_ve
     return len_sq > EPA_SLIVER_SINE * EPA_SLIVER_SINE * shorter_sq;
 }
 
-static gjk_vec3 face_normal(const epa_polytope *p, int32_t f)
-{
-    return gjk_v3(p->nx[f], p->ny[f], p->nz[f]);
-}
-
-static void face_points(const epa_polytope *p, int32_t f, gjk_vec3 pt[3])
-{
-    for (int k = 0; k < 3; ++k) {
-        pt[k] = p->w[p->fv[f][k]];
-    }
-}
-
-/* Stores face f = (v0, v1, v2) with unit normal n. */
-static inline void face_set(epa_polytope *p, int32_t f, int16_t v0, int16_t v1, int16_t v2,
-                            gjk_vec3 n)
-{
-    gjk_vec3 p0 = p->w[v0], p1 = p->w[v1], p2 = p->w[v2];
-    p->fv[f][0] = v0;
-    p->fv[f][1] = v1;
-    p->fv[f][2] = v2;
-    p->nx[f] = n.x;
-    p->ny[f] = n.y;
-    p->nz[f] = n.z;
-    p->d[f] = (gjk_dot(n, p0) + gjk_dot(n, p1) + gjk_dot(n, p2)) * (1.0 / 3.0);
-    p->spent[f] = false;
-    p->seen_at[f] = -1;
-}
-
-/* Plane distance of face f as a candidate for the nearest face (spent faces never are). */
-static double face_rank(const epa_polytope *p, int32_t f)
-{
-    return p->spent[f] ? HUGE_VAL : p->d[f];
-}
-
-/* Moves face `from` to slot `to` (a dead one), and its neighbours' links with it. */
-static void face_move(epa_polytope *p, int32_t to, int32_t from)
-{
-    p->nx[to] = p->nx[from];
-    p->ny[to] = p->ny[from];
-    p->nz[to] = p->nz[from];
-    p->d[to] = p->d[from];
-    p->spent[to] = p->spent[from];
-    p->seen_at[to] = p->seen_at[from];
-    memcpy(p->fv[to], p->fv[from], sizeof p->fv[to]);
-    memcpy(p->adj[to], p->adj[from], sizeof p->adj[to]);
-    for (int e = 0; e < 3; ++e) {
-        int16_t *back = p->adj[p->adj[to][e]];
-        for (int k = 0; k < 3; ++k) {
-            back[k] = back[k] == from ? (int16_t)to : back[k];
-        }
-    }
-}
-
-static void vertex_set(epa_polytope *p, int32_t i, const gjk_vertex *v)
-{
-    p->w[i] = v->w;
-    p->a[i] = v->a;
-    p->hint_a[i] = hint_of(v->ia);
-    p->hint_b[i] = hint_of(v->ib);
-    p->edge_from[i] = -1;
-}
-
-/* The tetrahedron on 4 affinely independent vertices. */
-static void polytope_init(epa_polytope *p, const gjk_vertex v[4])
-{
-    int order[4] = {0, 1, 2, 3};
-    gjk_vec3 e1 = gjk_sub(v[1].w, v[0].w), e2 = gjk_sub(v[2].w, v[0].w);
-    gjk_vec3 e3 = gjk_sub(v[3].w, v[0].w);
-    if (gjk_dot(gjk_cross(e1, e2), e3) < 0.0) {
-        order[1] = 2; /* make det[v1-v0, v2-v0, v3-v0] > 0 */
-        order[2] = 1;
-    }
-    for (int i = 0; i < 4; ++i) {
-        vertex_set(p, i, &v[order[i]]);
-    }
-    p->vertex_count = 4;
-    p->inside = gjk_scale(gjk_add(gjk_add(p->w[0], p->w[1]), gjk_add(p->w[2], p->w[3])), 0.25);
-    /* With a positive determinant these wind counter-clockwise seen from outside. */
-    static const int16_t tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
-    static const int16_t across[4][3] = {{2, 3, 1}, {0, 3, 2}, {1, 3, 0}, {0, 2, 1}};
-    memcpy(p->adj, across, sizeof across);
-    for (int f = 0; f < 4; ++f) {
-        gjk_vec3 n;
-        triangle_normal(p->w[tri[f][0]], p->w[tri[f][1]], p->w[tri[f][2]], &n);
-        if (gjk_length_sq(n) == 0.0) {
-            n = gjk_v3(1.0, 0.0, 0.0); /* unreachable: the seed's points are independent */
-        }
-        face_set(p, f, tri[f][0], tri[f][1], tri[f][2], n);
-        double margin = p->d[f] - gjk_dot(n, p->inside);
-        p->inside_margin = f == 0 || margin < p->inside_margin ? margin : p->inside_margin;
-    }
-    p->face_count = 4;
-}
-
-/* The nearest face that is not spent, -1 if all are. */
-static int32_t nearest_face(const epa_polytope *p)
-{
-    int32_t best = -1;
-    double best_d = HUGE_VAL;
-    for (int32_t f = 0; f < p->face_count; ++f) {
-        if (face_rank(p, f) < best_d) {
-            best_d = face_rank(p, f);
-            best = f;
-        }
-    }
-    return best;
-}
-
 typedef enum epa_expand_result {
     EPA_EXPANDED,
     EPA_EXPAND_CAPACITY, /* the region, its horizon or the new faces do not fit */
     EPA_EXPAND_BROKEN,   /* the horizon is not one simple loop (rounding) */
     EPA_EXPAND_DUPLICATE /* the new vertex is within rounding of a horizon vertex */
 } epa_expand_result;
-
-/* Walks the faces of seen[0, seen_count) edge-connected to seen[0] (the region) and lists
- * the horizon: the edges of region faces whose twin is not in the region, with the face
- * across each. */
-static epa_expand_result walk_region(epa_polytope *p, int32_t seen_count, int32_t *region_count,
-                                     int32_t *horizon_count)
-{
-    memset(p->taken, 0, (size_t)seen_count * sizeof p->taken[0]);
-    p->taken[0] = true;
-    p->region[0] = p->seen[0];
-    int32_t count = 1, horizon = 0;
-    for (int32_t r = 0; r < count; ++r) {
-        int32_t f = p->region[r];
-        for (int e = 0; e < 3; ++e) {
-            int16_t g = p->adj[f][e];
-            int32_t twin = p->seen_at[g];
-            if (twin < 0) {
-                if (horizon == EPA_MAX_HORIZON) {
-                    return EPA_EXPAND_CAPACITY;
-                }
-                p->hx[horizon] = p->fv[f][e];
-                p->hy[horizon] = p->fv[f][next3(e)];
-                p->hface[horizon] = g;
-                ++horizon;
-            } else if (!p->taken[twin]) {
-                p->taken[twin] = true;
-                p->region[count++] = g;
-            }
-        }
-    }
-    *region_count = count;
-    *horizon_count = horizon;
-    return EPA_EXPANDED;
-}
 
 /* True if `inside` lies above the triangle (x, y, w) beyond the rounding of their
  * determinant: det[y - x, w - x, inside - x] > 8 eps |y - x| |w - x| |inside - x|. */
@@ -335,282 +172,6 @@ static bool folds_over(gjk_vec3 x, gjk_vec3 y, gjk_vec3 w, gjk_vec3 inside)
     double det = gjk_dot(gjk_cross(e, r), c);
     return det > 0.0 && det * det > 64.0 * DBL_EPSILON * DBL_EPSILON * gjk_length_sq(e) *
                                         gjk_length_sq(r) * gjk_length_sq(c);
-}
-
-/* Lists the faces that see vertex iw (f0, which sees it, first), *seen_count of them. A face
- * sees w when w is more than `eps` above its plane: faces w is coplanar with to rounding
- * stay (a point on a flat part of D, e.g. a cone's base rim, would otherwise take the whole
- * coplanar fan with it). The same pass finds the nearest face (not spent) among those that
- * do not see w (*keep, -1 if none). */
-static epa_expand_result find_seen(epa_polytope *p, int32_t f0, int32_t iw, double eps,
-                                   int32_t *seen_count, int32_t *keep)
-{
-    gjk_vec3 w = p->w[iw];
-    int32_t seen = 0, best = -1;
-    double best_d = HUGE_VAL;
-    p->seen[seen] = (int16_t)f0;
-    p->seen_at[f0] = (int16_t)seen++;
-    for (int32_t f = 0; f < p->face_count; ++f) {
-        double d = p->d[f];
-        if (f == f0) {
-            continue; /* in the region whatever the rounding */
-        }
-        if (p->nx[f] * w.x + p->ny[f] * w.y + p->nz[f] * w.z > d + eps) {
-            if (seen == EPA_MAX_REGION) {
-                *seen_count = seen;
-                return EPA_EXPAND_CAPACITY;
-            }
-            p->seen[seen] = (int16_t)f;
-            p->seen_at[f] = (int16_t)seen++;
-        } else if (d < best_d && !p->spent[f]) {
-            best_d = d;
-            best = f;
-        }
-    }
-    *seen_count = seen;
-    *keep = best;
-    return EPA_EXPANDED;
-}
-
-/* The nearest face (not spent) outside the region, -1 if none. */
-static int32_t nearest_outside(const epa_polytope *p, int32_t region)
-{
-    int32_t best = -1;
-    double best_d = HUGE_VAL;
-    for (int32_t f = 0; f < p->face_count; ++f) {
-        if (face_rank(p, f) < best_d) {
-            bool in_region = false;
-            for (int32_t r = 0; r < region && !in_region; ++r) {
-                in_region = p->region[r] == f;
-            }
-            if (!in_region) {
-                best_d = face_rank(p, f);
-                best = f;
-            }
-        }
-    }
-    return best;
-}
-
-/* Links the horizon edges into a loop (hnext); false unless they form one simple loop:
- * no vertex starts two edges, each edge is followed by the edge starting where it ends, and
- * following the links from edge 0 visits all of them before coming back. (The same verdict
- * as matching every pair of edges, in linear time: edge_from maps a vertex to the edge
- * starting there, and is reset before returning.) */
-static bool link_horizon(epa_polytope *p, int32_t horizon)
-{
-    if (horizon < 3) {
-        return false;
-    }
-    bool ok = true;
-    int32_t listed = 0;
-    for (; listed < horizon && ok; ++listed) {
-        int16_t x = p->hx[listed];
-        ok = p->edge_from[x] < 0; /* else the loop touches itself at x */
-        p->edge_from[x] = (int16_t)listed;
-    }
-    for (int32_t i = 0; i < horizon && ok; ++i) {
-        p->hnext[i] = p->edge_from[p->hy[i]];
-        ok = p->hnext[i] >= 0;
-    }
-    int32_t cur = 0;
-    for (int32_t k = 1; k <= horizon && ok; ++k) {
-        cur = p->hnext[cur];
-        ok = (cur == 0) == (k == horizon);
-    }
-    for (int32_t i = 0; i < listed; ++i) {
-        p->edge_from[p->hx[i]] = -1;
-    }
-    return ok;
-}
-
-static void sort_ascending(int16_t *v, int32_t n)
-{
-    for (int32_t i = 1; i < n; ++i) {
-        int16_t x = v[i];
-        int32_t j = i;
-        for (; j > 0 && v[j - 1] > x; --j) {
-            v[j] = v[j - 1];
-        }
-        v[j] = x;
-    }
-}
-
-/* Where vertex iw (stored at vertex_count - 1, beyond face f0) goes: the region and its
- * horizon, and in *nearest the nearest face (not spent) outside the region. P does not
- * change; the faces listed in seen (*seen_count, on every return) are marked in seen_at.
- *
- * The region is the set of faces that see w edge-connected to f0; its horizon gets a fan of
- * new faces (x, y, w). A new face must not fold over: P's interior point `inside` must lie
- * below it. For a convex P that is automatic, but P is convex only to rounding: where D is
- * flat (a cylinder's cap, a polytope's face) its vertices lie off the common plane by the
- * rounding of their coordinates, the faces tilt by that over their (short) edges, and w, a
- * support point far across the flat part, can be a hair above the nearest face yet below its
- * neighbour. The folded face pointed inwards with plane distance about -depth, and EPA went
- * on from it (seen: depth 0 and TOUCHING for cores 0.033 deep; a witness 151 m off a 5e-8 m
- * cone; CAPACITY_LIMIT 4% shallow in a cylinder). The face across a folding edge is the one
- * rounding misjudged: it joins the region, as exact arithmetic would have it. */
-static epa_expand_result find_region(epa_polytope *p, int32_t f0, int32_t iw, double eps,
-                                     int32_t *seen_count, int32_t *region_count,
-                                     int32_t *horizon_count, int32_t *nearest)
-{
-    int32_t seen = 0, region = 0, horizon = 0, best = -1;
-    epa_expand_result e = find_seen(p, f0, iw, eps, &seen, &best);
-    *seen_count = seen;
-    if (e != EPA_EXPANDED) {
-        return e;
-    }
-    gjk_vec3 w = p->w[iw];
-    bool forced = false;
-    for (;;) {
-        e = walk_region(p, seen, &region, &horizon);
-        if (e != EPA_EXPANDED) {
-            return e;
-        }
-        /* A new vertex within rounding (eps) of a horizon vertex would give the new faces on
-         * it an edge of rounding, whose direction sets their normal (seen: a twin 1 ulp off
-         * at 2.3e6 m made a face whose plane lay 160 m inside the polytope, and EPA then
-         * ended "converged" 393 m shallow). It adds nothing: w counts as a known vertex. */
-        for (int32_t i = 0; i < horizon; ++i) {
-            if (gjk_length_sq(gjk_sub(p->w[p->hx[i]], w)) <= eps * eps) {
-                return EPA_EXPAND_DUPLICATE;
-            }
-        }
-        /* Normals first, then the check: the check waits on each normal's square root and
-         * division, and interleaved with them it cost 20% more time on EPA-heavy pairs. */
-        for (int32_t i = 0; i < horizon; ++i) {
-            p->hsliver[i] = !triangle_normal(p->w[p->hx[i]], p->w[p->hy[i]], w, &p->hn[i]);
-        }
-        /* A face of the hull passes at least inside_margin above `inside`; one that does not
-         * is checked to the rounding of its normal (slivers take another plane below). And
-         * with the origin inside P (f0's plane beyond it), no face may pass on its far
-         * side: a face with an edge short next to its vertices' rounding, 7e-6 m at 2.3e6 m,
-         * turns by eps |p| / edge, 7e-5 rad (seen: plane distance -2142 where the depth is
-         * 2142, which the determinant's worst-case rounding could not tell from noise). */
-        int32_t fold = -1;
-        bool origin_inside = p->d[f0] > eps;
-        for (int32_t i = 0; i < horizon; ++i) {
-            gjk_vec3 x = p->w[p->hx[i]];
-            if (!p->hsliver[i] &&
-                ((origin_inside && gjk_dot(p->hn[i], x) < -eps) ||
-                 (gjk_dot(p->hn[i], gjk_sub(p->inside, x)) > -0.5 * p->inside_margin &&
-                  folds_over(x, p->w[p->hy[i]], w, p->inside)))) {
-                fold = i;
-            }
-        }
-        if (fold < 0) {
-            break;
-        }
-        int16_t across = p->hface[fold];
-        if (seen == EPA_MAX_REGION) {
-            return EPA_EXPAND_CAPACITY;
-        }
-        p->seen[seen] = across;
-        p->seen_at[across] = (int16_t)seen++;
-        *seen_count = seen;
-        forced = true;
-    }
-    if (forced) {
-        best = nearest_outside(p, region); /* the nearest survivor may have joined */
-    } else {
-        /* Faces that see w but are not connected to f0 stay (rounding far away). */
-        double best_d = best < 0 ? HUGE_VAL : p->d[best];
-        for (int32_t s = 1; s < seen; ++s) {
-            if (!p->taken[s] && face_rank(p, p->seen[s]) < best_d) {
-                best_d = face_rank(p, p->seen[s]);
-                best = p->seen[s];
-            }
-        }
-    }
-    *region_count = region;
-    *horizon_count = horizon;
-    *nearest = best;
-    return EPA_EXPANDED;
-}
-
-/* How far the plane with unit normal n through the points of (x, y, w) misses the farthest of
- * them from its mean plane distance. */
-static double plane_misfit(const epa_polytope *p, int16_t x, int16_t y, int16_t w, gjk_vec3 n)
-{
-    double a = gjk_dot(n, p->w[x]), b = gjk_dot(n, p->w[y]), c = gjk_dot(n, p->w[w]);
-    double mean = (a + b + c) * (1.0 / 3.0);
-    return epa_max(fabs(a - mean), epa_max(fabs(b - mean), fabs(c - mean)));
-}
-
-/* The normal of the new sliver face of horizon edge i: the plane of the unseen face across
- * the edge, which passes within the sliver's width of it when the sliver lies in that plane
- * (its own cross product is off by eps / sine); its own when that fits its points better. A
- * sliver standing across the neighbour's plane does not lie in it (seen: a disk's diameter
- * and its centre 2e-7 below, a vertical sliver beside the disk's face; the face's normal put
- * the sliver's plane 1.3e-7 on the far side of the origin, which read as a broken polytope,
- * and a 1e-7 cone in the 51 m disk came out 51 m deep; test_fuzz_regressions:
- * epa_speck_in_disk_plane). */
-static gjk_vec3 sliver_normal(const epa_polytope *p, int32_t i, int32_t iw)
-{
-    gjk_vec3 across = face_normal(p, p->hface[i]), own = p->hn[i];
-    if (!(gjk_length_sq(own) > 0.0)) {
-        return across;
-    }
-    int16_t x = p->hx[i], y = p->hy[i], w = (int16_t)iw;
-    return plane_misfit(p, x, y, w, own) < plane_misfit(p, x, y, w, across) ? own : across;
-}
-
-/* Adds vertex iw (stored at vertex_count - 1, beyond face f0) to P and sets *nearest to
- * the nearest face of the new P. Nothing changes unless the expansion succeeds (find_region
- * says where). The new faces take over the region's links to the faces across the horizon
- * and link to each other around w. */
-static epa_expand_result polytope_expand(epa_polytope *p, int32_t f0, int32_t iw, double eps,
-                                         int32_t *nearest)
-{
-    int32_t seen = 0, region = 0, horizon = 0, best = -1;
-    epa_expand_result e = find_region(p, f0, iw, eps, &seen, &region, &horizon, &best);
-    for (int32_t s = 0; s < seen; ++s) {
-        p->seen_at[p->seen[s]] = -1; /* marks live for one expansion */
-    }
-    if (e != EPA_EXPANDED) {
-        return e;
-    }
-    if (!link_horizon(p, horizon)) {
-        return EPA_EXPAND_BROKEN;
-    }
-    if (p->face_count - region + horizon > EPA_MAX_FACES) {
-        return EPA_EXPAND_CAPACITY;
-    }
-    /* New faces (x, y, w) go into the region's slots first, then at the end; leftover slots
-     * are filled from the end (highest first, so the face moved is never one of them). */
-    sort_ascending(p->region, region);
-    int32_t used = 0;
-    for (int32_t i = 0; i < horizon; ++i) {
-        gjk_vec3 n = p->hsliver[i] ? sliver_normal(p, i, iw) : p->hn[i];
-        int32_t f = used < region ? p->region[used++] : p->face_count++;
-        face_set(p, f, p->hx[i], p->hy[i], (int16_t)iw, n);
-        p->hslot[i] = (int16_t)f;
-        if (best < 0 || p->d[f] < p->d[best]) {
-            best = f;
-        }
-    }
-    /* New face i = (x, y, w): across x -> y the old neighbour (whose y -> x link comes to
-     * it), across y -> w the new face of the next horizon edge, whose w -> y comes back. */
-    for (int32_t i = 0; i < horizon; ++i) {
-        int16_t f = p->hslot[i], g = p->hface[i], next = p->hslot[p->hnext[i]];
-        p->adj[f][0] = g;
-        p->adj[f][1] = next;
-        p->adj[next][2] = f;
-        for (int k = 0; k < 3; ++k) {
-            if (p->fv[g][k] == p->hy[i]) {
-                p->adj[g][k] = f;
-            }
-        }
-    }
-    for (int32_t r = region - 1; r >= used; --r) {
-        int32_t last = --p->face_count;
-        if (last != p->region[r]) {
-            face_move(p, p->region[r], last);
-            best = best == last ? p->region[r] : best;
-        }
-    }
-    *nearest = best;
-    return EPA_EXPANDED;
 }
 
 /* ------------------------------------------------------------------ answers */
@@ -649,150 +210,6 @@ static void segment_closest(gjk_vec3 p0, gjk_vec3 p1, gjk_vec3 q, double *l0, do
     t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
     *l0 = 1.0 - t;
     *l1 = t;
-}
-
-/* Weights of the point of the triangle of vertices v nearest q, for a q that projects
- * outside it. */
-static void triangle_clamp(const epa_polytope *p, const int16_t v[3], gjk_vec3 q,
-                           double lambda[3])
-{
-    double best = HUGE_VAL;
-    for (int e = 0; e < 3; ++e) {
-        int k = next3(e);
-        gjk_vec3 pe = p->w[v[e]], pk = p->w[v[k]];
-        double s0, s1;
-        segment_closest(pe, pk, q, &s0, &s1);
-        double d2 = gjk_length_sq(gjk_sub(gjk_add(gjk_scale(pe, s0), gjk_scale(pk, s1)), q));
-        if (d2 < best) {
-            best = d2;
-            lambda[0] = lambda[1] = lambda[2] = 0.0;
-            lambda[e] = s0;
-            lambda[k] = s1;
-        }
-    }
-}
-
-/* The answer at the point with weights lambda on the triangle of vertices v: depth along
- * the unit normal n, and the deepest points pa = sum lambda_k a_k on core A and pb =
- * sum lambda_k b_k on core B (as a_0 + sum_k lambda_k (a_k - a_0): short differences again).
- * Their difference is depth * n only as far as the weights reproduce the face's point (the
- * rounding of the weights, or weights clamped to an edge): the rest is shared between the
- * witnesses so that pa - pb = depth * n exactly, each in proportion to the extent of its
- * support points, which the weights' errors are multiplied by (a point 3.3e-10 deep in a
- * needle: all of it on the point's witness put that 3.1e-10 off the point, whose extent is 0;
- * test_fuzz_regressions: epa_witness_point_in_needle). Equal extents split it evenly. */
-static void answer_at(const epa_polytope *p, const int16_t v[3], const double lambda[3],
-                      double depth, gjk_vec3 n, gjk_epa_result *r)
-{
-    /* P keeps a and w = a - b: pa - pb = sum lambda_k w_k, and b's edges are a's minus w's. */
-    gjk_vec3 pa = p->a[v[0]], q = p->w[v[0]];
-    double span_a2 = 0.0, span_b2 = 0.0;
-    for (int k = 1; k < 3; ++k) {
-        gjk_vec3 ea = gjk_sub(p->a[v[k]], p->a[v[0]]), ew = gjk_sub(p->w[v[k]], p->w[v[0]]);
-        pa = gjk_madd(pa, lambda[k], ea);
-        q = gjk_madd(q, lambda[k], ew);
-        span_a2 = epa_max(span_a2, gjk_length_sq(ea));
-        span_b2 = epa_max(span_b2, gjk_length_sq(gjk_sub(ea, ew)));
-    }
-    gjk_vec3 e = gjk_madd(q, -depth, n);
-    pa = gjk_madd(pa, -gjk_witness_share(sqrt(span_a2), sqrt(span_b2)), e);
-    r->depth = depth;
-    r->normal = n;
-    r->point_a = pa;
-    r->point_b = gjk_madd(pa, -depth, n); /* pb plus B's share of e */
-}
-
-/* Weights of the point q = d n of P's surface on the plane (n, d) of a triangle with vertices
- * v0, or of one of the faces near it. A face of D is usually split into several coplanar
- * triangles of P and q may lie in another one than v0's: the triangle, among the faces whose
- * plane passes within `slack` of q, that holds q best supplies the weights. *v receives the
- * vertices of the triangle they refer to. */
-static void weights_at_plane(const epa_polytope *p, const int16_t v0[3], gjk_vec3 n, double d,
-                             double slack, int16_t v[3], double lambda[3])
-{
-    gjk_vec3 q = gjk_scale(n, d);
-    gjk_vec3 pt[3] = {p->w[v0[0]], p->w[v0[1]], p->w[v0[2]]};
-    memcpy(v, v0, 3 * sizeof v[0]);
-    double inside = triangle_barycentric(pt, n, q, lambda);
-    if (inside < 0.0) {
-        for (int32_t g = 0; g < p->face_count; ++g) {
-            gjk_vec3 ng = face_normal(p, g);
-            if (!(fabs(gjk_dot(ng, q) - p->d[g]) <= slack) || gjk_dot(ng, n) <= 0.0) {
-                continue;
-            }
-            double lg[3];
-            face_points(p, g, pt);
-            double m = triangle_barycentric(pt, n, q, lg);
-            if (m > inside) {
-                inside = m;
-                memcpy(v, p->fv[g], 3 * sizeof v[0]);
-                memcpy(lambda, lg, sizeof lg);
-            }
-        }
-    }
-    if (inside < 0.0) {
-        /* No face near the plane holds q: P is not quite convex there (curved D, huge
-         * coordinates). The face the ray from the origin along n leaves P through holds the
-         * point of P's surface in that direction, at t n with t close to d (seen: q outside
-         * a thin face of a 3710 m disk against a 8e6 m polytope, and the clamped weights
-         * 0.02 m off the polytope, 3 times the fuzz tolerance). */
-        double best_t = HUGE_VAL;
-        for (int32_t g = 0; g < p->face_count; ++g) {
-            gjk_vec3 ng = face_normal(p, g);
-            double c = gjk_dot(ng, n);
-            if (!(c > 0.0)) {
-                continue;
-            }
-            double t = p->d[g] / c, lg[3];
-            face_points(p, g, pt);
-            if (t > 0.0 && triangle_barycentric(pt, ng, gjk_scale(n, t), lg) >= 0.0 &&
-                fabs(t - d) < fabs(best_t - d)) {
-                best_t = t;
-                memcpy(v, p->fv[g], 3 * sizeof v[0]);
-                memcpy(lambda, lg, sizeof lg);
-            }
-        }
-        if (!(best_t < HUGE_VAL)) {
-            triangle_clamp(p, v, q, lambda);
-        }
-    }
-}
-
-/* Answer from the nearest face f: depth d_f, normal n_f and the deepest points at the
- * projection q = d_f n_f of the origin (weights_at_plane). */
-static void answer_from_face(const epa_polytope *p, int32_t f, double slack, gjk_epa_result *r)
-{
-    gjk_vec3 n = face_normal(p, f);
-    int16_t v[3];
-    double lambda[3];
-    weights_at_plane(p, p->fv[f], n, p->d[f], slack, v, lambda);
-    answer_at(p, v, lambda, p->d[f] > 0.0 ? p->d[f] : 0.0, n, r);
-}
-
-/* The face whose gap h(n) - d between its support value and its plane is the least seen:
- * its plane, vertices and support value, for an answer once P has gone wrong. */
-typedef struct epa_tight_face {
-    gjk_vec3 n;
-    double d, h;
-    int16_t v[3];
-    bool set;
-} epa_tight_face;
-
-/* Answer from the tightest face, which may no longer exist (P keeps its vertices, which are
- * only ever appended): depth h(n), the bound its normal realises, and the deepest points from
- * the weights at d n (weights_at_plane, within the gap of the plane), the gap shared between
- * them as answer_at shares the weights' rounding. Depth, normal and witnesses are then all
- * within the gap of the truth, as a converged face's are within the tolerance. (The least
- * support value's face answered first: its gap was 0.22 m on a 2886 m depth where the
- * tightest face's was 2e-5, and lifting its witnesses along the normal put the one on a 3.7 km
- * disk 0.14 m off the disk's plane.) */
-static void answer_from_tight_face(const epa_polytope *p, const epa_tight_face *t,
-                                   double tolerance, gjk_epa_result *r)
-{
-    int16_t v[3];
-    double lambda[3];
-    weights_at_plane(p, t->v, t->n, t->d, tolerance + epa_max(t->h - t->d, 0.0), v, lambda);
-    answer_at(p, v, lambda, t->h > 0.0 ? t->h : 0.0, t->n, r);
 }
 
 /* Touching answer from GJK's own barycentric weights (the origin = sum lambda_i w_i). */
@@ -1039,6 +456,27 @@ static bool seed_tetrahedron(const gjk_pair_frame *f, const gjk_simplex *simplex
 
 /* ------------------------------------------------------------------ EPA */
 
+/* The automatic iteration cap: every iteration adds a vertex of D to P or spends a face, and
+ * on polytopes (boxes included) D has finitely many vertices, the pairs of support features
+ * that meet along its faces: a small multiple of the shapes' vertex counts in practice (two
+ * concentric 2000-vertex random spheres took 768 iterations, two copies of a 2000-point
+ * Fibonacci sphere 3349; test_epa_deep, test_epa). Curved cores keep the base. */
+#define EPA_AUTO_ITERATIONS 512
+static int32_t shape_vertex_count(const gjk_shape *s)
+{
+    if (s->kind == GJK_SHAPE_POLYTOPE && s->polytope != NULL) {
+        return s->polytope->count;
+    }
+    return s->kind == GJK_SHAPE_BOX ? 8 : 0;
+}
+
+static int32_t epa_auto_iterations(const gjk_pair_frame *f)
+{
+    int64_t n = (int64_t)shape_vertex_count(f->a) + shape_vertex_count(f->b);
+    int64_t cap = EPA_AUTO_ITERATIONS + 4 * n;
+    return cap < INT32_MAX ? (int32_t)cap : INT32_MAX;
+}
+
 static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex *simplex,
                                       const gjk_options *o)
 {
@@ -1049,6 +487,9 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
     double abs_tol = o != NULL && o->abs_tolerance > 0.0 ? o->abs_tolerance : def.abs_tolerance;
     s.max_iterations =
         o != NULL && o->epa_max_iterations > 0 ? o->epa_max_iterations : def.epa_max_iterations;
+    if (s.max_iterations <= 0) {
+        s.max_iterations = epa_auto_iterations(f);
+    }
     /* The pair's scale; the simplex bounds it from below should it be missing. */
     double scale = isfinite(f->scale) && f->scale > 0.0 ? f->scale : 0.0;
     double reach_sq = 0.0;
@@ -1065,214 +506,85 @@ static epa_settings epa_settings_from(const gjk_pair_frame *f, const gjk_simplex
     return s;
 }
 
-/* Rounding of the height of x over face f's plane: the plane distance's own (zero) and the
- * normal's, whose direction error is about eps |p| / (shortest edge) for vertices of norm
- * |p|, times the lever arm from the face to x. With x = NULL, the rounding of the plane
- * distance itself: d is the normal's dot with the face's points, so the lever is their norm
- * (seen: an edge of 2.5e-6 m among points 190 m out, a plane distance known to 3e-5, on a rod
- * 2.5e-6 thick through a 134 m box; that face's plane fell 1.5e-7 below an earlier nearest
- * face, was read as a broken P, and EPA answered 1.25e-6 too deep; test_fuzz_regressions:
- * epa_rod_through_box_depth). */
-static double plane_noise(const epa_polytope *p, int32_t f, const gjk_vec3 *x, double zero)
+/* ------------------------------------------------------------------ the two variants */
+
+/* Capacities of the grown variant's arrays (faces = 2 vertices - 4). */
+typedef struct epa_capacity {
+    int32_t vertices, faces, region, horizon;
+} epa_capacity;
+
+static epa_capacity epa_capacity_of(int32_t vertices)
 {
-    gjk_vec3 pt[3];
-    face_points(p, f, pt);
-    double reach = 0.0, edge = HUGE_VAL;
-    for (int k = 0; k < 3; ++k) {
-        reach = epa_max(reach, gjk_length(pt[k]));
-        double l = gjk_distance_between(pt[k], pt[next3(k)]);
-        edge = l < edge ? l : edge;
-    }
-    double lever = x != NULL ? gjk_distance_between(*x, pt[0]) : reach;
-    return edge > 0.0 ? zero + 8.0 * DBL_EPSILON * reach * lever / edge : HUGE_VAL;
+    epa_capacity c;
+    c.vertices = vertices;
+    c.faces = 2 * vertices - 4;
+    c.region = c.faces;
+    c.horizon = vertices;
+    return c;
 }
 
-static bool vertex_is_known(const epa_polytope *p, gjk_vec3 w)
-{
-    for (int32_t i = 0; i < p->vertex_count; ++i) {
-        if (p->w[i].x == w.x && p->w[i].y == w.y && p->w[i].z == w.z) {
-            return true;
-        }
-    }
-    return false;
-}
+#define EPA_ALIGN 64
+#define EPA_CAT2(a, b) a##b
+#define EPA_CAT(a, b) EPA_CAT2(a, b)
+#define EPA_NAME(x) EPA_CAT(x, EPA_SUFFIX)
 
-static gjk_epa_result epa_run(const gjk_pair_frame *f, const gjk_simplex *simplex,
-                              const gjk_options *options)
-{
-    gjk_epa_result r;
-    memset(&r, 0, sizeof r);
-    r.normal = gjk_v3(1.0, 0.0, 0.0);
-    r.normal_sep = -HUGE_VAL;
-    epa_settings s = epa_settings_from(f, simplex, options);
+/* The stack variant. */
+#define EPA_GROWN 0
+#define EPA_SUFFIX _stack
+#define EPA_IDX int16_t
+#define EPA_HINT uint16_t
+#define EPA_HINT_OF(index) hint_of(index)
+#define EPA_INDEX_OF(hint) index_of(hint)
+#define EPA_ARRAY(type, name, n) type name[n]
+#define EPA_ARRAY3(type, name, n) type name[n][3]
+#define EPA_CAP_VERTICES(p) EPA_STACK_VERTICES
+#define EPA_CAP_FACES(p) EPA_STACK_FACES
+#define EPA_CAP_REGION(p) EPA_STACK_REGION
+#define EPA_CAP_HORIZON(p) EPA_STACK_HORIZON
+#define EPA_GROW(p) false
+#include "epa_run.inc"
+#undef EPA_GROWN
+#undef EPA_SUFFIX
+#undef EPA_IDX
+#undef EPA_HINT
+#undef EPA_HINT_OF
+#undef EPA_INDEX_OF
+#undef EPA_ARRAY
+#undef EPA_ARRAY3
+#undef EPA_CAP_VERTICES
+#undef EPA_CAP_FACES
+#undef EPA_CAP_REGION
+#undef EPA_CAP_HORIZON
+#undef EPA_GROW
 
-    epa_seed seed;
-    if (!seed_tetrahedron(f, simplex, &s, &seed, &r.support_calls)) {
-        if (seed.invalid) {
-            r.status = GJK_STATUS_INVALID_INPUT; /* zeros, with the normal (1, 0, 0) */
-            return r;
-        }
-        if (simplex->count >= 1 && simplex->count <= 4) {
-            answer_touching(simplex->v, simplex->lambda, simplex->count, seed.touch_normal, &r);
-        } else {
-            const double one = 1.0;
-            answer_touching(seed.v, &one, seed.count > 0 ? 1 : 0, seed.touch_normal, &r);
-        }
-        r.depth_upper = seed.upper > 0.0 && isfinite(seed.upper) ? seed.upper : 0.0;
-        r.upper_normal = isfinite(seed.upper) ? seed.upper_dir : gjk_v3(0.0, 0.0, 0.0);
-        r.normal_sep = seed.touching ? -seed.touch_h : -HUGE_VAL;
-        return r;
-    }
-
-    double upper = seed.upper;
-    /* The deepest nearest face so far once the origin is inside P (every face's plane
-     * beyond it): a lower bound on the depth while P is convex, as P only grows. Before, P
-     * grows towards the origin and its nearest face need not move monotonically. */
-    double floor_d = 0.0;
-    gjk_vec3 upper_dir = seed.upper_dir; /* the direction of the least support value */
-    epa_tight_face tight = {.set = false};
-    epa_polytope p;
-    polytope_init(&p, seed.v);
-    int32_t fi = nearest_face(&p);
-    for (;;) {
-        gjk_vec3 n = face_normal(&p, fi);
-        double d = p.d[fi];
-        /* The gap cannot close below the rounding of the support values (zero): chasing it
-         * there only grows slivers and folded faces (seen: a 1.2e-11 cylinder on a 0.3 m
-         * polytope's edge, gaps of 2e-16 against a tolerance of 6e-17, 300 iterations and a
-         * normal 0.22 short at CAPACITY_LIMIT). */
-        double tolerance = epa_max(epa_max(s.rel_tolerance * d, s.abs_tolerance), s.zero);
-        double noise = epa_max(tolerance, s.noise_max);
-        if (tight.set && (d - upper > noise || (floor_d > 0.0 && d < floor_d - noise &&
-                                                d < floor_d - plane_noise(&p, fi, NULL, s.zero)))) {
-            /* The nearest face lies deeper than a support value, an upper bound on the
-             * depth, or shallower than an earlier nearest face, a lower bound, by more than
-             * any face plane's rounding (and its own, plane_noise) may account for: rounding
-             * has broken P (an expansion removed faces that a convex P would have kept, or
-             * kept faces it should have removed), and its faces bound nothing. The tightest
-             * face seen answers (answer_from_tight_face; seen: a 4.7 km disk touching a 7e6 m
-             * needle; after one expansion the nearest face was 0.0257 deep against a
-             * support value of 4.2e-8, and EPA "converged" on it with a witness 0.0257 off
-             * the needle; a capsule's segment inside a 134 m cylinder, whose side makes
-             * long narrow faces: a face with a vertex 2.5e-7 above it was taken as the
-             * nearest, its expansion fell back 5e-5, and by the time capacity ran out the
-             * nearest face was 10 m shallow and answered with a normal 20 m short;
-             * test_fuzz_regressions: epa_capsule_in_cylinder_nearest_falls_back). Within
-             * rounding (1.9e-6 on a 2142 m depth at 4e6 m coordinates) EPA goes on. */
-            answer_from_tight_face(&p, &tight, tolerance, &r);
-            r.normal_sep = -tight.h;
-            r.status = GJK_STATUS_OVERLAPPING;
-            break;
-        }
-        floor_d = epa_max(floor_d, d);
-        /* Faces whose plane passes within the gap (or the tolerance) of the nearest one's
-         * point may supply the witnesses' weights (answer_from_face): P is convex only to
-         * rounding, and the depth is known no better than the gap (seen: the nearest face of
-         * a 184 m cone 3.8e-12 inside the base plane that holds the deepest point, which the
-         * tolerance alone excluded; its own clamped weights put a witness 157 m off). */
-        double slack = tolerance + (isfinite(upper) ? epa_max(upper - d, 0.0) : 0.0);
-        if (r.iterations >= s.max_iterations) {
-            r.status = GJK_STATUS_ITERATION_LIMIT;
-            answer_from_face(&p, fi, slack, &r);
-            break;
-        }
-        ++r.iterations;
-        int16_t v0 = p.fv[fi][0];
-        gjk_vertex w;
-        gjk_pair_support(f, n, index_of(p.hint_a[v0]), index_of(p.hint_b[v0]), &w);
-        ++r.support_calls;
-        double h = gjk_dot(w.w, n);
-        if (!isfinite(h) || !gjk_vec3_is_finite(w.a)) {
-            /* A support map gave non-finite coordinates (a shape that bypassed validation):
-             * invalid input, with the last good estimate. */
-            r.status = GJK_STATUS_INVALID_INPUT;
-            answer_from_face(&p, fi, slack, &r);
-            break;
-        }
-        if (h < upper) {
-            upper = h;
-            upper_dir = n;
-        }
-        if (options != NULL && options->trace != NULL) {
-            gjk_trace_epa_step(options->trace, f, r.iterations, p.w, p.a, p.vertex_count, p.fv[fi],
-                               n, d, &w, floor_d, upper);
-        }
-        if (!tight.set || h - d < tight.h - tight.d) {
-            tight = (epa_tight_face){
-                .n = n, .d = d, .h = h, .v = {p.fv[fi][0], p.fv[fi][1], p.fv[fi][2]}, .set = true};
-        }
-        slack = tolerance + epa_max(upper - d, 0.0);
-        if (h <= s.zero) {
-            /* D lies below a plane through (nearly) the origin: 0 <= depth <= h ~ 0. */
-            answer_from_face(&p, fi, slack, &r);
-            r.normal_sep = -h;
-            r.status = GJK_STATUS_TOUCHING;
-            r.depth = 0.0;
-            r.point_b = r.point_a; /* the contact point: pa - pb = depth n = 0 */
-            break;
-        }
-        if (h - d <= tolerance) {
-            r.status = GJK_STATUS_OVERLAPPING; /* converged */
-            answer_from_face(&p, fi, slack, &r);
-            r.normal_sep = -h;
-            break;
-        }
-        bool known = vertex_is_known(&p, w.w);
-        if (!known) {
-            if (p.vertex_count >= EPA_MAX_VERTICES) {
-                r.status = GJK_STATUS_CAPACITY_LIMIT;
-                answer_from_face(&p, fi, slack, &r);
-                break;
-            }
-            int32_t iw = p.vertex_count++;
-            vertex_set(&p, iw, &w);
-            epa_expand_result e = polytope_expand(&p, fi, iw, s.zero, &fi);
-            if (e == EPA_EXPANDED) {
-                continue;
-            }
-            --p.vertex_count;
-            if (e != EPA_EXPAND_DUPLICATE) {
-                r.status = e == EPA_EXPAND_CAPACITY ? GJK_STATUS_CAPACITY_LIMIT
-                                                    : GJK_STATUS_ITERATION_LIMIT;
-                answer_from_face(&p, fi, slack, &r);
-                break;
-            }
-        }
-        /* w is already a vertex (or within rounding of one on the horizon), so P cannot
-         * grow here. A gap within the rounding of the face's plane is convergence to
-         * rounding. A larger one means the face is not one of the hull of P's vertices (P is
-         * convex only to rounding: a face kept as coplanar with a new vertex, to 16 ulps,
-         * turns its plane over a long lever arm; seen: a base-centre vertex 1e-7 above a face
-         * of three rim points of a 184 m cone, which ended EPA "converged" 5e-4 shallow with a
-         * witness 151 m off the small shape): the face is spent, and the next nearest one
-         * taken. So is a face whose plane is too ill-conditioned for its rounding to mean
-         * anything: a sliver with a 3e-17 m edge among 4e-3 m vertices has a normal known
-         * to 3e-2 rad, and its "rounding" of 1.4e-3 m once passed a gap of 3.3e-11 on a
-         * 5e-6 m depth as convergence (test_fuzz_regressions: epa_sliver_face_noise). */
-        if (h - d <= s.noise_max && h - d <= plane_noise(&p, fi, &w.w, s.zero)) {
-            r.status = GJK_STATUS_OVERLAPPING;
-            answer_from_face(&p, fi, slack, &r);
-            r.normal_sep = -h;
-            break;
-        }
-        p.spent[fi] = true;
-        int32_t next = nearest_face(&p);
-        if (next < 0 || p.d[next] > upper) {
-            /* The next face lies beyond a support value (an upper bound on the depth): the
-             * gap was the plane's rounding after all (seen: 5.8e-8 at 4e6 m coordinates,
-             * and the next face 2.5e-3 too deep). */
-            p.spent[fi] = false;
-            r.status = next < 0 ? GJK_STATUS_ITERATION_LIMIT : GJK_STATUS_OVERLAPPING;
-            answer_from_face(&p, fi, slack, &r);
-            r.normal_sep = -h;
-            break;
-        }
-        fi = next;
-    }
-    r.depth_upper = upper > r.depth && isfinite(upper) ? upper : r.depth;
-    r.upper_normal = isfinite(upper) ? upper_dir : gjk_v3(0.0, 0.0, 0.0);
-    return r;
-}
+/* The grown variant. */
+#define EPA_GROWN 1
+#define EPA_SUFFIX _grown
+#define EPA_IDX int32_t
+#define EPA_HINT uint32_t
+#define EPA_HINT_OF(index) (index)
+#define EPA_INDEX_OF(hint) (hint)
+#define EPA_ARRAY(type, name, n) type *name
+#define EPA_ARRAY3(type, name, n) type (*name)[3]
+#define EPA_CAP_VERTICES(p) ((p)->cap.vertices)
+#define EPA_CAP_FACES(p) ((p)->cap.faces)
+#define EPA_CAP_REGION(p) ((p)->cap.region)
+#define EPA_CAP_HORIZON(p) ((p)->cap.horizon)
+#define EPA_GROW(p) epa_grow(p)
+#include "epa_run.inc"
+#undef EPA_GROWN
+#undef EPA_SUFFIX
+#undef EPA_IDX
+#undef EPA_HINT
+#undef EPA_HINT_OF
+#undef EPA_INDEX_OF
+#undef EPA_ARRAY
+#undef EPA_ARRAY3
+#undef EPA_CAP_VERTICES
+#undef EPA_CAP_FACES
+#undef EPA_CAP_REGION
+#undef EPA_CAP_HORIZON
+#undef EPA_GROW
 
 /* Never NaN: a non-finite support point (only possible for shapes that bypassed
  * validation) gives GJK_STATUS_INVALID_INPUT with finite placeholders. */
@@ -1292,8 +604,224 @@ static gjk_epa_result epa_finite(gjk_epa_result r)
     return r;
 }
 
+/* ------------------------------------------------------------------ coaxial bodies of revolution */
+
+/* Cores that are bodies of revolution about one axis (points, segments, cylinders, cones on
+ * a common line) make D a body of revolution too, and its depth a ring of equal support
+ * values all around the axis, which no inscribed polytope closes: EPA ran to its capacity on
+ * coaxial cylinders (a peg in a hole) 1e-4 shallow, and a capsule centred in a 134 m cylinder
+ * answered 7e-7 too deep (fuzz/open 043d79 and its family). In any plane through the axis, D
+ * cuts the meridian section S_D = S_A + (-S_B) of the cores' sections, so the depth is the
+ * 2-D one: the least support value of S_D over the edge normals of S_A and -S_B, exactly. */
+
+/* Section of a core in the (rho, z) plane through its axis (B's in A's frame: its axis along
+ * A's z with sign `flip`, its origin at height z0), counter-clockwise; the vertex count, 0 if
+ * the core is no body of revolution. */
+static int core_section(const gjk_shape *s, double flip, double z0, double out[4][2])
+{
+    double r = s->radius, h = s->half_height;
+    int n = 0;
+    switch (s->kind) {
+    case GJK_SHAPE_POINT:
+    case GJK_SHAPE_SPHERE:
+        out[n][0] = 0.0, out[n][1] = 0.0, ++n;
+        break;
+    case GJK_SHAPE_CAPSULE:
+        out[n][0] = 0.0, out[n][1] = -h, ++n;
+        out[n][0] = 0.0, out[n][1] = h, ++n;
+        break;
+    case GJK_SHAPE_CYLINDER:
+        out[n][0] = r, out[n][1] = -h, ++n;
+        out[n][0] = r, out[n][1] = h, ++n;
+        out[n][0] = -r, out[n][1] = h, ++n;
+        out[n][0] = -r, out[n][1] = -h, ++n;
+        break;
+    case GJK_SHAPE_CONE:
+        out[n][0] = r, out[n][1] = -h, ++n;
+        out[n][0] = 0.0, out[n][1] = h, ++n;
+        out[n][0] = -r, out[n][1] = -h, ++n;
+        break;
+    default:
+        return 0;
+    }
+    for (int i = 0; i < n; ++i) {
+        out[i][1] = flip * out[i][1] + z0;
+    }
+    return n;
+}
+
+static double section_support(double v[4][2], int n, double ux, double uz, int *at)
+{
+    double best = -HUGE_VAL;
+    for (int i = 0; i < n; ++i) {
+        double h = v[i][0] * ux + v[i][1] * uz;
+        if (h > best) {
+            best = h;
+            *at = i;
+        }
+    }
+    return best;
+}
+
+/* The face of section v (n vertices) supporting direction u, as the points of least and
+ * largest t-coordinate (t = (-uz, ux)), within `eps` of the support value h. */
+static void section_face(double v[4][2], int n, double ux, double uz, double h, double eps,
+                         double lo[2], double hi[2])
+{
+    double tlo = HUGE_VAL, thi = -HUGE_VAL;
+    lo[0] = hi[0] = v[0][0];
+    lo[1] = hi[1] = v[0][1];
+    for (int i = 0; i < n; ++i) {
+        if (v[i][0] * ux + v[i][1] * uz >= h - eps) {
+            double t = -v[i][0] * uz + v[i][1] * ux;
+            if (t < tlo) {
+                tlo = t, lo[0] = v[i][0], lo[1] = v[i][1];
+            }
+            if (t > thi) {
+                thi = t, hi[0] = v[i][0], hi[1] = v[i][1];
+            }
+        }
+    }
+}
+
+/* The point of segment [lo, hi] (t-coordinates tlo <= thi) at t-coordinate t, clamped. */
+static void on_face(const double lo[2], const double hi[2], double tlo, double thi, double t,
+                    double out[2])
+{
+    double l = thi > tlo ? (t - tlo) / (thi - tlo) : 0.0;
+    l = l < 0.0 ? 0.0 : (l > 1.0 ? 1.0 : l);
+    out[0] = lo[0] + l * (hi[0] - lo[0]);
+    out[1] = lo[1] + l * (hi[1] - lo[1]);
+}
+
+/* A core that is a body of revolution about its z axis (its section: core_section). */
+static bool is_revolved(const gjk_shape *s)
+{
+    return s->kind == GJK_SHAPE_POINT || s->kind == GJK_SHAPE_SPHERE ||
+           s->kind == GJK_SHAPE_CAPSULE || s->kind == GJK_SHAPE_CYLINDER ||
+           s->kind == GJK_SHAPE_CONE;
+}
+
+/* The exact depth of coaxial bodies of revolution (see above), when the cores are such and
+ * overlap by more than s->zero; false otherwise (EPA decides). */
+static bool coaxial_depth(const gjk_pair_frame *f, const epa_settings *s, gjk_epa_result *r)
+{
+    const gjk_shape *a = f->a, *b = f->b;
+    /* B's axis and its offset from A's axis, whose error moves D by as much. */
+    gjk_vec3 axis = gjk_v3(f->rot_b.m[0][2], f->rot_b.m[1][2], f->rot_b.m[2][2]);
+    double tilt = sqrt(axis.x * axis.x + axis.y * axis.y);
+    double off = sqrt(f->pos_b.x * f->pos_b.x + f->pos_b.y * f->pos_b.y);
+    double reach_b = b->radius + b->half_height;
+    if (!(tilt * reach_b + off <= s->zero)) {
+        return false;
+    }
+    double sa[4][2], sb[4][2], nb[4][2];
+    int na = core_section(a, 1.0, 0.0, sa);
+    int nbn = core_section(b, axis.z < 0.0 ? -1.0 : 1.0, f->pos_b.z, sb);
+    if (na == 0 || nbn == 0) {
+        return false;
+    }
+    for (int i = 0; i < nbn; ++i) {
+        nb[i][0] = -sb[i][0]; /* -S_B, still counter-clockwise */
+        nb[i][1] = -sb[i][1];
+    }
+    /* The edge normals of both sections (a segment's two sides; a point has none). */
+    double best = HUGE_VAL, bx = 0.0, bz = 1.0;
+    for (int k = 0; k < 2; ++k) {
+        double(*v)[2] = k == 0 ? sa : nb;
+        int n = k == 0 ? na : nbn;
+        for (int i = 0; i < n && n > 1; ++i) {
+            const double *p = v[i], *q = v[(i + 1) % n];
+            double ex = q[0] - p[0], ez = q[1] - p[1], len = sqrt(ex * ex + ez * ez);
+            if (!(len > 0.0)) {
+                continue;
+            }
+            for (int side = 0; side < (n == 2 ? 2 : 1); ++side) {
+                double ux = (side == 0 ? ez : -ez) / len, uz = (side == 0 ? -ex : ex) / len;
+                int ia = 0, ib = 0;
+                double h = section_support(sa, na, ux, uz, &ia) + section_support(nb, nbn, ux, uz, &ib);
+                if (h < best) {
+                    best = h, bx = ux, bz = uz;
+                }
+            }
+        }
+    }
+    if (!(best < HUGE_VAL) || !(best > s->zero)) {
+        return false; /* S_D has no area, or the origin is not inside it beyond rounding */
+    }
+    /* The deepest points: a + c = depth u with a on S_A's face along u, c on -S_B's. */
+    int ia = 0, ib = 0;
+    double ha = section_support(sa, na, bx, bz, &ia), hb = section_support(nb, nbn, bx, bz, &ib);
+    double alo[2] = {0, 0}, ahi[2] = {0, 0}, clo[2] = {0, 0}, chi[2] = {0, 0};
+    section_face(sa, na, bx, bz, ha, s->zero, alo, ahi);
+    section_face(nb, nbn, bx, bz, hb, s->zero, clo, chi);
+    const double tx = -bz, tz = bx;
+    double talo = alo[0] * tx + alo[1] * tz, tahi = ahi[0] * tx + ahi[1] * tz;
+    double tclo = clo[0] * tx + clo[1] * tz, tchi = chi[0] * tx + chi[1] * tz;
+    double tq = 0.0; /* the origin's projection d u has t = 0 */
+    double ta = tq - 0.5 * (tclo + tchi);
+    ta = ta < talo ? talo : (ta > tahi ? tahi : ta);
+    double pa2[2], pc2[2];
+    on_face(alo, ahi, talo, tahi, ta, pa2);
+    on_face(clo, chi, tclo, tchi, tq - ta, pc2);
+    /* Back in 3-D: the radial direction towards B's origin, or any. */
+    gjk_vec3 radial = off > 0.0 ? gjk_v3(f->pos_b.x / off, f->pos_b.y / off, 0.0)
+                                : gjk_v3(1.0, 0.0, 0.0);
+    gjk_vec3 ez = gjk_v3(0.0, 0.0, 1.0);
+    r->status = GJK_STATUS_OVERLAPPING;
+    r->depth = best;
+    r->depth_upper = best;
+    r->normal = gjk_add(gjk_scale(radial, bx), gjk_scale(ez, bz));
+    r->upper_normal = r->normal;
+    r->normal_sep = -best;
+    r->point_a = gjk_add(gjk_scale(radial, pa2[0]), gjk_scale(ez, pa2[1]));
+    r->point_b = gjk_madd(r->point_a, -best, r->normal); /* pa - pb = depth n */
+    (void)pc2;
+    r->iterations = 0;
+    r->support_calls = 0;
+    return true;
+}
+
+gjk_epa_result gjk_epa_in(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                          const gjk_options *options, gjk_workspace *workspace)
+{
+    gjk_epa_result r;
+    if (is_revolved(f->a) && is_revolved(f->b)) {
+        memset(&r, 0, sizeof r);
+        const epa_settings s = epa_settings_from(f, simplex, options);
+        if (coaxial_depth(f, &s, &r)) {
+            return epa_finite(r);
+        }
+    }
+    r = epa_finite(epa_run_stack(f, simplex, options, NULL));
+    if (r.status != GJK_STATUS_CAPACITY_LIMIT) {
+        return r;
+    }
+    /* Past the stack storage: again in a workspace block, which grows as it must. */
+    gjk_workspace own = {NULL, 0, 0};
+    gjk_workspace *ws = workspace != NULL ? workspace : &own;
+    gjk_epa_result g = epa_finite(epa_run_grown(f, simplex, options, ws));
+    if (own.block != NULL) {
+        gjk_workspace_release(&own);
+    }
+    if (g.status == GJK_STATUS_CAPACITY_LIMIT && g.iterations <= r.iterations) {
+        return r; /* no memory for more: the stack's estimate stands */
+    }
+    g.support_calls += r.support_calls;
+    return g;
+}
+
 gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
                        const gjk_options *options)
 {
-    return epa_finite(epa_run(f, simplex, options));
+    return gjk_epa_in(f, simplex, options, NULL);
+}
+
+void gjk_workspace_release(gjk_workspace *workspace)
+{
+    if (workspace != NULL) {
+        free(workspace->block);
+        workspace->block = NULL;
+        workspace->bytes = 0;
+    }
 }

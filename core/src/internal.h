@@ -154,11 +154,14 @@ void gjk_pair_support(const gjk_pair_frame *f, gjk_vec3 d, uint32_t hint_a, uint
 /* EPA on D, starting from GJK's final simplex (which contains the origin, possibly as a
  * degenerate simplex: it is blown up to a tetrahedron). Finds the point p of the boundary
  * of D nearest the origin: depth = |p|, normal = p / |p| (A towards B, A-local), and
- * deepest points pa (on core A), pb (on core B) with pa - pb = p. No allocation: fixed
- * capacity on the stack. Returns GJK_STATUS_OVERLAPPING (converged), TOUCHING (depth 0:
- * the origin is on the boundary), ITERATION_LIMIT or CAPACITY_LIMIT (best estimate filled
- * in); never NaN (a non-finite support point or simplex vertex gives INVALID_INPUT, every
- * field finite). */
+ * deepest points pa (on core A), pb (on core B) with pa - pb = p. Storage on the stack; a
+ * polytope that outgrows it moves into the workspace (gjk_epa_in; gjk_epa uses a block of
+ * its own, freed before it returns). Returns GJK_STATUS_OVERLAPPING (converged), TOUCHING
+ * (depth 0: the origin is on the boundary), ITERATION_LIMIT or CAPACITY_LIMIT (memory
+ * could not be had; best estimate filled in); never NaN (a non-finite support point or
+ * simplex vertex gives INVALID_INPUT, every field finite). Coaxial bodies of revolution
+ * (points, segments, cylinders, cones on one axis) get their exact depth from the meridian
+ * section, without iterations. */
 typedef struct gjk_epa_result {
     gjk_status status;
     double depth;
@@ -179,6 +182,8 @@ typedef struct gjk_epa_result {
 
 gjk_epa_result gjk_epa(const gjk_pair_frame *f, const gjk_simplex *simplex,
                        const gjk_options *options);
+gjk_epa_result gjk_epa_in(const gjk_pair_frame *f, const gjk_simplex *simplex,
+                          const gjk_options *options, gjk_workspace *workspace);
 
 /* GJK distance on D (gjk.c). Runs from the warm-start cache when it is valid for these
  * shapes (NULL: cold start) and writes the final simplex back into it. */

@@ -19,8 +19,9 @@ static const gjk_options default_options = {
     .abs_tolerance = 1e-16,
     .touch_tolerance = 1e-9,
     .max_iterations = 128,
-    .epa_max_iterations = 512,
+    .epa_max_iterations = 0, /* automatic (epa.c) */
     .hill_climb_min_vertices = 4,
+    .touch_relative = 1e-9,
 };
 
 gjk_options gjk_default_options(void)
@@ -40,9 +41,10 @@ static gjk_options resolve_options(const gjk_options *given)
     o.abs_tolerance = o.abs_tolerance > 0.0 ? o.abs_tolerance : d->abs_tolerance;
     o.touch_tolerance = o.touch_tolerance > 0.0 ? o.touch_tolerance : d->touch_tolerance;
     o.max_iterations = o.max_iterations > 0 ? o.max_iterations : d->max_iterations;
-    o.epa_max_iterations = o.epa_max_iterations > 0 ? o.epa_max_iterations : d->epa_max_iterations;
+    o.epa_max_iterations = o.epa_max_iterations > 0 ? o.epa_max_iterations : 0;
     o.hill_climb_min_vertices =
         o.hill_climb_min_vertices > 0 ? o.hill_climb_min_vertices : d->hill_climb_min_vertices;
+    o.touch_relative = o.touch_relative > 0.0 ? o.touch_relative : d->touch_relative;
     return o;
 }
 
@@ -174,8 +176,8 @@ static bool result_is_finite(const gjk_result *r)
  * plain_distance_at_contact_between_scales, a 1.1e-12 gap between a 1e-3 and a 1e3 shape
  * read as an overlap by gjk_distance while gjk_signed_distance said TOUCHING.) */
 static double contact_depth(const gjk_pair_frame *f, const gjk_gjk_result *g,
-                            const gjk_options *opt, int32_t *support_calls, gjk_vec3 *normal,
-                            double *normal_sep)
+                            const gjk_options *opt, double touch, gjk_workspace *workspace,
+                            int32_t *support_calls, gjk_vec3 *normal, double *normal_sep)
 {
     double noise = (16.0 * DBL_EPSILON + opt->abs_tolerance) * f->scale;
     if (g->simplex.count == 4) {
@@ -194,7 +196,7 @@ static double contact_depth(const gjk_pair_frame *f, const gjk_gjk_result *g,
             double dist = len > 0.0 ? fabs(gjk_dot(nf, w0)) / len : 0.0;
             inner = dist < inner ? dist : inner;
         }
-        if (inner - noise + f->inflate > opt->touch_tolerance) {
+        if (inner - noise + f->inflate > touch) {
             return -1.0;
         }
     } else if (g->upper > 0.0) {
@@ -208,7 +210,7 @@ static double contact_depth(const gjk_pair_frame *f, const gjk_gjk_result *g,
             return 0.0;
         }
     }
-    gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
+    gjk_epa_result e = gjk_epa_in(f, &g->simplex, opt, workspace);
     *support_calls += e.support_calls;
     if (g->upper == 0.0) {
         *normal = e.normal;
@@ -319,6 +321,16 @@ static gjk_vec3 certified_normal(const gjk_gjk_result *g, double d, double scale
     return n;
 }
 
+/* The touching band of a pair: at most touch_tolerance metres, and at most touch_relative of
+ * the pair's size (the scale of the pair frame: the shapes' extents and the distance between
+ * their origins). An absolute band alone made two 1 um shapes 1.6e-12 m apart TOUCHING, an
+ * error of 5e-7 of their size (test_gjk_basic: verdict_relative_to_scale). */
+static inline double touch_band(const gjk_options *o, const gjk_pair_frame *f)
+{
+    double relative = o->touch_relative * f->scale;
+    return relative < o->touch_tolerance ? relative : o->touch_tolerance;
+}
+
 /* The pair frame (internal.h); in line in gjk_query_run. */
 static inline gjk_mat3 pair_frame_init(gjk_pair_frame *f, const gjk_shape *a, gjk_transform pose_a,
                                        const gjk_shape *b, gjk_transform pose_b,
@@ -353,13 +365,14 @@ gjk_mat3 gjk_pair_frame_init(gjk_pair_frame *f, const gjk_shape *a, gjk_transfor
  * separated answer, the common one, compiles leaner without it. False when EPA met a
  * non-finite support point. */
 static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame *f,
-                                        const gjk_options *opt, const gjk_gjk_result *g,
-                                        gjk_result *r, core_answer *c)
+                                        const gjk_options *opt, double touch,
+                                        const gjk_gjk_result *g, gjk_result *r, core_answer *c)
 {
+    double lower = HUGE_VAL; /* a certified lower bound on the signed distance, if below sd */
     double depth; /* cores' depth at a contact to rounding (contact_depth) */
     r->status = GJK_STATUS_OVERLAPPING;
     if (q->penetration && !q->boolean_only) {
-        gjk_epa_result e = gjk_epa(f, &g->simplex, opt);
+        gjk_epa_result e = gjk_epa_in(f, &g->simplex, opt, q->workspace);
         if (e.status == GJK_STATUS_INVALID_INPUT) {
             return false; /* a non-finite support point (a NaN vertex the scan did not flag) */
         }
@@ -400,6 +413,7 @@ static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame
             c->pa = e.point_a;
             c->pb = e.point_b;
             c->sd = -(e.depth + f->inflate);
+            lower = -(e.depth_upper + f->inflate); /* depth <= depth_upper: certified */
             /* EPA's stopping rules take a support point along the normal they answer with
              * (h(n) within the tolerance of the depth when converged, h(n) <= 0 at contact,
              * or a gap its polytope could not close): -h(n) is certified. */
@@ -418,7 +432,8 @@ static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame
             c->n = gjk_v3(1.0, 0.0, 0.0); /* cores touch at a point: any direction */
         }
     } else if (!q->boolean_only &&
-               (depth = contact_depth(f, g, opt, &r->support_calls, &c->n, &c->n_sep)) >= 0.0) {
+               (depth = contact_depth(f, g, opt, touch, q->workspace, &r->support_calls, &c->n,
+                                       &c->n_sep)) >= 0.0) {
         /* Contact to rounding, the origin not enclosed: the cores are |v| apart at most
          * (v's direction is as good as the rounding allows). Otherwise an overlap of that
          * depth, which the plain distance reports as 0 (TOUCHING within the tolerance, as
@@ -433,9 +448,22 @@ static GJK_NOINLINE bool overlap_answer(const gjk_query *q, const gjk_pair_frame
         c->sd = 0.0;
         c->known = false;
     }
-    r->lower_bound = c->sd;
+    r->lower_bound = lower < c->sd ? lower : c->sd;
     r->upper_bound = c->sd;
     return true;
+}
+
+/* GJK stalled with no separation certified and |v| beyond touch_tolerance: the origin may
+ * be inside D all the same (seen: a flat square 2.7e-7 wide 1.5e-7 into a 55 m segment, GJK
+ * stalled after 3 iterations at |v| = 7.7e-8, reported as ITERATION_LIMIT with a positive
+ * distance; fuzz/fixed 814014, test_fuzz_regressions: gjk_stall_square_on_segment). EPA
+ * decides: a converged depth above its zero certifies the overlap (its polytope lies in D and
+ * holds the origin that deep). Out of line: stalls are rare. */
+static GJK_NOINLINE bool stall_overlaps(const gjk_pair_frame *f, const gjk_options *opt,
+                                        gjk_workspace *workspace, const gjk_gjk_result *g)
+{
+    gjk_epa_result e = gjk_epa_in(f, &g->simplex, opt, workspace);
+    return e.status == GJK_STATUS_OVERLAPPING && e.depth > 0.0;
 }
 
 gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options)
@@ -454,13 +482,14 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
     const gjk_mat3 rot_a =
         pair_frame_init(&f, query->shape_a, pose_a, query->shape_b, pose_b, &opt);
     const double inflate_a = gjk_core_inflate(f.a), inflate_b = gjk_core_inflate(f.b);
+    const double touch = touch_band(&opt, &f);
 
     gjk_gjk_input in;
     in.options = &opt;
     in.cutoff = query->cutoff + f.inflate; /* INFINITY stays INFINITY */
     /* Boolean answers agree with the signed distance's status: within the touch tolerance
      * is touching, and touching counts as intersecting. */
-    in.threshold = f.inflate + opt.touch_tolerance;
+    in.threshold = f.inflate + touch;
     in.boolean_only = query->boolean_only;
     gjk_cache saved;
     if (cache != NULL) {
@@ -496,8 +525,10 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
      * point_in_flat_cone_gjk_stall). */
     const bool stalled_at_contact = g.status == GJK_STATUS_ITERATION_LIMIT && !(g.lower > 0.0) &&
                                     g.upper <= opt.touch_tolerance;
-    if (g.status == GJK_STATUS_OVERLAPPING || stalled_at_contact) {
-        if (!overlap_answer(query, &f, &opt, &g, &r, &c)) {
+    if (g.status == GJK_STATUS_OVERLAPPING || stalled_at_contact ||
+        (g.status == GJK_STATUS_ITERATION_LIMIT && !(g.lower > 0.0) &&
+         stall_overlaps(&f, &opt, query->workspace, &g))) {
+        if (!overlap_answer(query, &f, &opt, touch, &g, &r, &c)) {
             if (cache != NULL) {
                 *cache = saved;
             }
@@ -549,10 +580,16 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
         pa = gjk_madd(pa, share_a, e);
         pb = gjk_madd(pb, share_a - 1.0, e);
     }
+    /* The verdict: TOUCHING within the pair's touching band, or when the certified bounds do
+     * not exclude zero; the distance stays the computed one either way. */
     if (c.known && (r.status == GJK_STATUS_SEPARATED || r.status == GJK_STATUS_OVERLAPPING) &&
-        fabs(sd) <= opt.touch_tolerance) {
+        (fabs(sd) <= touch || (r.status == GJK_STATUS_SEPARATED && !(r.lower_bound > 0.0)) ||
+         (r.status == GJK_STATUS_OVERLAPPING && !(r.upper_bound < 0.0)))) {
         r.status = GJK_STATUS_TOUCHING;
     }
+    /* Status and sign agree (the plain distance reads an overlap as 0 below). */
+    GJK_ASSERT(r.status != GJK_STATUS_SEPARATED || (sd > 0.0 && r.lower_bound > 0.0));
+    GJK_ASSERT(r.status != GJK_STATUS_OVERLAPPING || !c.known || (sd < 0.0 && r.upper_bound < 0.0));
     /* plain distance: overlap reads as distance 0 */
     r.distance = !query->penetration && sd < 0.0 ? 0.0 : sd;
 
@@ -575,7 +612,7 @@ gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_opt
 /* The wrappers fill the query in place. */
 #define GJK_QUERY_INIT(a, pose_a, b, pose_b, cutoff, penetration, boolean_only)                    \
     {                                                                                              \
-        (a), (pose_a), (b), (pose_b), (cutoff), (penetration), (boolean_only)                      \
+        (a), (pose_a), (b), (pose_b), (cutoff), (penetration), (boolean_only), NULL                \
     }
 
 gjk_result gjk_distance(const gjk_shape *a, gjk_transform pose_a, const gjk_shape *b,

@@ -74,7 +74,7 @@ void gjk_trace_gjk_step(gjk_trace *t, const gjk_pair_frame *f, int32_t iteration
 }
 
 void gjk_trace_epa_step(gjk_trace *t, const gjk_pair_frame *f, int32_t iteration, const gjk_vec3 *w,
-                        const gjk_vec3 *a, int32_t count, const int16_t face[3], gjk_vec3 n,
+                        const gjk_vec3 *a, int32_t count, const int32_t face[3], gjk_vec3 n,
                         double d, const gjk_vertex *support, double lower, double upper)
 {
     gjk_trace_step *s = next_step(t, f, GJK_TRACE_EPA, iteration, count);

@@ -15,7 +15,7 @@ void gjk_trace_gjk_step(gjk_trace *t, const gjk_pair_frame *f, int32_t iteration
 /* An EPA iteration: the polytope's vertices (w[i], a[i]; b = a - w), the face expanded (its
  * outward unit normal n at distance d), the support point along n, the depth's bounds. */
 void gjk_trace_epa_step(gjk_trace *t, const gjk_pair_frame *f, int32_t iteration, const gjk_vec3 *w,
-                        const gjk_vec3 *a, int32_t count, const int16_t face[3], gjk_vec3 n,
+                        const gjk_vec3 *a, int32_t count, const int32_t face[3], gjk_vec3 n,
                         double d, const gjk_vertex *support, double lower, double upper);
 
 #endif /* GJK_TRACE_INTERNAL_H */

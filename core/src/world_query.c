@@ -85,6 +85,7 @@ typedef struct qworker {
     int32_t named_count, named_capacity;
     int32_t named_cursor; /* where wtraj_find looks first in job->prev's entries */
     wmap map;
+    gjk_workspace epa; /* EPA's storage beyond the stack, this worker's (grows on demand) */
     /* the waypoint in progress */
     int32_t w;
     double best;
@@ -440,6 +441,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
     if (first)
         q.cutoff = pad + limit;
     q.penetration = job->penetration && !first;
+    q.workspace = &wk->epa;
     gjk_result r = gjk_query_run(&q, &cache, &job->gjk);
     ++wk->counters.pairs_narrow;
     wk->counters.gjk_iterations += r.iterations;
@@ -1083,6 +1085,7 @@ static void worker_free(qworker *wk)
     free(wk->grads);
     free(wk->named);
     free(wk->map.slots);
+    gjk_workspace_release(&wk->epa);
 }
 
 static void *worker_main(void *arg)

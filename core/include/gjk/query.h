@@ -14,8 +14,11 @@
  *    (1988: ||v|| >= d >= v.w / ||v||) are reported for every separated answer. If GJK
  *    cannot close the gap (floating-point stall above the rounding of the support values)
  *    the status is GJK_STATUS_ITERATION_LIMIT, with the bounds it reached.
- *  - No query allocates, prints or touches global state; concurrent queries on shared shapes
- *    are safe. A query never writes through a shape.
+ *  - No query prints or touches global state; concurrent queries on shared shapes are safe
+ *    (each with its own workspace, if any). A query never writes through a shape. The only
+ *    allocation is EPA's, and only when its polytope outgrows the storage on the stack (deep
+ *    overlaps of large polytopes): into the query's workspace when it has one, which keeps
+ *    the block for later queries, else into a block freed before the query returns.
  *  - Poses: quaternions must have norm 1 within GJK_QUAT_NORM_TOLERANCE (they are then
  *    normalised); farther off, NaN/Inf anywhere, or an invalid shape -> GJK_STATUS_INVALID_INPUT
  *    with distance = NaN and the cache left untouched. */
@@ -31,11 +34,16 @@
 typedef struct gjk_options {
     double rel_tolerance;   /* GJK/EPA stop when upper - lower <= rel_tolerance * upper (default 1e-12) */
     double abs_tolerance;   /* ... or <= abs_tolerance * scale, scale = pair's size (default 1e-16) */
-    double touch_tolerance; /* |distance| <= this (metres) reports GJK_STATUS_TOUCHING (default 1e-9) */
+    double touch_tolerance; /* |distance| <= min(this, touch_relative * size) reports
+                               GJK_STATUS_TOUCHING (metres, default 1e-9) */
     int32_t max_iterations; /* GJK iteration cap (default 128) */
-    int32_t epa_max_iterations; /* EPA iteration cap (default 512) */
+    int32_t epa_max_iterations; /* EPA iteration cap (default 0: automatic, 512 plus 4 per
+                                   vertex of the pair's polytopes and boxes) */
     int32_t hill_climb_min_vertices; /* polytopes with adjacency and at least this many
                                         vertices use hill climbing (default 4; INT32_MAX = never) */
+    double touch_relative;  /* the touching band relative to the pair's size: the shapes'
+                               extents plus the distance between their origins (default
+                               1e-9; the band is the smaller of the two) */
     struct gjk_trace *trace; /* optional step trace of GJK and EPA (gjk/trace.h); NULL = none */
 } gjk_options;
 
@@ -74,6 +82,19 @@ typedef struct gjk_result {
     int32_t support_calls;  /* support-map evaluations of the Minkowski difference */
 } gjk_result;
 
+/* Scratch memory for EPA beyond its stack storage, owned by the caller (one per thread or
+ * per world worker: a workspace serves one query at a time). Zero it to start; a query
+ * grows it only when EPA needs more than it holds (allocation only then), and it keeps its
+ * block for the next queries until gjk_workspace_release. */
+typedef struct gjk_workspace {
+    void *block;   /* NULL until EPA first needs it */
+    size_t bytes;  /* size of block */
+    int32_t grows; /* allocations made into it (a block replaced by a larger one counts) */
+} gjk_workspace;
+
+/* Frees the workspace's block; the workspace stays usable (as if zeroed, `grows` kept). */
+GJK_API void gjk_workspace_release(gjk_workspace *workspace);
+
 /* General query input; the wrappers below fill it for the common cases. */
 typedef struct gjk_query {
     const gjk_shape *shape_a;
@@ -84,6 +105,8 @@ typedef struct gjk_query {
                                INFINITY = never. Returns GJK_STATUS_BEYOND_CUTOFF, distance = that bound */
     bool penetration;       /* on overlap, run EPA for depth, deepest points and normal */
     bool boolean_only;      /* stop at the first certificate of overlap or separation */
+    gjk_workspace *workspace; /* EPA's storage beyond the stack (NULL: a temporary block, only
+                                 when the stack storage does not suffice) */
 } gjk_query;
 
 GJK_API gjk_result gjk_query_run(const gjk_query *query, gjk_cache *cache, const gjk_options *options);
