@@ -1553,7 +1553,7 @@ gjkd_status gjkd_query_trajectory_columns(gjkd_client *c, const gjkd_query_optio
         return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory_columns: NULL request");
     Gjkd__V1__Response *r;
     bool all_pairs;
-    gjkd_status s = send_trajectory(c, options, request, false, &r, &all_pairs);
+    gjkd_status s = send_trajectory(c, options, request, true, &r, &all_pairs);
     if (s != GJKD_OK)
         return s;
     const Gjkd__V1__TrajectoryResult *t = r->trajectory;

@@ -477,9 +477,8 @@ typedef struct gjkd_trajectory_columns {
     double handler_seconds;
 } gjkd_trajectory_columns;
 
-/* The query of gjkd_query_trajectory_request, its result as arrays. The request is sent with
- * its waypoints as given (build it packed: waypoint_xyz_wxyz or waypoint_joints with
- * waypoint_count) and left unchanged; options as there. A daemon that predates pair columns
+/* The query of gjkd_query_trajectory_request, its result as arrays: the request is sent as
+ * there (nested poses packed; the caller's message is left unchanged), options as there. A daemon that predates pair columns
  * answers in another form: GJKD_BAD_REPLY, saying so (gjkd_query_trajectory_request reads every
  * form). */
 GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_columns(
