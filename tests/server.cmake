@@ -22,6 +22,9 @@ if(TARGET gjkd_server)
                  TIMEOUT 60)
     gjk_add_test(test_client_kinematics SOURCES test_client_kinematics.c LIBS gjkd_server
                  gjkd::client LABELS e2e TIMEOUT 60)
+    # Pair columns in every mode equal the full form, gradients included; bad columns refused.
+    gjk_add_test(test_client_columns SOURCES test_client_columns.c LIBS gjkd_server gjkd::client
+                 LABELS e2e TIMEOUT 60)
   endif()
 endif()
 # Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are

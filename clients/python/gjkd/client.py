@@ -342,6 +342,7 @@ class Client:
         self._context = context or zmq.Context()
         self._socket = None
         self._ids = itertools.count(random.getrandbits(40) + 1)
+        self._reply_bytes = b""
         self.revision = 0  # scene revision reported by the last reply
         self._open()
 
@@ -400,8 +401,10 @@ class Client:
 
     # ---------------------------------------------------------------- transport
 
-    def call(self, request, expected_revision=None):
-        """Sends a gjkd_pb2.Request; returns the gjkd_pb2.Response (any status)."""
+    def call(self, request, expected_revision=None, tail=b""):
+        """Sends a gjkd_pb2.Request; returns the gjkd_pb2.Response (any status). tail: bytes of
+        further serialized fields of the request's trajectory_query (packed arrays built
+        without a Python object per value, see _packed_field)."""
         if expected_revision is not None:
             request.expected_revision = expected_revision
         if not request.change_token and request.WhichOneof("body") in _SCENE_CHANGES:
@@ -412,7 +415,7 @@ class Client:
         for _ in range(self.retries + 1):
             if self._socket is None:
                 self._open()
-            self._socket.send_multipart([b"", request.SerializeToString()])
+            self._socket.send_multipart([b"", _serialize(request, tail)])
             deadline = time.monotonic() + self.timeout
             while True:
                 left = deadline - time.monotonic()
@@ -439,13 +442,14 @@ class Client:
                 if response.request_id not in (request.request_id, 0):
                     continue  # stale
                 self.revision = response.revision
+                self._reply_bytes = frames[-1]  # query_trajectory_arrays reads its columns
                 return response
             self._close_socket()
         raise Timeout("no reply from %r after %d attempt(s) of %g s"
                       % (self.endpoint, self.retries + 1, self.timeout))
 
-    def _ok(self, request, expected_revision=None, body=None):
-        r = self.call(request, expected_revision)
+    def _ok(self, request, expected_revision=None, body=None, tail=b""):
+        r = self.call(request, expected_revision, tail)
         if r.status.code != OK:
             raise GjkdError(r.status.code, r.status.message, r.revision)
         if body is not None and r.WhichOneof("body") != body:
@@ -647,13 +651,14 @@ class Client:
         # array: from numpy arrays without a Python object per waypoint, from lists when they
         # have the same number of poses (else one message each, so that the daemon's error
         # names the waypoint).
+        tail = b""
         t.options.pair_columns = True
         t.options.compact = True
         t.options.columnar = not gradients
         if joint_waypoints is not None:
             if _is_array(joint_waypoints):
                 q = _float_rows(joint_waypoints, 2, "joint_waypoints")
-                t.waypoint_joints.extend(q.ravel().tolist())
+                tail = _packed_field("waypoint_joints", q)
                 t.waypoint_count = q.shape[0]
                 if joint_names is not None:
                     t.joint_names.extend(joint_names)
@@ -664,11 +669,11 @@ class Client:
             if p.shape[2] != 7:
                 raise ValueError("waypoints: an array of shape (waypoints, links, 7): px py pz "
                                  "qw qx qy qz per link, got %s" % (p.shape,))
-            t.waypoint_xyz_wxyz.extend(p.ravel().tolist())
+            tail = _packed_field("waypoint_xyz_wxyz", p)
             t.waypoint_count = p.shape[0]
         else:
             documents.waypoints_to_pb(waypoints, t)
-        return req
+        return req, tail
 
     def query_trajectory(self, robot, waypoints=None, name=None, max_distance=None,
                          mode="closest", pair_kinds=0, no_penetration_depth=False, max_pairs=0,
@@ -682,10 +687,10 @@ class Client:
         query with this name starts from this one's answers). Options as for query_state
         (gradients too: "joint_names" in the answer). query_trajectory_arrays gives the same
         result as numpy arrays."""
-        req = self._trajectory_request(robot, waypoints, name, max_distance, mode, pair_kinds,
+        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode, pair_kinds,
                                        no_penetration_depth, max_pairs, per_part,
                                        joint_waypoints, joint_names, gradients)
-        r = self._ok(req, expected_revision, body="trajectory")
+        r = self._ok(req, expected_revision, body="trajectory", tail=tail)
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
         try:
@@ -714,14 +719,47 @@ class Client:
         """query_trajectory with its result as numpy arrays (gjkd.columns.TrajectoryArrays:
         one array per field, every reported pair of every waypoint; the dicts on demand as
         .waypoints and .to_dict()). Needs numpy, and a daemon that sends pair columns."""
-        req = self._trajectory_request(robot, waypoints, name, max_distance, mode, pair_kinds,
+        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode, pair_kinds,
                                        no_penetration_depth, max_pairs, per_part,
                                        joint_waypoints, joint_names, gradients)
-        r = self._ok(req, expected_revision, body="trajectory")
+        r = self._ok(req, expected_revision, body="trajectory", tail=tail)
         try:
-            return columns.TrajectoryArrays(r, mode == "all", gradients)
+            return columns.TrajectoryArrays(r, mode == "all", gradients, self._reply_bytes)
         except columns.InconsistentReply as e:
             raise GjkdError(102, "inconsistent pair columns in the reply: %s" % e) from None
+
+
+_TRAJECTORY_FIELD = pb.Request.DESCRIPTOR.fields_by_name["trajectory_query"].number
+
+
+def _varint_bytes(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def _packed_field(name, values):
+    """A packed repeated double field of TrajectoryQueryRequest holding a numpy array's
+    values, serialized as protobuf does (key, length, little-endian doubles)."""
+    number = pb.TrajectoryQueryRequest.DESCRIPTOR.fields_by_name[name].number
+    data = values.astype("<f8", copy=False).tobytes()
+    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(data)) + data
+
+
+def _serialize(request, tail):
+    """The request's bytes; with a tail, its trajectory_query is serialized with the tail's
+    fields appended (protobuf reads fields in any order)."""
+    if not tail:
+        return request.SerializeToString()
+    body = request.trajectory_query.SerializeToString() + tail
+    head = pb.Request()
+    head.CopyFrom(request)
+    head.ClearField("trajectory_query")
+    return (head.SerializeToString() + _varint_bytes(_TRAJECTORY_FIELD << 3 | 2)
+            + _varint_bytes(len(body)) + body)
 
 
 def _is_array(value):

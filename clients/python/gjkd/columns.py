@@ -197,6 +197,39 @@ def build_states(flags, min_distance, pairs_checked, pairs_candidate, start, ind
     return states
 
 
+_RESPONSE_TRAJECTORY = pb.Response.DESCRIPTOR.fields_by_name["trajectory"].number
+_PAIR_COLUMNS = pb.TrajectoryResult.DESCRIPTOR.fields_by_name["pair_columns"].number
+_COLUMNS = pb.TrajectoryResult.DESCRIPTOR.fields_by_name["columns"].number
+
+
+def _raw_columns(raw):
+    """The length-delimited fields of the PairColumns and WaypointColumns of a serialized
+    Response, as views of its bytes; (None, None) when they are not there as one message each."""
+    try:
+        top = length_delimited_fields(raw)
+        if _RESPONSE_TRAJECTORY not in top:
+            return None, None
+        traj = length_delimited_fields(top[_RESPONSE_TRAJECTORY])
+        if _PAIR_COLUMNS not in traj or _COLUMNS not in traj:
+            return None, None
+        return length_delimited_fields(traj[_PAIR_COLUMNS]), length_delimited_fields(
+            traj[_COLUMNS])
+    except (InconsistentReply, IndexError):
+        return None, None
+
+
+def _arrays(np, fields, message):
+    """The per-pair numpy arrays from the fields' bytes, or None when an array's length is not
+    the parsed message's (then the bytes are not the plain packed encoding)."""
+    arrays = {}
+    for name, (number, dtype) in _PAIR_FIELDS.items():
+        a = np.frombuffer(fields.get(number, b""), dtype=dtype)
+        if len(a) != len(getattr(message, name)):
+            return None
+        arrays[name] = a
+    return arrays
+
+
 class TrajectoryArrays:
     """A trajectory result as numpy arrays (Client.query_trajectory_arrays): the numbers of
     query_trajectory's dicts, bit for bit, one array per field. The arrays are read-only views
@@ -219,7 +252,9 @@ class TrajectoryArrays:
     waypoints: the per-waypoint dicts of query_trajectory, built on first use; to_dict(): the
     whole dict of query_trajectory."""
 
-    def __init__(self, response, all_pairs, gradients):
+    def __init__(self, response, all_pairs, gradients, raw=None):
+        """response: the parsed reply; raw: its bytes, whose packed fields are read in place
+        when they are as the parsed message says (else the message is serialized again)."""
         import numpy as np
 
         tr = response.trajectory
@@ -228,11 +263,15 @@ class TrajectoryArrays:
                                     "client): use query_trajectory")
         w = tr.columns
         n = len(w.flags)
-        fields = length_delimited_fields(tr.pair_columns.SerializeToString())
-        wfields = length_delimited_fields(w.SerializeToString())
-        arrays = {}
-        for name, (number, dtype) in _PAIR_FIELDS.items():
-            arrays[name] = np.frombuffer(fields.get(number, b""), dtype=dtype)
+        fields, wfields = _raw_columns(raw) if raw else (None, None)
+        arrays = _arrays(np, fields, tr.pair_columns) if fields is not None else None
+        if arrays is None or wfields is None or \
+                len(wfields.get(_WAYPOINT_DOUBLES["min_distance"], b"")) != 8 * n:
+            fields = length_delimited_fields(tr.pair_columns.SerializeToString())
+            wfields = length_delimited_fields(w.SerializeToString())
+            arrays = _arrays(np, fields, tr.pair_columns)
+            if arrays is None:
+                raise InconsistentReply("pair columns of the wrong lengths")
         self.flags = np.array(w.flags, dtype=np.uint32)
         self.pairs_checked = np.array(w.pairs_checked, dtype=np.uint32)
         self.pairs_candidate = np.array(w.pairs_candidate, dtype=np.uint32)
