@@ -28,6 +28,9 @@ class InconsistentReply(ValueError):
 
 
 def _varint(data, i):
+    b = data[i]
+    if b < 0x80:  # tags and small lengths: one byte
+        return b, i + 1
     value = shift = 0
     while True:
         b = data[i]
@@ -38,11 +41,12 @@ def _varint(data, i):
         shift += 7
 
 
-def length_delimited_fields(data):
+def length_delimited_fields(data, wanted=None):
     """{field number: bytes-like} of the length-delimited fields of a serialized message (a
     packed repeated field is one; a field given in several chunks is joined, as protobuf
-    concatenates them). The protobuf runtime serializes packed fields in one chunk each, so
-    the bytes of a message it serialized are views, not copies."""
+    concatenates them), only those in `wanted` when it is given. The protobuf runtime
+    serializes packed fields in one chunk each, so the bytes of a message it serialized are
+    views, not copies."""
     view = memoryview(data)
     out = {}
     i, n = 0, len(data)
@@ -54,6 +58,8 @@ def length_delimited_fields(data):
             chunk = view[i:i + length]
             i += length
             field = key >> 3
+            if wanted is not None and field not in wanted:
+                continue
             out[field] = bytes(out[field]) + bytes(chunk) if field in out else chunk
         elif kind == 0:
             _, i = _varint(data, i)
@@ -206,10 +212,10 @@ def _raw_columns(raw):
     """The length-delimited fields of the PairColumns and WaypointColumns of a serialized
     Response, as views of its bytes; (None, None) when they are not there as one message each."""
     try:
-        top = length_delimited_fields(raw)
+        top = length_delimited_fields(raw, (_RESPONSE_TRAJECTORY,))
         if _RESPONSE_TRAJECTORY not in top:
             return None, None
-        traj = length_delimited_fields(top[_RESPONSE_TRAJECTORY])
+        traj = length_delimited_fields(top[_RESPONSE_TRAJECTORY], (_PAIR_COLUMNS, _COLUMNS))
         if _PAIR_COLUMNS not in traj or _COLUMNS not in traj:
             return None, None
         return length_delimited_fields(traj[_PAIR_COLUMNS]), length_delimited_fields(
