@@ -1171,8 +1171,8 @@ void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *r
     out->pair_table = t.entries;
 }
 
-static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r,
-                                    bool with_closest, Gjkd__V1__TrajectoryResult *out);
+static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r, bool with_closest,
+                                    Gjkd__V1__TrajectoryResult *out);
 
 void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *r,
                                      Gjkd__V1__TrajectoryResult *out)
@@ -1182,8 +1182,8 @@ void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *
 
 /* with_closest false: the closest-pair arrays stay empty (the pair columns carry the pairs),
  * the HAS_CLOSEST flags are set all the same. */
-static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r,
-                                    bool with_closest, Gjkd__V1__TrajectoryResult *out)
+static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r, bool with_closest,
+                                    Gjkd__V1__TrajectoryResult *out)
 {
     gjkd__v1__trajectory_result__init(out);
     size_t n = (size_t)r->waypoint_count;
@@ -1253,10 +1253,10 @@ static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r
 /* ---------------------------------------------------------------- pair columns */
 
 /* Fills a per-pair array: n entries in the arena, the count in *count. */
-#define PAIR_COLUMN(c, field, n)                                                                  \
-    do {                                                                                          \
-        (c)->n_##field = (n);                                                                     \
-        (c)->field = gjkd_arena_alloc(arena, ((n) + 1) * sizeof *(c)->field);                     \
+#define PAIR_COLUMN(c, field, n)                                                                   \
+    do {                                                                                           \
+        (c)->n_##field = (n);                                                                      \
+        (c)->field = gjkd_arena_alloc(arena, ((n) + 1) * sizeof *(c)->field);                      \
     } while (0)
 
 void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_result *r,

@@ -188,7 +188,7 @@ static void same_row_pair(const gjkd_pair *p, const Gjkd__V1__PairResult *m)
     assert_string_equal(p->part_b, m->part_b);
     assert_int_equal(p->body_b_id, m->body_b_id);
     same_double(p->distance, m->distance);
-    double g[15] = {p->point_a.x,       p->point_a.y,       p->point_a.z,      p->point_b.x,
+    double g[15] = {p->point_a.x,       p->point_a.y,       p->point_a.z,       p->point_b.x,
                     p->point_b.y,       p->point_b.z,       p->local_point_a.x, p->local_point_a.y,
                     p->local_point_a.z, p->local_point_b.x, p->local_point_b.y, p->local_point_b.z,
                     p->normal.x,        p->normal.y,        p->normal.z};
@@ -239,8 +239,9 @@ static size_t compare_query(gjkd_client *c, Gjkd__V1__TrajectoryQueryRequest *tq
 
     assert_int_equal(t->waypoint_count, m->n_waypoints);
     assert_int_equal(rows->waypoint_count, m->n_waypoints);
-    assert_int_equal(t->has_min_distance, m->min_distance_opt_case ==
-                                              GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE);
+    assert_int_equal(t->has_min_distance,
+                     m->min_distance_opt_case ==
+                         GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE);
     same_double(t->min_distance, m->min_distance);
     assert_int_equal(t->min_waypoint, m->min_waypoint);
     assert_int_equal(t->first_collision, m->first_collision);

@@ -710,8 +710,8 @@ static int pair_columns_view(const Gjkd__V1__TrajectoryResult *t, gjkd_trajector
         w->n_pair_index != 0 || c->n_pair_index != m || c->n_distance != m ||
         c->n_geometry != COMPACT_GEOMETRY * m || c->n_status != m || c->n_iterations != m ||
         c->n_epa_iterations != m || c->n_part_pair_count != m ||
-        (gradients && (c->n_gradient_a_count != m || c->n_gradient_b_count != m ||
-                       c->n_subgradient != m)) ||
+        (gradients &&
+         (c->n_gradient_a_count != m || c->n_gradient_b_count != m || c->n_subgradient != m)) ||
         (!gradients && (c->n_gradient_a != 0 || c->n_gradient_b != 0 || c->n_subgradient != 0)))
         return 1;
     size_t n_starts = (n + 1) + (gradients ? 2 * (m + 1) : 0);
@@ -784,8 +784,8 @@ static void rows_of_pair_columns(const gjkd_trajectory_columns *v, bool all_pair
         gjkd_pair *out = &pairs[k];
         *out = v->table[v->pair_index[k]];
         const double *g = v->geometry + COMPACT_GEOMETRY * k;
-        gjkd_vec3 *vec[5] = {&out->point_a, &out->point_b, &out->local_point_a,
-                             &out->local_point_b, &out->normal};
+        gjkd_vec3 *vec[5] = {&out->point_a, &out->point_b, &out->local_point_a, &out->local_point_b,
+                             &out->normal};
         for (int j = 0; j < 5; j++)
             *vec[j] = (gjkd_vec3){g[3 * j], g[3 * j + 1], g[3 * j + 2]};
         out->distance = v->distance[k];
@@ -1435,16 +1435,14 @@ static gjkd_status send_trajectory(gjkd_client *c, const gjkd_query_options *opt
     return s;
 }
 
-_Static_assert((int)GJKD_WAYPOINT_EVALUATED == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED &&
-                   (int)GJKD_WAYPOINT_COLLIDING ==
-                       (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_COLLIDING &&
-                   (int)GJKD_WAYPOINT_TRUNCATED ==
-                       (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_TRUNCATED &&
-                   (int)GJKD_WAYPOINT_HAS_MIN_DISTANCE ==
-                       (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_MIN_DISTANCE &&
-                   (int)GJKD_WAYPOINT_HAS_CLOSEST ==
-                       (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST,
-               "waypoint flags are the wire's");
+_Static_assert(
+    (int)GJKD_WAYPOINT_EVALUATED == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED &&
+        (int)GJKD_WAYPOINT_COLLIDING == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_COLLIDING &&
+        (int)GJKD_WAYPOINT_TRUNCATED == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_TRUNCATED &&
+        (int)GJKD_WAYPOINT_HAS_MIN_DISTANCE ==
+            (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_MIN_DISTANCE &&
+        (int)GJKD_WAYPOINT_HAS_CLOSEST == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST,
+    "waypoint flags are the wire's");
 
 gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_options *options,
                                           Gjkd__V1__TrajectoryQueryRequest *request,

@@ -442,7 +442,7 @@ enum {
 typedef struct gjkd_trajectory_columns {
     /* per waypoint (waypoint_count) */
     size_t waypoint_count;
-    const uint32_t *flags;        /* OR of GJKD_WAYPOINT_* */
+    const uint32_t *flags;               /* OR of GJKD_WAYPOINT_* */
     const double *waypoint_min_distance; /* 0 without GJKD_WAYPOINT_HAS_MIN_DISTANCE */
     const uint32_t *pairs_checked, *pairs_candidate;
     const size_t *waypoint_start; /* waypoint_count + 1 offsets into the per-pair arrays */
@@ -478,9 +478,9 @@ typedef struct gjkd_trajectory_columns {
 } gjkd_trajectory_columns;
 
 /* The query of gjkd_query_trajectory_request, its result as arrays: the request is sent as
- * there (nested poses packed; the caller's message is left unchanged), options as there. A daemon that predates pair columns
- * answers in another form: GJKD_BAD_REPLY, saying so (gjkd_query_trajectory_request reads every
- * form). */
+ * there (nested poses packed; the caller's message is left unchanged), options as there. A daemon
+ * that predates pair columns answers in another form: GJKD_BAD_REPLY, saying so
+ * (gjkd_query_trajectory_request reads every form). */
 GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_columns(
     gjkd_client *client, const gjkd_query_options *options,
     const Gjkd__V1__TrajectoryQueryRequest *request, gjkd_trajectory_columns **out);

@@ -57,7 +57,7 @@ static const char usage_text[] =
     "                                  (as load does: the daemon's scene becomes it), then runs\n"
     "                                  the trajectory N times (default 20) cold (no named cache)\n"
     "                                  and warm (a named cache, the same waypoints); prints the\n"
-    "                                  daemon's handler time and the round trip (median, fastest),\n"
+    "                                  daemon's handler time and round trip (median, fastest),\n"
     "                                  pairs checked and reported, time per pair checked\n"
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
@@ -158,11 +158,21 @@ static bool parse_u64(const char *s, uint64_t *out)
  * before it looks for a value, and handles every one listed here. */
 static bool takes_value(const char *key)
 {
-    static const char *const valued[] = {
-        "--endpoint",     "--timeout", "--retries",      "--expect-revision",
-        "--server-key",   "--key",     "--max-distance", "--robot",
-        "--name",         "--plot",    "--export",       "--srdf",
-        "--package-path", "--repeat",  NULL};
+    static const char *const valued[] = {"--endpoint",
+                                         "--timeout",
+                                         "--retries",
+                                         "--expect-revision",
+                                         "--server-key",
+                                         "--key",
+                                         "--max-distance",
+                                         "--robot",
+                                         "--name",
+                                         "--plot",
+                                         "--export",
+                                         "--srdf",
+                                         "--package-path",
+                                         "--repeat",
+                                         NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
@@ -1167,8 +1177,7 @@ static double median_of(double *v, size_t n)
 
 /* Runs the query `repeat` times into *run; false after printing the failure. */
 static int bench_repeat(gjkd_client *c, const gjkd_query_options *o,
-                        const Gjkd__V1__TrajectoryQueryRequest *req, size_t repeat,
-                        bench_run *run)
+                        const Gjkd__V1__TrajectoryQueryRequest *req, size_t repeat, bench_run *run)
 {
     for (size_t i = 0; i < repeat; i++) {
         gjkd_trajectory_columns *t;
@@ -1308,9 +1317,10 @@ static int cmd_bench(gjkd_client *c, const args *a)
     json_u64(sc, "parts", parts);
     cJSON_AddStringToObject(doc, "robot", req->robot);
     json_u64(doc, "waypoints", waypoints);
-    cJSON_AddStringToObject(doc, "mode", a->first_collision ? "first_collision"
-                                         : a->all           ? "all"
-                                                            : "closest");
+    cJSON_AddStringToObject(doc, "mode",
+                            a->first_collision ? "first_collision"
+                            : a->all           ? "all"
+                                               : "closest");
     if (a->has_max_distance)
         json_num(doc, "max_distance", a->max_distance);
     else
@@ -1326,14 +1336,17 @@ static int cmd_bench(gjkd_client *c, const args *a)
     printf("scene %s: %zu robots, %zu obstacles, %zu parts (revision %llu)\n", a->positional[0],
            robots, obstacles, parts, (unsigned long long)ch.revision);
     printf("trajectory %s: robot %s, %zu waypoints, mode %s", a->positional[1], req->robot,
-           waypoints, a->first_collision ? "first collision" : a->all ? "all within" : "closest");
+           waypoints,
+           a->first_collision ? "first collision"
+           : a->all           ? "all within"
+                              : "closest");
     if (a->has_max_distance)
         printf(", max distance %g m", a->max_distance);
     printf("; %zu repeats\n\n", repeat);
-    printf("%-5s %-20s %-20s %-9s %-9s %-9s %-9s %s\n", "", "handler ms", "round trip ms",
-           "rt/hdl", "checked", "reported", "us/pair", "cache");
-    printf("%-5s %-20s %-20s %-9s %-9s %-9s %-9s %s\n", "", "median    fastest", "median    fastest",
-           "", "pairs", "pairs", "checked", "");
+    printf("%-5s %-20s %-20s %-9s %-9s %-9s %-9s %s\n", "", "handler ms", "round trip ms", "rt/hdl",
+           "checked", "reported", "us/pair", "cache");
+    printf("%-5s %-20s %-20s %-9s %-9s %-9s %-9s %s\n", "", "median    fastest",
+           "median    fastest", "", "pairs", "pairs", "checked", "");
     const char *kinds[2] = {"cold", "warm"};
     const bench_run *runs[2] = {&cold, &warm};
     for (int k = 0; k < 2; k++)

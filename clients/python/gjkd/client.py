@@ -687,9 +687,9 @@ class Client:
         query with this name starts from this one's answers). Options as for query_state
         (gradients too: "joint_names" in the answer). query_trajectory_arrays gives the same
         result as numpy arrays."""
-        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode, pair_kinds,
-                                       no_penetration_depth, max_pairs, per_part,
-                                       joint_waypoints, joint_names, gradients)
+        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode,
+                                             pair_kinds, no_penetration_depth, max_pairs,
+                                             per_part, joint_waypoints, joint_names, gradients)
         r = self._ok(req, expected_revision, body="trajectory", tail=tail)
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
@@ -719,9 +719,9 @@ class Client:
         """query_trajectory with its result as numpy arrays (gjkd.columns.TrajectoryArrays:
         one array per field, every reported pair of every waypoint; the dicts on demand as
         .waypoints and .to_dict()). Needs numpy, and a daemon that sends pair columns."""
-        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode, pair_kinds,
-                                       no_penetration_depth, max_pairs, per_part,
-                                       joint_waypoints, joint_names, gradients)
+        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode,
+                                             pair_kinds, no_penetration_depth, max_pairs,
+                                             per_part, joint_waypoints, joint_names, gradients)
         r = self._ok(req, expected_revision, body="trajectory", tail=tail)
         try:
             return columns.TrajectoryArrays(r, mode == "all", gradients, self._reply_bytes)
