@@ -1175,7 +1175,7 @@ static double median_of(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Runs the query `repeat` times into *run; false after printing the failure. */
+/* Runs the query `repeat` times into *run; 0, or the exit status after printing the failure. */
 static int bench_repeat(gjkd_client *c, const gjkd_query_options *o,
                         const Gjkd__V1__TrajectoryQueryRequest *req, size_t repeat, bench_run *run)
 {
@@ -1300,7 +1300,7 @@ static int cmd_bench(gjkd_client *c, const args *a)
     snprintf(name, sizeof name, "gjkctl-bench-%ld-%llu", (long)getpid(),
              (unsigned long long)ch.revision);
     req->name = name;
-    bench_run fill = {buf + 2 * repeat, buf + 3 * repeat, 0, 0, 0, 0, 0, 0, false};
+    bench_run fill = {.handler = warm.handler, .round_trip = warm.round_trip}; /* not kept */
     if (rc == 0)
         rc = bench_repeat(c, &o, req, 1, &fill);
     if (rc == 0)
