@@ -86,9 +86,11 @@ def main():
                 if arrays.to_dict()["waypoints"] != reference["waypoints"]:
                     sys.exit("python_client.py: arrays and dicts differ")
                 rows = {k: ([], []) for k in ("arrays warm", "arrays cold", "dicts warm")}
+                r = None
                 for _ in range(args.repeat):
                     for kind in rows:
                         name = "bench" if kind.endswith("warm") else None
+                        r = None  # the previous result is freed outside the timed call
                         t0 = time.perf_counter()
                         if kind.startswith("arrays"):
                             r = c.query_trajectory_arrays("panda", array, name=name, **kw)
