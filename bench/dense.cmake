@@ -6,3 +6,9 @@ target_include_directories(gjk_dense_cell PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(gjk_dense_cell PUBLIC gjk::core m PRIVATE gjk_warnings)
 add_executable(bench_dense ${CMAKE_CURRENT_SOURCE_DIR}/bench_dense.c)
 target_link_libraries(bench_dense PRIVATE gjk_dense_cell gjk_warnings m)
+# dense_export: the dense cell as gjkd documents (scene and trajectory JSON) for the benchmarks
+# through the daemon (bench/python_client.py, gjkctl bench).
+if(TARGET gjkd::json)
+  add_executable(dense_export ${CMAKE_CURRENT_SOURCE_DIR}/dense_export.c)
+  target_link_libraries(dense_export PRIVATE gjk_dense_cell gjkd::json gjk_warnings m)
+endif()

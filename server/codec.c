@@ -1193,8 +1193,19 @@ void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *r
     out->pair_table = t.entries;
 }
 
+static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r, bool with_closest,
+                                    Gjkd__V1__TrajectoryResult *out);
+
 void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *r,
                                      Gjkd__V1__TrajectoryResult *out)
+{
+    encode_waypoint_columns(arena, r, true, out);
+}
+
+/* with_closest false: the closest-pair arrays stay empty (the pair columns carry the pairs),
+ * the HAS_CLOSEST flags are set all the same. */
+static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r, bool with_closest,
+                                    Gjkd__V1__TrajectoryResult *out)
 {
     gjkd__v1__trajectory_result__init(out);
     size_t n = (size_t)r->waypoint_count;
@@ -1203,7 +1214,7 @@ void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *
     for (size_t i = 0; i < n; ++i) {
         const gjk_world_waypoint *w = &r->waypoints[i];
         colliding += w->evaluated && w->collision;
-        closest += w->evaluated && w->pair_count > 0;
+        closest += with_closest && w->evaluated && w->pair_count > 0;
     }
     encode_summary(r, colliding, out);
 
@@ -1242,6 +1253,10 @@ void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *
         if (w->pair_count > 0) {
             const gjk_world_pair *pair = &w->pairs[0];
             f |= GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST;
+            if (!with_closest) {
+                c->flags[i] = f;
+                continue;
+            }
             c->pair_index[k] = pair_table_index(arena, &t, pair);
             c->distance[k] = pair->distance;
             c->status[k] = (gjkd_code)pair->status;
@@ -1253,6 +1268,86 @@ void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *
         c->flags[i] = f;
     }
     out->columns = c;
+    out->n_pair_table = t.count;
+    out->pair_table = t.entries;
+}
+
+/* ---------------------------------------------------------------- pair columns */
+
+/* Fills a per-pair array: n entries in the arena, the count in *count. */
+#define PAIR_COLUMN(c, field, n)                                                                   \
+    do {                                                                                           \
+        (c)->n_##field = (n);                                                                      \
+        (c)->field = gjkd_arena_alloc(arena, ((n) + 1) * sizeof *(c)->field);                      \
+    } while (0)
+
+void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_result *r,
+                                         bool all_pairs, Gjkd__V1__TrajectoryResult *out)
+{
+    /* The waypoints as in the columnar form without its closest-pair arrays. */
+    encode_waypoint_columns(arena, r, false, out);
+
+    size_t n = (size_t)r->waypoint_count, pairs = 0, grad_a = 0, grad_b = 0;
+    bool gradients = false;
+    for (size_t i = 0; i < n; ++i) {
+        const gjk_world_waypoint *wp = &r->waypoints[i];
+        size_t k = !wp->evaluated ? 0 : all_pairs ? (size_t)wp->pair_count : wp->pair_count > 0;
+        for (size_t j = 0; j < k; ++j) {
+            grad_a += (size_t)wp->pairs[j].gradient_a_count;
+            grad_b += (size_t)wp->pairs[j].gradient_b_count;
+            gradients |= wp->pairs[j].gradient_a_count > 0 || wp->pairs[j].gradient_b_count > 0;
+        }
+        pairs += k;
+    }
+    Gjkd__V1__PairColumns *c = gjkd_arena_alloc(arena, sizeof *c);
+    gjkd__v1__pair_columns__init(c);
+    PAIR_COLUMN(c, waypoint, pairs);
+    PAIR_COLUMN(c, pair_index, pairs);
+    PAIR_COLUMN(c, distance, pairs);
+    PAIR_COLUMN(c, geometry, 15 * pairs);
+    PAIR_COLUMN(c, status, pairs);
+    PAIR_COLUMN(c, iterations, pairs);
+    PAIR_COLUMN(c, epa_iterations, pairs);
+    PAIR_COLUMN(c, part_pair_count, pairs);
+    if (gradients) {
+        PAIR_COLUMN(c, gradient_a_count, pairs);
+        PAIR_COLUMN(c, gradient_a, grad_a);
+        PAIR_COLUMN(c, gradient_b_count, pairs);
+        PAIR_COLUMN(c, gradient_b, grad_b);
+        PAIR_COLUMN(c, subgradient, pairs);
+    }
+    /* The pair table keys the pairs' identities; at most one entry per pair. */
+    pair_table t = pair_table_make(arena, pairs);
+    size_t k = 0, ga = 0, gb = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const gjk_world_waypoint *wp = &r->waypoints[i];
+        size_t m = !wp->evaluated ? 0 : all_pairs ? (size_t)wp->pair_count : wp->pair_count > 0;
+        for (size_t j = 0; j < m; ++j, ++k) {
+            const gjk_world_pair *pair = &wp->pairs[j];
+            c->waypoint[k] = (uint32_t)i;
+            c->pair_index[k] = pair_table_index(arena, &t, pair);
+            c->distance[k] = pair->distance;
+            put_geometry(c->geometry + 15 * k, pair);
+            c->status[k] = (int32_t)pair->status;
+            c->iterations[k] = pair->iterations;
+            c->epa_iterations[k] = pair->epa_iterations;
+            c->part_pair_count[k] = (uint32_t)pair->part_pair_count;
+            if (!gradients)
+                continue;
+            c->gradient_a_count[k] = (uint32_t)pair->gradient_a_count;
+            c->gradient_b_count[k] = (uint32_t)pair->gradient_b_count;
+            if (pair->gradient_a_count > 0)
+                memcpy(c->gradient_a + ga, pair->gradient_a,
+                       (size_t)pair->gradient_a_count * sizeof(double));
+            if (pair->gradient_b_count > 0)
+                memcpy(c->gradient_b + gb, pair->gradient_b,
+                       (size_t)pair->gradient_b_count * sizeof(double));
+            ga += (size_t)pair->gradient_a_count;
+            gb += (size_t)pair->gradient_b_count;
+            c->subgradient[k] = pair->subgradient;
+        }
+    }
+    out->pair_columns = c;
     out->n_pair_table = t.count;
     out->pair_table = t.entries;
 }

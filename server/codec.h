@@ -127,5 +127,11 @@ void gjkd_encode_trajectory_compact(gjkd_arena *arena, const gjk_world_result *r
  * out->columns, the pairs' names in pair_table as in the compact form. */
 void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *result,
                                      Gjkd__V1__TrajectoryResult *out);
+/* The pair columns (QueryOptions.pair_columns, any mode): every reported pair of every
+ * waypoint (all_pairs: ALL_WITHIN's list, else the closest) in out->pair_columns, gradients
+ * included, with the waypoints in out->columns (no closest-pair arrays there) and the pairs'
+ * names in pair_table as in the compact form. */
+void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_result *result,
+                                         bool all_pairs, Gjkd__V1__TrajectoryResult *out);
 
 #endif /* GJKD_CODEC_H */

@@ -1849,10 +1849,10 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     gjk_world_query_options options;
     if (!gjkd_decode_query_options(m->options, &ctx->limits, svc->query_threads, &options, error))
         return false;
-    if (options.gradients && m->options->columnar)
+    if (options.gradients && m->options->columnar && !m->options->pair_columns)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "options.gradients: not in the columnar form (it has no pair messages); "
-                         "use compact or the full form");
+                         "use pair_columns, compact or the full form");
     bool flat = m->n_waypoint_xyz_wxyz > 0;
     bool packed = m->n_waypoint_joints > 0 || m->n_joint_names > 0;
     if (flat && m->n_waypoints > 0)
@@ -1980,7 +1980,9 @@ unlock:
         note_pairs(ctx, result);
         Gjkd__V1__TrajectoryResult *t = gjkd_arena_alloc(&ctx->arena, sizeof *t);
         bool all_pairs = options.mode == GJK_WORLD_MODE_ALL_WITHIN;
-        if (!all_pairs && m->options != NULL && m->options->columnar)
+        if (m->options != NULL && m->options->pair_columns)
+            gjkd_encode_trajectory_pair_columns(&ctx->arena, result, all_pairs, t);
+        else if (!all_pairs && m->options != NULL && m->options->columnar)
             gjkd_encode_trajectory_columnar(&ctx->arena, result, t);
         else if (!all_pairs && m->options != NULL && m->options->compact)
             gjkd_encode_trajectory_compact(&ctx->arena, result, t);
@@ -2548,6 +2550,7 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
     else
         ok = k_commands[which].handler(&ctx, &error);
     uint64_t elapsed = now_ns() - t0;
+    resp.handler_seconds = 1e-9 * (double)elapsed;
 
     status.code = ok ? GJKD_CODE(OK) : error.code;
     status.message = ok ? "" : error.message;

@@ -33,6 +33,9 @@ if(TARGET gjkd_server)
       gjk_add_test(test_client_ellipsoid SOURCES test_client_ellipsoid.c LIBS gjkd_server
                    gjkd::client gjkd::json LABELS e2e TIMEOUT 60)
     endif()
+    # Pair columns in every mode equal the full form, gradients included; bad columns refused.
+    gjk_add_test(test_client_columns SOURCES test_client_columns.c LIBS gjkd_server gjkd::client
+                 LABELS e2e TIMEOUT 60)
   endif()
 endif()
 # Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are

@@ -185,14 +185,15 @@ static void test_lean_equals_first_encoding(void **state)
     gjkd_trajectory_destroy(&t);
     gjkd__v1__response__free_unpacked(ref, NULL);
 
-    /* ALL_WITHIN: the full form (compact is ignored), pairs expanded as before. */
+    /* ALL_WITHIN: pair columns, expanded into the list of each waypoint; its closest is the
+     * list's first entry (no copy). */
     o.mode = GJKD_QUERY_ALL_WITHIN;
     o.has_max_distance = true;
     o.max_distance = 5.0;
     assert_int_equal(gjkd_query_trajectory(c, &o, "arm", NULL, poses, WAYPOINTS, LINKS, &t),
                      GJKD_OK);
     assert_true(t->waypoints[0].pair_count > 1);
-    assert_ptr_equal(t->waypoints[0].closest, &t->waypoints[0].pairs[-1]);
+    assert_ptr_equal(t->waypoints[0].closest, &t->waypoints[0].pairs[0]);
     gjkd_trajectory_destroy(&t);
 
     gjkd_client_destroy(&c);

@@ -126,6 +126,74 @@ static void doubles_read_back_bit_for_bit(void **state)
     free(v);
 }
 
+/* The definition (gjkd_json.h, "Numbers") as it was first written: the shortest of %.15g,
+ * %.16g and %.17g that strtod reads back bit for bit, ".0" appended when it has neither a
+ * '.' nor an exponent. The formatter rounds the 15- and 16-digit forms from one 17-digit
+ * printf instead of asking printf three times; it must print exactly this. */
+static void reference_format(double v, char *buf)
+{
+    int n = 0;
+    for (int digits = 15; digits <= 17; digits++) {
+        n = snprintf(buf, GJKD_JSON_NUMBER_SIZE, "%.*g", digits, v);
+        double back = strtod(buf, NULL);
+        if (memcmp(&back, &v, sizeof v) == 0)
+            break;
+    }
+    if (strpbrk(buf, ".e") == NULL && n > 0 && n + 2 < GJKD_JSON_NUMBER_SIZE)
+        memcpy(buf + n, ".0", 3);
+}
+
+static void same_text_as_the_definition(double v)
+{
+    char fast[GJKD_JSON_NUMBER_SIZE], ref[GJKD_JSON_NUMBER_SIZE];
+    assert_true(gjkd_json_format_double(v, fast));
+    reference_format(v, ref);
+    if (strcmp(fast, ref) != 0)
+        fail_msg("%a printed as \"%s\", the definition gives \"%s\"", v, fast, ref);
+}
+
+static void doubles_print_as_defined(void **state)
+{
+    (void)state;
+    double *v;
+    size_t n = test_values(&v);
+    for (size_t i = 0; i < n; i++) {
+        same_text_as_the_definition(v[i]);
+        same_text_as_the_definition(-v[i]);
+    }
+    free(v);
+    /* Where rounding 17 digits to 15 or 16 is not printf's rounding: the dropped digits
+     * exactly a half (a tie of the 17 digits, not of the value), the values near them, and
+     * carries (9.99..9 up to 10). Decimals of 16 to 18 digits ending in 5, 50, 49, 51, of
+     * every decade from 1e-310 to 1e308, and their neighbours. */
+    static const char *const tails[] = {"5", "50", "49", "51", "499", "501", "5000001", "9"};
+    char text[64];
+    for (int k = 0; k < 20000; k++) {
+        uint64_t r = next_u64();
+        int exponent = (int)(r % 618) - 310;
+        unsigned long long mantissa = (unsigned long long)(next_u64() % 1000000000000000ull);
+        const char *tail = tails[r >> 60 & 7];
+        if ((r >> 59 & 1) != 0) /* all nines: the carry */
+            mantissa = 999999999999999ull;
+        snprintf(text, sizeof text, "%llu.%015llu%se%d", mantissa % 9 + 1, mantissa, tail,
+                 exponent);
+        double d = strtod(text, NULL);
+        if (!isfinite(d))
+            continue;
+        same_text_as_the_definition(d);
+        same_text_as_the_definition(nextafter(d, INFINITY));
+        same_text_as_the_definition(nextafter(d, -INFINITY));
+    }
+    /* Powers of ten and their neighbours (the exponent changes with the rounding). */
+    for (int e = -320; e <= 308; e++) {
+        snprintf(text, sizeof text, "1e%d", e);
+        double d = strtod(text, NULL);
+        same_text_as_the_definition(d);
+        same_text_as_the_definition(nextafter(d, INFINITY));
+        same_text_as_the_definition(nextafter(d, 0.0));
+    }
+}
+
 static void doubles_read_back_through_cjson(void **state)
 {
     (void)state;
@@ -316,6 +384,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(doubles_read_back_bit_for_bit),
+        cmocka_unit_test(doubles_print_as_defined),
         cmocka_unit_test(doubles_read_back_through_cjson),
         cmocka_unit_test(some_values_print_as_expected),
         cmocka_unit_test(non_finite_is_null),

@@ -689,6 +689,141 @@ static bool columns_of(const Gjkd__V1__WaypointColumns *c, const Gjkd__V1__Traje
     return k == closest;
 }
 
+/* The pair columns of a reply (gjkd.proto PairColumns, with the waypoints in t->columns) as a
+ * gjkd_trajectory_columns view of its arrays. *starts gets the one allocation holding
+ * waypoint_start and, with gradients, gradient_a_start and gradient_b_start; *table the pair
+ * table as gjkd_pairs (names only). Returns 0, or 1 when the arrays do not fit together, 2 when
+ * out of memory. */
+static int pair_columns_view(const Gjkd__V1__TrajectoryResult *t, gjkd_trajectory_columns *v,
+                             size_t **starts, gjkd_pair **table)
+{
+    const Gjkd__V1__WaypointColumns *w = t->columns;
+    const Gjkd__V1__PairColumns *c = t->pair_columns;
+    *starts = NULL;
+    *table = NULL;
+    memset(v, 0, sizeof *v);
+    if (w == NULL || c == NULL)
+        return 1;
+    size_t n = w->n_flags, m = c->n_waypoint;
+    bool gradients = c->n_gradient_a_count > 0 || c->n_gradient_b_count > 0;
+    if (w->n_min_distance != n || w->n_pairs_checked != n || w->n_pairs_candidate != n ||
+        w->n_pair_index != 0 || c->n_pair_index != m || c->n_distance != m ||
+        c->n_geometry != COMPACT_GEOMETRY * m || c->n_status != m || c->n_iterations != m ||
+        c->n_epa_iterations != m || c->n_part_pair_count != m ||
+        (gradients &&
+         (c->n_gradient_a_count != m || c->n_gradient_b_count != m || c->n_subgradient != m)) ||
+        (!gradients && (c->n_gradient_a != 0 || c->n_gradient_b != 0 || c->n_subgradient != 0)))
+        return 1;
+    size_t n_starts = (n + 1) + (gradients ? 2 * (m + 1) : 0);
+    *starts = malloc(n_starts * sizeof **starts);
+    *table = calloc(t->n_pair_table + 1, sizeof **table);
+    if (*starts == NULL || *table == NULL)
+        return 2;
+    size_t *ws = *starts, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        ws[i] = k;
+        while (k < m && c->waypoint[k] == i)
+            k++;
+        bool has = (w->flags[i] & GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST) != 0;
+        if (has != (k > ws[i]))
+            return 1;
+    }
+    ws[n] = k;
+    if (k != m) /* a waypoint index out of order or out of range */
+        return 1;
+    for (size_t j = 0; j < m; j++)
+        if (c->pair_index[j] >= t->n_pair_table)
+            return 1;
+    if (gradients) {
+        size_t *ga = ws + n + 1, *gb = ga + m + 1, sa = 0, sb = 0;
+        for (size_t j = 0; j < m; j++) {
+            ga[j] = sa;
+            gb[j] = sb;
+            sa += c->gradient_a_count[j];
+            sb += c->gradient_b_count[j];
+        }
+        ga[m] = sa;
+        gb[m] = sb;
+        if (sa != c->n_gradient_a || sb != c->n_gradient_b)
+            return 1;
+        v->gradient_a = c->gradient_a;
+        v->gradient_b = c->gradient_b;
+        v->gradient_a_start = ga;
+        v->gradient_b_start = gb;
+        v->subgradient = c->subgradient;
+    }
+    for (size_t e = 0; e < t->n_pair_table; e++)
+        pair_of(t->pair_table[e], &(*table)[e]);
+    v->waypoint_count = n;
+    v->flags = w->flags;
+    v->waypoint_min_distance = w->min_distance;
+    v->pairs_checked = w->pairs_checked;
+    v->pairs_candidate = w->pairs_candidate;
+    v->waypoint_start = ws;
+    v->pair_count = m;
+    v->waypoint = c->waypoint;
+    v->pair_index = c->pair_index;
+    v->distance = c->distance;
+    v->geometry = c->geometry;
+    v->status = c->status;
+    v->iterations = c->iterations;
+    v->epa_iterations = c->epa_iterations;
+    v->part_pair_count = c->part_pair_count;
+    v->table = *table;
+    v->table_count = t->n_pair_table;
+    return 0;
+}
+
+/* The rows of a pair-columns view: pairs[] (v->pair_count) and states[] (v->waypoint_count),
+ * as state_of reads the full form: a waypoint's closest is its first pair; its `pairs` list
+ * them all in ALL_WITHIN mode (all_pairs), none otherwise. */
+static void rows_of_pair_columns(const gjkd_trajectory_columns *v, bool all_pairs,
+                                 uint64_t revision, gjkd_pair *pairs, gjkd_state *states)
+{
+    for (size_t k = 0; k < v->pair_count; k++) {
+        gjkd_pair *out = &pairs[k];
+        *out = v->table[v->pair_index[k]];
+        const double *g = v->geometry + COMPACT_GEOMETRY * k;
+        gjkd_vec3 *vec[5] = {&out->point_a, &out->point_b, &out->local_point_a, &out->local_point_b,
+                             &out->normal};
+        for (int j = 0; j < 5; j++)
+            *vec[j] = (gjkd_vec3){g[3 * j], g[3 * j + 1], g[3 * j + 2]};
+        out->distance = v->distance[k];
+        out->status = (int)v->status[k];
+        out->iterations = v->iterations[k];
+        out->epa_iterations = v->epa_iterations[k];
+        out->part_pair_count = v->part_pair_count[k];
+        if (v->gradient_a_start != NULL) {
+            out->gradient_a = v->gradient_a + v->gradient_a_start[k];
+            out->gradient_a_count = v->gradient_a_start[k + 1] - v->gradient_a_start[k];
+            out->gradient_b = v->gradient_b + v->gradient_b_start[k];
+            out->gradient_b_count = v->gradient_b_start[k + 1] - v->gradient_b_start[k];
+            out->subgradient = v->subgradient[k];
+            if (out->gradient_a_count == 0)
+                out->gradient_a = NULL;
+            if (out->gradient_b_count == 0)
+                out->gradient_b = NULL;
+        }
+    }
+    for (size_t i = 0; i < v->waypoint_count; i++) {
+        uint32_t f = v->flags[i];
+        gjkd_state *s = &states[i];
+        size_t first = v->waypoint_start[i], end = v->waypoint_start[i + 1];
+        memset(s, 0, sizeof *s);
+        s->evaluated = f & GJKD_WAYPOINT_EVALUATED;
+        s->colliding = f & GJKD_WAYPOINT_COLLIDING;
+        s->truncated = f & GJKD_WAYPOINT_TRUNCATED;
+        s->has_min_distance = f & GJKD_WAYPOINT_HAS_MIN_DISTANCE;
+        s->min_distance = s->has_min_distance ? v->waypoint_min_distance[i] : 0.0;
+        s->pairs_checked = v->pairs_checked[i];
+        s->pairs_candidate = v->pairs_candidate[i];
+        s->revision = revision;
+        s->closest = end > first ? &pairs[first] : NULL;
+        s->pairs = &pairs[first];
+        s->pair_count = all_pairs ? end - first : 0;
+    }
+}
+
 /* ------------------------------------------------------------------ health */
 
 typedef struct health_box {
@@ -1265,14 +1400,14 @@ static bool packed_waypoints_make(packed_waypoints *pw, const Gjkd__V1__Trajecto
     return true;
 }
 
-gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_options *options,
-                                          Gjkd__V1__TrajectoryQueryRequest *request,
-                                          gjkd_trajectory **out)
+/* Sends a trajectory query and returns its reply: the options are `options` (NULL: the
+ * request's own), sent asking for pair columns (and, for a daemon that predates them, columnar
+ * or compact results); nested poses are sent packed when pack is set. *all_pairs: ALL_WITHIN
+ * mode. The caller's message is left as it was. */
+static gjkd_status send_trajectory(gjkd_client *c, const gjkd_query_options *options,
+                                   const Gjkd__V1__TrajectoryQueryRequest *request, bool pack,
+                                   Gjkd__V1__Response **r, bool *all_pairs)
 {
-    *out = NULL;
-    /* The request goes out with columnar results asked for (compact for a daemon that does not
-     * know columns; either is expanded below, so callers see no difference) and its nested
-     * poses sent packed; the caller's message is left as it was. */
     Gjkd__V1__QueryOptions wo;
     if (options)
         options_to_wire(options, &wo);
@@ -1280,28 +1415,67 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
         wo = *request->options;
     else
         gjkd__v1__query_options__init(&wo);
+    wo.pair_columns = true;
     wo.compact = true;
     wo.columnar = !wo.gradients; /* the columnar form has no pair messages for gradients */
+    *all_pairs = wo.mode == GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN;
     Gjkd__V1__TrajectoryQueryRequest body = *request;
     body.options = &wo;
     packed_waypoints pw;
-    if (!packed_waypoints_make(&pw, request))
+    memset(&pw, 0, sizeof pw);
+    if (pack && !packed_waypoints_make(&pw, request))
         return fail(c, GJKD_CLIENT_ERROR, "out of memory");
     if (pw.waypoints != NULL)
         body.waypoints = pw.waypoints;
     Gjkd__V1__Request req = GJKD__V1__REQUEST__INIT;
     req.body_case = GJKD__V1__REQUEST__BODY_TRAJECTORY_QUERY;
     req.trajectory_query = &body;
-    Gjkd__V1__Response *r;
-    gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_TRAJECTORY, &r);
+    gjkd_status s = transact(c, &req, GJKD__V1__RESPONSE__BODY_TRAJECTORY, r);
     packed_waypoints_free(&pw);
+    return s;
+}
+
+_Static_assert(
+    (int)GJKD_WAYPOINT_EVALUATED == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_EVALUATED &&
+        (int)GJKD_WAYPOINT_COLLIDING == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_COLLIDING &&
+        (int)GJKD_WAYPOINT_TRUNCATED == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_TRUNCATED &&
+        (int)GJKD_WAYPOINT_HAS_MIN_DISTANCE ==
+            (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_MIN_DISTANCE &&
+        (int)GJKD_WAYPOINT_HAS_CLOSEST == (int)GJKD__V1__WAYPOINT_FLAG__WAYPOINT_FLAG_HAS_CLOSEST,
+    "waypoint flags are the wire's");
+
+gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_options *options,
+                                          Gjkd__V1__TrajectoryQueryRequest *request,
+                                          gjkd_trajectory **out)
+{
+    *out = NULL;
+    /* The reply comes in the leanest form the daemon has (pair columns, else columns or
+     * compact pairs); each is expanded below, so callers see no difference. */
+    Gjkd__V1__Response *r;
+    bool all_pairs;
+    gjkd_status s = send_trajectory(c, options, request, true, &r, &all_pairs);
     if (s != GJKD_OK)
         return s;
     const Gjkd__V1__TrajectoryResult *t = r->trajectory;
     const Gjkd__V1__WaypointColumns *cols = t->columns;
+    gjkd_trajectory_columns view;
+    size_t *starts = NULL;
+    gjkd_pair *table = NULL;
+    if (t->pair_columns != NULL) {
+        int v = pair_columns_view(t, &view, &starts, &table);
+        if (v != 0) {
+            free(starts);
+            free(table);
+            gjkd__v1__response__free_unpacked(r, NULL);
+            return v == 2 ? fail(c, GJKD_CLIENT_ERROR, "out of memory")
+                          : fail(c, GJKD_BAD_REPLY, "inconsistent pair columns in the reply");
+        }
+    }
     size_t n_states = cols != NULL ? cols->n_flags : t->n_waypoints;
     size_t n_pairs = 0;
-    if (cols != NULL)
+    if (t->pair_columns != NULL)
+        n_pairs = view.pair_count;
+    else if (cols != NULL)
         n_pairs = cols->n_pair_index;
     for (size_t i = 0; cols == NULL && i < t->n_waypoints; i++)
         n_pairs += state_pair_count(t->waypoints[i]);
@@ -1312,6 +1486,8 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
         free(box);
         free(states);
         free(pairs);
+        free(starts);
+        free(table);
         gjkd__v1__response__free_unpacked(r, NULL);
         return fail(c, GJKD_CLIENT_ERROR, "out of memory");
     }
@@ -1319,7 +1495,11 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     box->states = states;
     box->pairs = pairs;
     gjkd_trajectory *p = &box->pub;
-    if (cols != NULL) {
+    if (t->pair_columns != NULL) {
+        rows_of_pair_columns(&view, all_pairs, r->revision, pairs, states);
+        free(starts);
+        free(table);
+    } else if (cols != NULL) {
         if (!columns_of(cols, t, r->revision, pairs, states)) {
             gjkd_trajectory_destroy(&p);
             return fail(c, GJKD_BAD_REPLY, "inconsistent columnar trajectory reply");
@@ -1343,6 +1523,7 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     p->colliding_waypoints = t->colliding_waypoints;
     p->cache_hit = t->trajectory_cache_hit;
     p->revision = r->revision;
+    p->handler_seconds = r->handler_seconds;
     if (!joints_of(t->joint_names, t->n_joint_names, &box->joints)) {
         gjkd_trajectory_destroy(&p);
         return fail(c, GJKD_CLIENT_ERROR, "out of memory");
@@ -1351,6 +1532,74 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     p->joint_names_count = box->joints ? t->n_joint_names : 0;
     *out = p;
     return GJKD_OK;
+}
+
+typedef struct columns_box {
+    gjkd_trajectory_columns pub;
+    Gjkd__V1__Response *response;
+    size_t *starts;
+    gjkd_pair *table;
+    gjkd_robot_joints *joints;
+} columns_box;
+
+gjkd_status gjkd_query_trajectory_columns(gjkd_client *c, const gjkd_query_options *options,
+                                          const Gjkd__V1__TrajectoryQueryRequest *request,
+                                          gjkd_trajectory_columns **out)
+{
+    *out = NULL;
+    if (request == NULL)
+        return fail(c, GJKD_CLIENT_ERROR, "gjkd_query_trajectory_columns: NULL request");
+    Gjkd__V1__Response *r;
+    bool all_pairs;
+    gjkd_status s = send_trajectory(c, options, request, true, &r, &all_pairs);
+    if (s != GJKD_OK)
+        return s;
+    const Gjkd__V1__TrajectoryResult *t = r->trajectory;
+    columns_box *box = calloc(1, sizeof *box);
+    if (box == NULL) {
+        gjkd__v1__response__free_unpacked(r, NULL);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    box->response = r;
+    gjkd_trajectory_columns *p = &box->pub;
+    if (t->pair_columns == NULL) {
+        gjkd_trajectory_columns_destroy(&p);
+        return fail(c, GJKD_BAD_REPLY,
+                    "the reply has no pair columns (a daemon older than this client): use "
+                    "gjkd_query_trajectory_request");
+    }
+    int v = pair_columns_view(t, p, &box->starts, &box->table);
+    if (v != 0 || !joints_of(t->joint_names, t->n_joint_names, &box->joints)) {
+        gjkd_trajectory_columns_destroy(&p);
+        return v == 1 ? fail(c, GJKD_BAD_REPLY, "inconsistent pair columns in the reply")
+                      : fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
+    p->has_min_distance =
+        t->min_distance_opt_case == GJKD__V1__TRAJECTORY_RESULT__MIN_DISTANCE_OPT_MIN_DISTANCE;
+    p->min_distance = p->has_min_distance ? t->min_distance : 0.0;
+    p->min_waypoint = t->min_waypoint;
+    p->first_collision = t->first_collision;
+    p->colliding_waypoints = t->colliding_waypoints;
+    p->cache_hit = t->trajectory_cache_hit;
+    p->revision = r->revision;
+    p->handler_seconds = r->handler_seconds;
+    p->joint_names = box->joints;
+    p->joint_names_count = box->joints ? t->n_joint_names : 0;
+    *out = p;
+    return GJKD_OK;
+}
+
+void gjkd_trajectory_columns_destroy(gjkd_trajectory_columns **columns)
+{
+    if (columns == NULL || *columns == NULL)
+        return;
+    columns_box *box = (columns_box *)*columns;
+    free(box->starts);
+    free(box->table);
+    free(box->joints);
+    gjkd__v1__response__free_unpacked(box->response, NULL);
+    free(box);
+    *columns = NULL;
 }
 
 gjkd_status gjkd_query_trajectory(gjkd_client *c, const gjkd_query_options *options,

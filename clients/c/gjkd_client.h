@@ -392,6 +392,9 @@ typedef struct gjkd_trajectory {
     const gjkd_robot_joints *joint_names; /* with gradients: every robot with joints and its
                                              DOF order */
     size_t joint_names_count;
+    double handler_seconds; /* the daemon's time on the request (Response.handler_seconds:
+                               validation, the query, building the reply); 0 from a daemon
+                               that does not send it */
 } gjkd_trajectory;
 
 /* waypoint_count waypoints of link_count poses each, waypoint-major: poses[w * link_count + l].
@@ -417,5 +420,70 @@ GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_request(gjkd_client *client,
                                                           Gjkd__V1__TrajectoryQueryRequest *request,
                                                           gjkd_trajectory **out);
 GJKD_CLIENT_API void gjkd_trajectory_destroy(gjkd_trajectory **trajectory);
+
+/* ------------------------------------------------------------------ columnar trajectories */
+
+/* Bits of gjkd_trajectory_columns.flags (gjkd.proto WaypointFlag). */
+enum {
+    GJKD_WAYPOINT_EVALUATED = 1,        /* gjkd_state.evaluated */
+    GJKD_WAYPOINT_COLLIDING = 2,        /* gjkd_state.colliding */
+    GJKD_WAYPOINT_TRUNCATED = 4,        /* gjkd_state.truncated */
+    GJKD_WAYPOINT_HAS_MIN_DISTANCE = 8, /* gjkd_state.has_min_distance */
+    GJKD_WAYPOINT_HAS_CLOSEST = 16,     /* the waypoint has pairs (its first is the closest) */
+};
+
+/* A trajectory result as arrays (gjkd.proto PairColumns, QueryOptions.pair_columns): the same
+ * numbers as gjkd_trajectory's states and pairs, bit for bit, without a struct per pair. The
+ * per-pair arrays hold every reported pair of every waypoint, waypoint by waypoint (ALL_WITHIN:
+ * each waypoint's list; otherwise its closest pair), closest first; the pairs of waypoint w are
+ * [waypoint_start[w], waypoint_start[w + 1]). Names, ids, indices and padding of pair k are
+ * those of table[pair_index[k]] (whose numbers are zero). Arrays of length 0 may be NULL. Valid
+ * until gjkd_trajectory_columns_destroy. */
+typedef struct gjkd_trajectory_columns {
+    /* per waypoint (waypoint_count) */
+    size_t waypoint_count;
+    const uint32_t *flags;               /* OR of GJKD_WAYPOINT_* */
+    const double *waypoint_min_distance; /* 0 without GJKD_WAYPOINT_HAS_MIN_DISTANCE */
+    const uint32_t *pairs_checked, *pairs_candidate;
+    const size_t *waypoint_start; /* waypoint_count + 1 offsets into the per-pair arrays */
+    /* per pair (pair_count) */
+    size_t pair_count;
+    const uint32_t *waypoint;   /* the pair's waypoint index */
+    const uint32_t *pair_index; /* into table */
+    const double *distance;     /* signed, metres, paddings included */
+    const double *geometry;     /* 15 per pair: point_a, point_b, local_point_a, local_point_b,
+                                   normal (x y z each), as in gjkd_pair */
+    const int32_t *status;      /* pair status 1-7 (gjkd_status_name) */
+    const int32_t *iterations, *epa_iterations;
+    const uint32_t *part_pair_count;
+    /* options.gradients (else NULL): pair k's d(distance)/dq values are
+     * gradient_a[gradient_a_start[k] .. gradient_a_start[k + 1]) (likewise b), as in gjkd_pair */
+    const double *gradient_a, *gradient_b;
+    const size_t *gradient_a_start, *gradient_b_start; /* pair_count + 1 offsets */
+    const protobuf_c_boolean *subgradient;
+    /* the distinct pairs' names */
+    const gjkd_pair *table;
+    size_t table_count;
+    /* the trajectory's own fields, as in gjkd_trajectory */
+    bool has_min_distance;
+    double min_distance;
+    uint32_t min_waypoint;
+    int32_t first_collision;
+    uint32_t colliding_waypoints;
+    bool cache_hit;
+    uint64_t revision;
+    const gjkd_robot_joints *joint_names;
+    size_t joint_names_count;
+    double handler_seconds;
+} gjkd_trajectory_columns;
+
+/* The query of gjkd_query_trajectory_request, its result as arrays: the request is sent as
+ * there (nested poses packed; the caller's message is left unchanged), options as there. A daemon
+ * that predates pair columns answers in another form: GJKD_BAD_REPLY, saying so
+ * (gjkd_query_trajectory_request reads every form). */
+GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_columns(
+    gjkd_client *client, const gjkd_query_options *options,
+    const Gjkd__V1__TrajectoryQueryRequest *request, gjkd_trajectory_columns **out);
+GJKD_CLIENT_API void gjkd_trajectory_columns_destroy(gjkd_trajectory_columns **columns);
 
 #endif /* GJKD_CLIENT_H */

@@ -74,6 +74,13 @@ static const char usage_viewer[] =
 #endif
     "";
 static const char usage_rest[] =
+    "  bench SCENE.json TRAJ.json [--repeat N] [--all] [--max-distance D] [--per-part]\n"
+    "        [--gradients]             time a scene of your own in the daemon: loads SCENE.json\n"
+    "                                  (as load does: the daemon's scene becomes it), then runs\n"
+    "                                  the trajectory N times (default 20) cold (no named cache)\n"
+    "                                  and warm (a named cache, the same waypoints); prints the\n"
+    "                                  daemon's handler time and round trip (median, fastest),\n"
+    "                                  pairs checked and reported, time per pair checked\n"
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
     "  load-urdf ROBOT.urdf [--srdf F] [--package-path DIR]... [--name N] [--no-adjacent]\n"
@@ -143,6 +150,8 @@ typedef struct args {
     int n_package_paths;
     bool dry_run;
     bool no_adjacent;
+    /* bench */
+    uint64_t repeat;
 } args;
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
@@ -192,7 +201,8 @@ static bool takes_value(const char *key)
                                          "--export",       "--srdf",
                                          "--package-path", "--trajectory",
                                          "--out",          "--waypoint",
-                                         "--poses",        NULL};
+                                         "--poses",        "--repeat",
+                                         NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
@@ -311,6 +321,9 @@ static int parse_args(int argc, char **argv, args *a)
             if (!parse_u64(value, &a->waypoint))
                 return usage_error("--waypoint: expected a waypoint index, got \"%s\"", value);
             a->has_waypoint = true;
+        } else if (strcmp(key, "--repeat") == 0) {
+            if (!parse_u64(value, &a->repeat) || a->repeat < 1 || a->repeat > 100000)
+                return usage_error("--repeat: expected 1..100000, got \"%s\"", value);
         } else if (strcmp(key, "--srdf") == 0) {
             a->srdf = value;
         } else if (strcmp(key, "--package-path") == 0) { /* repeated: searched in order */
@@ -1158,6 +1171,226 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
     return rc;
 }
 
+/* ------------------------------------------------------------------ bench */
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double x = *(const double *)pa, y = *(const double *)pb;
+    return (x > y) - (x < y);
+}
+
+/* One kind of run (cold or warm): per repeat the daemon's handler time and the round trip,
+ * and the counts of the last run (every run of a kind answers the same). */
+typedef struct bench_run {
+    double *handler, *round_trip; /* seconds, one per repeat */
+    size_t n;
+    uint64_t pairs_checked, pairs_candidate, pairs_reported, waypoints_evaluated;
+    uint32_t colliding_waypoints;
+    bool cache_hit;
+} bench_run;
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Runs the query `repeat` times into *run; 0, or the exit status after printing the failure. */
+static int bench_repeat(gjkd_client *c, const gjkd_query_options *o,
+                        const Gjkd__V1__TrajectoryQueryRequest *req, size_t repeat, bench_run *run)
+{
+    for (size_t i = 0; i < repeat; i++) {
+        gjkd_trajectory_columns *t;
+        double t0 = now_seconds();
+        gjkd_status s = gjkd_query_trajectory_columns(c, o, req, &t);
+        double t1 = now_seconds();
+        if (s != GJKD_OK)
+            return report_failure(c, s);
+        run->handler[run->n] = t->handler_seconds;
+        run->round_trip[run->n++] = t1 - t0;
+        run->pairs_checked = run->pairs_candidate = run->waypoints_evaluated = 0;
+        for (size_t w = 0; w < t->waypoint_count; w++) {
+            run->pairs_checked += t->pairs_checked[w];
+            run->pairs_candidate += t->pairs_candidate[w];
+            run->waypoints_evaluated += (t->flags[w] & GJKD_WAYPOINT_EVALUATED) != 0;
+        }
+        run->pairs_reported = t->pair_count;
+        run->colliding_waypoints = t->colliding_waypoints;
+        run->cache_hit = t->cache_hit;
+        gjkd_trajectory_columns_destroy(&t);
+    }
+    return 0;
+}
+
+/* The figures of a run: medians and fastest runs, milliseconds. */
+typedef struct bench_figures {
+    double handler_median, handler_min, round_trip_median, round_trip_min, ratio, us_per_pair;
+} bench_figures;
+
+static bench_figures bench_figures_of(bench_run *r)
+{
+    bench_figures f;
+    f.handler_median = 1e3 * median_of(r->handler, r->n);
+    f.handler_min = 1e3 * r->handler[0]; /* sorted by median_of */
+    f.round_trip_median = 1e3 * median_of(r->round_trip, r->n);
+    f.round_trip_min = 1e3 * r->round_trip[0];
+    f.ratio = f.handler_median > 0 ? f.round_trip_median / f.handler_median : 0.0;
+    f.us_per_pair = r->pairs_checked ? 1e3 * f.handler_median / (double)r->pairs_checked : 0.0;
+    return f;
+}
+
+static cJSON *bench_run_json(const bench_run *r, const bench_figures *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    json_num(o, "handler_ms_median", f->handler_median);
+    json_num(o, "handler_ms_min", f->handler_min);
+    json_num(o, "round_trip_ms_median", f->round_trip_median);
+    json_num(o, "round_trip_ms_min", f->round_trip_min);
+    json_num(o, "round_trip_over_handler", f->ratio);
+    json_u64(o, "pairs_checked", r->pairs_checked);
+    json_u64(o, "pairs_candidate", r->pairs_candidate);
+    json_u64(o, "pairs_reported", r->pairs_reported);
+    json_num(o, "handler_us_per_pair_checked", f->us_per_pair);
+    json_u64(o, "waypoints_evaluated", r->waypoints_evaluated);
+    cJSON_AddNumberToObject(o, "colliding_waypoints", r->colliding_waypoints);
+    cJSON_AddBoolToObject(o, "cache_hit", r->cache_hit);
+    return o;
+}
+
+static int cmd_bench(gjkd_client *c, const args *a)
+{
+    if (a->n_positional != 2)
+        return usage_error("bench needs SCENE.json and TRAJ.json");
+    size_t len;
+    gjkd_json_error err;
+    char *text = read_input(a->positional[0], &len);
+    if (text == NULL)
+        return EXIT_USAGE;
+    Gjkd__V1__Scene *scene;
+    bool ok = gjkd_json_parse_scene(text, len, &scene, &err);
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+        return EXIT_USAGE;
+    }
+    text = read_input(a->positional[1], &len);
+    if (text == NULL) {
+        gjkd_json_scene_free(&scene);
+        return EXIT_USAGE;
+    }
+    Gjkd__V1__TrajectoryQueryRequest *req;
+    ok = gjkd_json_parse_trajectory(text, len, &req, &err);
+    free(text);
+    if (!ok) {
+        gjkd_json_scene_free(&scene);
+        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[1], err.message);
+        return EXIT_USAGE;
+    }
+    size_t parts = 0;
+    for (size_t i = 0; i < scene->n_robots; i++)
+        for (size_t l = 0; l < scene->robots[i]->n_links; l++)
+            parts += scene->robots[i]->links[l]->n_parts;
+    for (size_t i = 0; i < scene->n_obstacles; i++)
+        parts += scene->obstacles[i]->n_parts;
+    size_t robots = scene->n_robots, obstacles = scene->n_obstacles;
+    gjkd_change ch;
+    gjkd_status s = gjkd_load_scene(c, scene, &ch);
+    gjkd_json_scene_free(&scene);
+    size_t repeat = a->repeat ? (size_t)a->repeat : 20;
+    bench_run cold = {0}, warm = {0};
+    double *buf = calloc(4 * repeat, sizeof *buf);
+    int rc = 0;
+    if (s != GJKD_OK || buf == NULL) {
+        rc = buf == NULL ? (fputs("gjkctl: out of memory\n", stderr), EXIT_USAGE)
+                         : report_failure(c, s);
+        goto done;
+    }
+    cold.handler = buf;
+    cold.round_trip = buf + repeat;
+    warm.handler = buf + 2 * repeat;
+    warm.round_trip = buf + 3 * repeat;
+    gjkd_query_options o = query_options(a);
+    o.robot = NULL;
+    /* cold: no named cache (the trajectory's own name is dropped) */
+    char *own = req->name;
+    req->name = "";
+    rc = bench_repeat(c, &o, req, repeat, &cold);
+    /* warm: a name of this run, filled once, then the same waypoints again */
+    char name[64];
+    snprintf(name, sizeof name, "gjkctl-bench-%ld-%llu", (long)getpid(),
+             (unsigned long long)ch.revision);
+    req->name = name;
+    bench_run fill = {.handler = warm.handler, .round_trip = warm.round_trip}; /* not kept */
+    if (rc == 0)
+        rc = bench_repeat(c, &o, req, 1, &fill);
+    if (rc == 0)
+        rc = bench_repeat(c, &o, req, repeat, &warm);
+    req->name = own;
+    if (rc != 0)
+        goto done;
+    size_t waypoints = req->waypoint_count ? req->waypoint_count : req->n_waypoints;
+    cJSON *doc = cJSON_CreateObject();
+    cJSON *sc = cJSON_AddObjectToObject(doc, "scene");
+    json_u64(sc, "revision", ch.revision);
+    json_u64(sc, "robots", robots);
+    json_u64(sc, "obstacles", obstacles);
+    json_u64(sc, "parts", parts);
+    cJSON_AddStringToObject(doc, "robot", req->robot);
+    json_u64(doc, "waypoints", waypoints);
+    cJSON_AddStringToObject(doc, "mode",
+                            a->first_collision ? "first_collision"
+                            : a->all           ? "all"
+                                               : "closest");
+    if (a->has_max_distance)
+        json_num(doc, "max_distance", a->max_distance);
+    else
+        cJSON_AddNullToObject(doc, "max_distance");
+    json_u64(doc, "repeat", repeat);
+    bench_figures fig[2] = {bench_figures_of(&cold), bench_figures_of(&warm)};
+    cJSON_AddItemToObject(doc, "cold", bench_run_json(&cold, &fig[0]));
+    cJSON_AddItemToObject(doc, "warm", bench_run_json(&warm, &fig[1]));
+    if (a->json) {
+        rc = print_json(doc);
+        goto done;
+    }
+    printf("scene %s: %zu robots, %zu obstacles, %zu parts (revision %llu)\n", a->positional[0],
+           robots, obstacles, parts, (unsigned long long)ch.revision);
+    printf("trajectory %s: robot %s, %zu waypoints, mode %s", a->positional[1], req->robot,
+           waypoints,
+           a->first_collision ? "first collision"
+           : a->all           ? "all within"
+                              : "closest");
+    if (a->has_max_distance)
+        printf(", max distance %g m", a->max_distance);
+    printf("; %zu repeats\n\n", repeat);
+    printf("%-5s %-20s %-20s %-9s %-9s %-9s %-9s %s\n", "", "handler ms", "round trip ms", "rt/hdl",
+           "checked", "reported", "us/pair", "cache");
+    printf("%-5s %-20s %-20s %-9s %-9s %-9s %-9s %s\n", "", "median    fastest",
+           "median    fastest", "", "pairs", "pairs", "checked", "");
+    const char *kinds[2] = {"cold", "warm"};
+    const bench_run *runs[2] = {&cold, &warm};
+    for (int k = 0; k < 2; k++)
+        printf("%-5s %-9.3f %-10.3f %-9.3f %-10.3f %-9.2f %-9llu %-9llu %-9.3f %s\n", kinds[k],
+               fig[k].handler_median, fig[k].handler_min, fig[k].round_trip_median,
+               fig[k].round_trip_min, fig[k].ratio, (unsigned long long)runs[k]->pairs_checked,
+               (unsigned long long)runs[k]->pairs_reported, fig[k].us_per_pair,
+               runs[k]->cache_hit ? "hit" : "none");
+    printf("\nhandler: the daemon's time on the request (Response.handler_seconds); round trip: "
+           "this client's call (request, transport, reply decoded into arrays)\n");
+    cJSON_Delete(doc);
+done:
+    free(buf);
+    gjkd_json_trajectory_free(&req);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ keygen */
 
 /* Creates path (which must not exist) with mode and writes text. */
@@ -1521,7 +1754,7 @@ int main(int argc, char **argv)
         {"health", cmd_health},       {"stats", cmd_stats},   {"scene", cmd_scene},
         {"load", cmd_load},           {"remove", cmd_remove}, {"poses", cmd_poses},
         {"joints", cmd_joints},       {"query", cmd_query},   {"trajectory", cmd_trajectory},
-        {"load-urdf", cmd_load_urdf},
+        {"load-urdf", cmd_load_urdf}, {"bench", cmd_bench},
 #ifdef GJKCTL_VIEWER
         {"view", cmd_view},           {"trace", cmd_trace},
 #endif

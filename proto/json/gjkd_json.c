@@ -1545,21 +1545,111 @@ void gjkd_json_trajectory_free(Gjkd__V1__TrajectoryQueryRequest **msg)
 
 /* ------------------------------------------------------------------ writing */
 
+/* "%.<p>g" of a value given by p significant digits (digits[0] non-zero) and its decimal
+ * exponent x (value = d.ddd x 10^x), as printf writes it: fixed notation when p > x >= -4,
+ * else exponential with at least two exponent digits; trailing zeros of the fraction dropped
+ * (and the point with them). Returns the length written into out. */
+static int render_g(bool negative, const char *digits, int p, int x, char *out)
+{
+    int last = p; /* digits[0 .. last) are kept: the fraction's trailing zeros go */
+    char *o = out;
+    if (negative)
+        *o++ = '-';
+    if (p > x && x >= -4) {
+        int integer = x >= 0 ? x + 1 : 0;
+        while (last > integer && digits[last - 1] == '0')
+            last--;
+        if (x < 0) {
+            *o++ = '0';
+            if (last > 0) {
+                *o++ = '.';
+                for (int i = 0; i < -x - 1; i++)
+                    *o++ = '0';
+            }
+        }
+        for (int i = 0; i < last; i++) {
+            if (i == integer && x >= 0)
+                *o++ = '.';
+            *o++ = digits[i];
+        }
+    } else {
+        while (last > 1 && digits[last - 1] == '0')
+            last--;
+        *o++ = digits[0];
+        if (last > 1)
+            *o++ = '.';
+        for (int i = 1; i < last; i++)
+            *o++ = digits[i];
+        o += sprintf(o, "e%c%02d", x < 0 ? '-' : '+', x < 0 ? -x : x);
+    }
+    *o = '\0';
+    return (int)(o - out);
+}
+
+/* d17 (17 digits of the value, correctly rounded, exponent x17) rounded to p < 17 digits into
+ * digits (exponent *x) as printf rounds the value itself: when the dropped digits are not
+ * exactly one half. Exactly one half is a tie of d17 only (the value was rounded once to get
+ * it): false, and printf decides. */
+static bool round_digits(const char *d17, int x17, int p, char *digits, int *x)
+{
+    bool half = d17[p] == '5';
+    for (int i = p + 1; half && i < 17; i++)
+        half = d17[i] == '0';
+    if (half)
+        return false;
+    memcpy(digits, d17, (size_t)p);
+    *x = x17;
+    if (d17[p] >= '5') { /* more than half: up, carrying */
+        int i = p - 1;
+        while (i >= 0 && digits[i] == '9')
+            digits[i--] = '0';
+        if (i >= 0) {
+            digits[i]++;
+        } else { /* 9.99..9 -> 10.0..0 */
+            digits[0] = '1';
+            ++*x;
+        }
+    }
+    return true;
+}
+
+static bool reads_back(const char *text, double v)
+{
+    double back = strtod(text, NULL);
+    return memcmp(&back, &v, sizeof v) == 0; /* bitwise: -0.0 must not pass for 0.0 */
+}
+
 bool gjkd_json_format_double(double v, char *buf)
 {
     if (!isfinite(v)) {
         memcpy(buf, "null", 5);
         return false;
     }
-    /* 17 significant digits always read back exactly (IEEE 754 binary64); fewer often do.
-     * The comparison is bitwise: -0.0 must not pass for 0.0. */
-    int n = 0;
-    for (int digits = 15; digits <= 17; digits++) {
-        n = snprintf(buf, GJKD_JSON_NUMBER_SIZE, "%.*g", digits, v);
-        double back = strtod(buf, NULL);
-        if (memcmp(&back, &v, sizeof v) == 0)
-            break;
+    /* The shortest of %.15g, %.16g and %.17g that reads back bit for bit (17 significant
+     * digits always do, IEEE 754 binary64). One printf gives the 17 digits; the 15- and
+     * 16-digit forms are rounded from them, which is printf's own rounding except when the
+     * digits dropped are exactly one half (then printf is asked). */
+    char e17[GJKD_JSON_NUMBER_SIZE];
+    snprintf(e17, sizeof e17, "%.16e", v); /* [-]d.dddddddddddddddde[+-]xx */
+    const char *m = e17 + (e17[0] == '-');
+    char d17[17], digits[17];
+    d17[0] = m[0];
+    memcpy(d17 + 1, m + 2, 16);
+    int x17 = atoi(m + 19);
+    bool negative = e17[0] == '-';
+    int n = -1;
+    for (int p = 15; p <= 16 && n < 0 && v != 0.0; p++) {
+        int x;
+        if (round_digits(d17, x17, p, digits, &x))
+            n = render_g(negative, digits, p, x, buf);
+        else
+            n = snprintf(buf, GJKD_JSON_NUMBER_SIZE, "%.*g", p, v);
+        if (!reads_back(buf, v))
+            n = -1;
     }
+    if (n < 0) /* 17 digits, or a zero ("0", "-0") */
+        n = v != 0.0 ? render_g(negative, d17, 17, x17, buf)
+                     : snprintf(buf, GJKD_JSON_NUMBER_SIZE, "%.17g", v);
     if (strpbrk(buf, ".e") == NULL && n > 0 && n + 2 < GJKD_JSON_NUMBER_SIZE)
         memcpy(buf + n, ".0", 3);
     return true;

@@ -34,7 +34,7 @@ import zmq
 import zmq.utils.monitor as zmq_monitor
 import zmq.utils.z85
 
-from . import documents
+from . import columns, documents
 from ._proto import pb
 
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:7471"
@@ -342,6 +342,7 @@ class Client:
         self._context = context or zmq.Context()
         self._socket = None
         self._ids = itertools.count(random.getrandbits(40) + 1)
+        self._reply_bytes = b""
         self.revision = 0  # scene revision reported by the last reply
         self._open()
 
@@ -400,8 +401,10 @@ class Client:
 
     # ---------------------------------------------------------------- transport
 
-    def call(self, request, expected_revision=None):
-        """Sends a gjkd_pb2.Request; returns the gjkd_pb2.Response (any status)."""
+    def call(self, request, expected_revision=None, tail=b""):
+        """Sends a gjkd_pb2.Request; returns the gjkd_pb2.Response (any status). tail: bytes of
+        further serialized fields of the request's trajectory_query (packed arrays built
+        without a Python object per value, see _packed_field)."""
         if expected_revision is not None:
             request.expected_revision = expected_revision
         if not request.change_token and request.WhichOneof("body") in _SCENE_CHANGES:
@@ -412,7 +415,7 @@ class Client:
         for _ in range(self.retries + 1):
             if self._socket is None:
                 self._open()
-            self._socket.send_multipart([b"", request.SerializeToString()])
+            self._socket.send_multipart([b"", _serialize(request, tail)])
             deadline = time.monotonic() + self.timeout
             while True:
                 left = deadline - time.monotonic()
@@ -439,13 +442,14 @@ class Client:
                 if response.request_id not in (request.request_id, 0):
                     continue  # stale
                 self.revision = response.revision
+                self._reply_bytes = frames[-1]  # query_trajectory_arrays reads its columns
                 return response
             self._close_socket()
         raise Timeout("no reply from %r after %d attempt(s) of %g s"
                       % (self.endpoint, self.retries + 1, self.timeout))
 
-    def _ok(self, request, expected_revision=None, body=None):
-        r = self.call(request, expected_revision)
+    def _ok(self, request, expected_revision=None, body=None, tail=b""):
+        r = self.call(request, expected_revision, tail)
         if r.status.code != OK:
             raise GjkdError(r.status.code, r.status.message, r.revision)
         if body is not None and r.WhichOneof("body") != body:
@@ -617,16 +621,9 @@ class Client:
             out["joint_names"] = joint_names_to_dict(r.state.joint_names)
         return out
 
-    def query_trajectory(self, robot, waypoints=None, name=None, max_distance=None,
-                         mode="closest", pair_kinds=0, no_penetration_depth=False, max_pairs=0,
-                         expected_revision=None, per_part=False, joint_waypoints=None,
-                         joint_names=None, gradients=False):
-        """waypoints: a list of waypoints, each a list of link poses; or, for a robot with
-        joints, joint_waypoints: a list of joint vectors (one per waypoint), the columns in the
-        order of joint_names (every DOF once) or, with joint_names None, in the robot's DOF
-        order. name: warm-start cache name (the next query with this name starts from this
-        one's answers). Options as for query_state (gradients too: "joint_names" in the
-        answer)."""
+    def _trajectory_request(self, robot, waypoints, name, max_distance, mode, pair_kinds,
+                            no_penetration_depth, max_pairs, per_part, joint_waypoints,
+                            joint_names, gradients):
         if (waypoints is None) == (joint_waypoints is None):
             raise ValueError("give waypoints (link poses) or joint_waypoints, not both")
         req = pb.Request()
@@ -636,23 +633,64 @@ class Client:
             t.name = name
         _options(t.options, max_distance, mode, pair_kinds, no_penetration_depth, max_pairs,
                  per_part=per_part, gradients=gradients)
-        # The leanest forms the daemon has, expanded below so the result is the same: columns
-        # (closest and first-collision modes; not with gradients, which columns do not carry),
-        # else compact pairs; all waypoints in one packed array when they have the same number
-        # of poses (else one message each, so that the daemon's error names the waypoint).
+        # The leanest forms the daemon has, read below whichever comes back: pair columns
+        # (every mode, gradients too); from a daemon that predates them, columns (closest and
+        # first-collision modes, no gradients) or compact pairs. All waypoints in one packed
+        # array: from numpy arrays without a Python object per waypoint, from lists when they
+        # have the same number of poses (else one message each, so that the daemon's error
+        # names the waypoint).
+        tail = b""
+        t.options.pair_columns = True
         t.options.compact = True
         t.options.columnar = not gradients
         if joint_waypoints is not None:
-            documents.joint_waypoints_to_pb(joint_waypoints, joint_names, t)
+            if _is_array(joint_waypoints):
+                q = _float_rows(joint_waypoints, 2, "joint_waypoints")
+                tail = _packed_field("waypoint_joints", q)
+                t.waypoint_count = q.shape[0]
+                if joint_names is not None:
+                    t.joint_names.extend(joint_names)
+            else:
+                documents.joint_waypoints_to_pb(joint_waypoints, joint_names, t)
+        elif _is_array(waypoints):
+            p = _float_rows(waypoints, 3, "waypoints")
+            if p.shape[2] != 7:
+                raise ValueError("waypoints: an array of shape (waypoints, links, 7): px py pz "
+                                 "qw qx qy qz per link, got %s" % (p.shape,))
+            tail = _packed_field("waypoint_xyz_wxyz", p)
+            t.waypoint_count = p.shape[0]
         else:
             documents.waypoints_to_pb(waypoints, t)
-        r = self._ok(req, expected_revision, body="trajectory")
+        return req, tail
+
+    def query_trajectory(self, robot, waypoints=None, name=None, max_distance=None,
+                         mode="closest", pair_kinds=0, no_penetration_depth=False, max_pairs=0,
+                         expected_revision=None, per_part=False, joint_waypoints=None,
+                         joint_names=None, gradients=False):
+        """waypoints: a list of waypoints, each a list of link poses, or a numpy array of shape
+        (waypoints, links, 7) (px py pz qw qx qy qz per link); or, for a robot with joints,
+        joint_waypoints: a list of joint vectors (one per waypoint) or a numpy array of shape
+        (waypoints, DOF), the columns in the order of joint_names (every DOF once) or, with
+        joint_names None, in the robot's DOF order. name: warm-start cache name (the next
+        query with this name starts from this one's answers). Options as for query_state
+        (gradients too: "joint_names" in the answer). query_trajectory_arrays gives the same
+        result as numpy arrays."""
+        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode,
+                                             pair_kinds, no_penetration_depth, max_pairs,
+                                             per_part, joint_waypoints, joint_names, gradients)
+        r = self._ok(req, expected_revision, body="trajectory", tail=tail)
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
-        if tr.HasField("columns"):
-            states = columns_to_states(tr.columns, tr.pair_table)
-        else:
-            states = [state_to_dict(s, tr.pair_table) for s in tr.waypoints]
+        try:
+            if tr.HasField("pair_columns"):
+                states = columns.pair_columns_states(tr.columns, tr.pair_columns, tr.pair_table,
+                                                     mode == "all")
+            elif tr.HasField("columns"):
+                states = columns_to_states(tr.columns, tr.pair_table)
+            else:
+                states = [state_to_dict(s, tr.pair_table) for s in tr.waypoints]
+        except columns.InconsistentReply as e:
+            raise GjkdError(102, "inconsistent pair columns in the reply: %s" % e) from None
         out = {"revision": r.revision,
                "min_distance": tr.min_distance if has_min else None,
                "min_waypoint": tr.min_waypoint, "first_collision": tr.first_collision,
@@ -661,6 +699,70 @@ class Client:
         if gradients:
             out["joint_names"] = joint_names_to_dict(tr.joint_names)
         return out
+
+    def query_trajectory_arrays(self, robot, waypoints=None, name=None, max_distance=None,
+                                mode="closest", pair_kinds=0, no_penetration_depth=False,
+                                max_pairs=0, expected_revision=None, per_part=False,
+                                joint_waypoints=None, joint_names=None, gradients=False):
+        """query_trajectory with its result as numpy arrays (gjkd.columns.TrajectoryArrays:
+        one array per field, every reported pair of every waypoint; the dicts on demand as
+        .waypoints and .to_dict()). Needs numpy, and a daemon that sends pair columns."""
+        req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode,
+                                             pair_kinds, no_penetration_depth, max_pairs,
+                                             per_part, joint_waypoints, joint_names, gradients)
+        r = self._ok(req, expected_revision, body="trajectory", tail=tail)
+        try:
+            return columns.TrajectoryArrays(r, mode == "all", gradients, self._reply_bytes)
+        except columns.InconsistentReply as e:
+            raise GjkdError(102, "inconsistent pair columns in the reply: %s" % e) from None
+
+
+_TRAJECTORY_FIELD = pb.Request.DESCRIPTOR.fields_by_name["trajectory_query"].number
+
+
+def _varint_bytes(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def _packed_field(name, values):
+    """A packed repeated double field of TrajectoryQueryRequest holding a numpy array's
+    values, serialized as protobuf does (key, length, little-endian doubles)."""
+    number = pb.TrajectoryQueryRequest.DESCRIPTOR.fields_by_name[name].number
+    data = values.astype("<f8", copy=False).tobytes()
+    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(data)) + data
+
+
+def _serialize(request, tail):
+    """The request's bytes; with a tail, its trajectory_query is serialized with the tail's
+    fields appended (protobuf reads fields in any order)."""
+    if not tail:
+        return request.SerializeToString()
+    body = request.trajectory_query.SerializeToString() + tail
+    head = pb.Request()
+    head.CopyFrom(request)
+    head.ClearField("trajectory_query")
+    return (head.SerializeToString() + _varint_bytes(_TRAJECTORY_FIELD << 3 | 2)
+            + _varint_bytes(len(body)) + body)
+
+
+def _is_array(value):
+    """A numpy array (or anything with a shape and a dtype), without importing numpy."""
+    return hasattr(value, "shape") and hasattr(value, "dtype")
+
+
+def _float_rows(value, ndim, what):
+    import numpy as np
+
+    a = np.asarray(value, dtype=np.float64)
+    if a.ndim != ndim or a.shape[0] == 0:
+        raise ValueError("%s: expected a non-empty %d-dimensional array, got shape %s"
+                         % (what, ndim, a.shape))
+    return a
 
 
 def _joint_state_to_pb(rs, robot, names, positions, base_pose):
