@@ -9,5 +9,6 @@
 #include "query.h"
 #include "world.h"
 #include "kinematics.h"
+#include "continuous.h"
 
 #endif /* GJK_GJK_H */

@@ -1,0 +1,2 @@
+# Continuous segment checks (core/src/continuous.c, core/src/world_continuous.c).
+gjk_add_test(test_continuous SOURCES test_continuous.c LABELS unit TIMEOUT 120)
