@@ -40,3 +40,18 @@ if(TARGET gjkd AND TARGET gjkctl)
     endforeach()
   endif()
 endif()
+
+# e2e_continuous_* (label e2e, tests/e2e/e2e_continuous.py, the e2e.py harness): continuous
+# trajectory checks through the wire, gjkctl and the Python client (issue 23).
+if(TARGET gjkd AND TARGET gjkctl AND GJK_SYSTEM_PYTHON)
+  foreach(group thin_wall demo)
+    add_test(NAME e2e_continuous_${group}
+             COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_continuous.py
+                     --group ${group}
+                     --gjkd $<TARGET_FILE:gjkd> --gjkctl $<TARGET_FILE:gjkctl>
+                     --e2e-client $<TARGET_FILE:e2e_client>
+                     --python-proto ${CMAKE_BINARY_DIR}/python
+                     --source-dir ${PROJECT_SOURCE_DIR})
+    set_tests_properties(e2e_continuous_${group} PROPERTIES TIMEOUT 300 LABELS e2e)
+  endforeach()
+endif()

@@ -52,6 +52,11 @@ static const char usage_text[] =
     "        [--per-part] [--gradients] distances along a trajectory, per waypoint (TRAJ.json:\n"
     "                                  link poses, or \"joint_names\" and joint vectors\n"
     "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n"
+    "        [--continuous [--continuous-tolerance T] [--continuous-budget N]]\n"
+    "                                  and a certified verdict per segment between waypoints\n"
+    "                                  (clear with a clearance lower bound, contact at t to\n"
+    "                                  T of the segment (default 1e-6), or undecided after N\n"
+    "                                  distance queries per part pair); --json: \"segments\"\n"
     "  keygen NAME                     write a CURVE key pair: NAME.key (secret, 0600) and\n"
     "                                  NAME.pub (public; give it to gjkd --curve-allow)\n"
     "  load-urdf ROBOT.urdf [--srdf F] [--package-path DIR]... [--name N] [--no-adjacent]\n"
@@ -98,6 +103,9 @@ typedef struct args {
     bool no_depth;
     bool merge;
     bool gradients;
+    bool continuous;
+    double continuous_tolerance;
+    uint32_t continuous_budget;
     const char *robot;
     const char *name;
     const char *plot;
@@ -153,7 +161,7 @@ static bool takes_value(const char *key)
         "--endpoint",     "--timeout", "--retries",      "--expect-revision",
         "--server-key",   "--key",     "--max-distance", "--robot",
         "--name",         "--plot",    "--export",       "--srdf",
-        "--package-path", NULL};
+        "--package-path", "--continuous-tolerance", "--continuous-budget", NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
@@ -212,6 +220,8 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->merge;
         else if (strcmp(key, "--gradients") == 0)
             flag = &a->gradients;
+        else if (strcmp(key, "--continuous") == 0)
+            flag = &a->continuous;
         else if (strcmp(key, "--dry-run") == 0)
             flag = &a->dry_run;
         else if (strcmp(key, "--no-adjacent") == 0)
@@ -254,6 +264,17 @@ static int parse_args(int argc, char **argv, args *a)
             if (!parse_double(value, &a->max_distance) || a->max_distance < 0.0)
                 return usage_error("--max-distance: expected metres >= 0, got \"%s\"", value);
             a->has_max_distance = true;
+        } else if (strcmp(key, "--continuous-tolerance") == 0) {
+            if (!parse_double(value, &a->continuous_tolerance) || !(a->continuous_tolerance > 0.0) ||
+                a->continuous_tolerance > 0.5)
+                return usage_error("--continuous-tolerance: expected a fraction in (0, 0.5], got "
+                                   "\"%s\"",
+                                   value);
+        } else if (strcmp(key, "--continuous-budget") == 0) {
+            uint64_t n;
+            if (!parse_u64(value, &n) || n < 1 || n > UINT32_MAX)
+                return usage_error("--continuous-budget: expected a count >= 1, got \"%s\"", value);
+            a->continuous_budget = (uint32_t)n;
         } else if (strcmp(key, "--robot") == 0) {
             a->robot = value;
         } else if (strcmp(key, "--name") == 0) {
@@ -381,6 +402,31 @@ static cJSON *pair_json(const gjkd_pair *p)
             json_doubles(g, p->robot_b, p->gradient_b, (int)p->gradient_b_count);
         cJSON_AddBoolToObject(o, "subgradient", p->subgradient);
     }
+    return o;
+}
+
+/* One continuous segment: "verdict", "t" (contact: the time of contact; undecided: where the
+ * certificate stops; clear: the closest approach found), "clearance_lower_bound" (clear;
+ * null when nothing is in reach, absent otherwise), the pair, the work counters. */
+static cJSON *segment_json(size_t index, const gjkd_segment *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    json_u64(o, "segment", index);
+    cJSON_AddStringToObject(o, "verdict", gjkd_segment_verdict_name(s->verdict));
+    json_num(o, "t", s->t);
+    if (s->verdict == GJKD_SEGMENT_CLEAR) {
+        if (s->has_clearance)
+            json_num(o, "clearance_lower_bound", s->clearance_lower_bound);
+        else
+            cJSON_AddNullToObject(o, "clearance_lower_bound");
+    }
+    if (s->pair)
+        cJSON_AddItemToObject(o, "pair", pair_json(s->pair));
+    else
+        cJSON_AddNullToObject(o, "pair");
+    cJSON_AddNumberToObject(o, "pairs_checked", s->pairs_checked);
+    cJSON_AddNumberToObject(o, "pairs_undecided", s->pairs_undecided);
+    json_u64(o, "evaluations", s->evaluations);
     return o;
 }
 
@@ -779,6 +825,9 @@ static gjkd_query_options query_options(const args *a)
     o.per_part = a->per_part;
     o.robot = a->robot;
     o.gradients = a->gradients;
+    o.continuous = a->continuous;
+    o.continuous_time_tolerance = a->continuous_tolerance;
+    o.continuous_max_evaluations = a->continuous_budget;
     return o;
 }
 
@@ -1087,6 +1136,13 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         cJSON *wps = cJSON_AddArrayToObject(o2, "waypoints");
         for (size_t i = 0; i < t->waypoint_count; i++)
             cJSON_AddItemToArray(wps, state_json(&t->waypoints[i], a->all));
+        if (a->continuous) {
+            cJSON_AddNumberToObject(o2, "first_contact_segment", t->first_contact_segment);
+            cJSON_AddNumberToObject(o2, "undecided_segments", t->undecided_segments);
+            cJSON *segs = cJSON_AddArrayToObject(o2, "segments");
+            for (size_t i = 0; i < t->segment_count; i++)
+                cJSON_AddItemToArray(segs, segment_json(i, &t->segments[i]));
+        }
         gjkd_trajectory_destroy(&t);
         int prc = print_json(o2);
         return rc ? rc : prc;
@@ -1116,6 +1172,31 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
                t->first_collision);
     else
         printf("no collision\n");
+    if (a->continuous) {
+        printf("\n%-5s %-10s %-14s %-16s %-28s %s\n", "seg", "verdict", "t", "clearance >= (m)",
+               "A (robot/link/part)", "B");
+        for (size_t i = 0; i < t->segment_count; i++) {
+            const gjkd_segment *sg = &t->segments[i];
+            char an[128] = "", bn[128] = "", bound[32] = "";
+            if (sg->pair) {
+                body_a_name(sg->pair, an, sizeof an);
+                body_b_name(sg->pair, bn, sizeof bn);
+            }
+            if (sg->verdict == GJKD_SEGMENT_CLEAR && sg->has_clearance)
+                snprintf(bound, sizeof bound, "%.6f", sg->clearance_lower_bound);
+            else if (sg->verdict == GJKD_SEGMENT_CLEAR)
+                snprintf(bound, sizeof bound, "beyond");
+            printf("%-5zu %-10s %-14.9f %-16s %-28s %s\n", i,
+                   gjkd_segment_verdict_name(sg->verdict), sg->t, bound, an, bn);
+        }
+        printf("\n%zu segments: ", t->segment_count);
+        if (t->first_contact_segment >= 0)
+            printf("first contact in segment %d at t = %.9f; ", t->first_contact_segment,
+                   t->segments[t->first_contact_segment].t);
+        else
+            printf("no contact; ");
+        printf("%u undecided\n", t->undecided_segments);
+    }
     if (a->plot && rc == 0)
         printf("clearance profile written to %s\n", a->plot);
     gjkd_trajectory_destroy(&t);
