@@ -5,6 +5,7 @@
  * link's pose lerped and slerped between waypoints), two query kinds:
  *   closest     mode CLOSEST, no cutoff (the clearance profile)
  *   within      mode ALL_WITHIN, max_distance 0.1 m (bench_dense's query)
+ *   first       mode FIRST_COLLISION (validity: the pair searches only certify)
  * each as the discrete query alone and with options.continuous; the ratio is continuous /
  * discrete time. Also the verdict counts, undecided segments, distance queries and part pairs
  * searched.
@@ -370,22 +371,24 @@ int main(int argc, char **argv)
     demo dm;
     demo_open(&dm, demo_dir);
 
-    enum { CLOSEST, WITHIN, DEMO, KINDS };
+    enum { CLOSEST, WITHIN, FIRST, DEMO, KINDS };
     static const char *const kind_names[KINDS] = {"dense closest", "dense within 0.1",
-                                                  "demo (daemon)"};
-    gjk_world_query_options opt[2];
-    for (int k = 0; k < 2; ++k) {
+                                                  "dense first-coll.", "demo (daemon)"};
+    gjk_world_query_options opt[DEMO];
+    for (int k = 0; k < DEMO; ++k) {
         opt[k] = gjk_world_default_query_options();
         if (k == WITHIN) {
             opt[k].mode = GJK_WORLD_MODE_ALL_WITHIN;
             opt[k].has_max_distance = true;
             opt[k].max_distance = 0.1;
         }
+        if (k == FIRST)
+            opt[k].mode = GJK_WORLD_MODE_FIRST_COLLISION;
     }
     double *times = malloc((size_t)KINDS * 2 * (size_t)repeats * sizeof *times);
     tally tallies[KINDS];
     memset(tallies, 0, sizeof tallies);
-    gjk_world_result *kept[2] = {NULL, NULL};
+    gjk_world_result *kept[DEMO] = {NULL, NULL, NULL};
     for (int rep = 0; rep < repeats; ++rep) {
         for (int k = 0; k < KINDS; ++k) {
             for (int c = 0; c < 2; ++c) {
@@ -480,7 +483,7 @@ int main(int argc, char **argv)
                    vc[k].bound_above, vc[k].contacts_between);
     }
     int rc = check && (vc[0].missed + vc[0].bound_above + vc[1].missed + vc[1].bound_above > 0);
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < DEMO; ++k)
         gjk_world_result_destroy(&kept[k]);
     free(times);
     free(poses);

@@ -9,7 +9,8 @@
 find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(GJK_SYSTEM_PYTHON)
   set(cli_programs)
-  foreach(p gjk-cases gjk-ab bench_epa bench_world bench_peers bench_curve bench_e2e bench_continuous)
+  foreach(p gjk-cases gjk-ab bench_epa bench_world bench_peers bench_curve bench_e2e bench_continuous
+            bench_ccd_peers)
     list(APPEND cli_programs "$<$<TARGET_EXISTS:${p}>:$<TARGET_FILE:${p}>>")
   endforeach()
   add_test(NAME cli_help

@@ -353,6 +353,18 @@ static void test_rotation_vs_sampling(void **state)
         double speed = gjk_pose_motion_bound(m.a0, m.a1, o, gjk_shape_bounding_radius(&a)) +
                        gjk_pose_motion_bound(m.b0, m.b1, o, gjk_shape_bounding_radius(&b));
         check_against_samples(&r, d, speed, pad, &st);
+        /* The cheapest certificate: the same verdict, a looser (still certified) bound, no more
+         * work. */
+        gjk_ccd_options cheap;
+        memset(&cheap, 0, sizeof cheap);
+        cheap.certify_only = true;
+        gjk_ccd_result c = gjk_ccd_check_poses(&a, m.a0, m.a1, &b, m.b0, m.b1, pad, NULL, &cheap);
+        sample_stats ignored = {0};
+        check_against_samples(&c, d, speed, pad, &ignored);
+        assert_int_equal(c.verdict, r.verdict);
+        assert_true(c.evaluations <= r.evaluations);
+        if (r.verdict == GJK_CCD_CLEAR)
+            assert_le(c.clearance_lower_bound, r.clearance_lower_bound, 1e-9);
     }
     print_message("rotating pairs: %d contacts, %d clear, %d undecided, %d missed\n", st.contacts,
                   st.clears, st.undecided, st.missed);

@@ -439,6 +439,18 @@ static void test_pruning_and_threads(void **state)
     }
     print_message("trajectory: %d of %d segments in contact, %d undecided\n", contacts,
                   r1->segment_count, r1->segments_undecided);
+    /* FIRST_COLLISION: the pair searches only certify; same verdicts, no more work */
+    o.mode = GJK_WORLD_MODE_FIRST_COLLISION;
+    gjk_world_result *rf;
+    assert_ok(gjk_world_query_trajectory(w, &t, &o, &rf));
+    for (int i = 0; i < rf->segment_count; ++i) {
+        const gjk_world_segment *a = &r1->segments[i], *f = &rf->segments[i];
+        assert_false(a->verdict == GJK_CCD_CLEAR && f->verdict == GJK_CCD_CONTACT);
+        assert_false(a->verdict == GJK_CCD_CONTACT && f->verdict == GJK_CCD_CLEAR);
+        if (f->verdict == GJK_CCD_CLEAR)
+            assert_true(f->clearance_lower_bound > 0.0);
+    }
+    gjk_world_result_destroy(&rf);
     gjk_world_result_destroy(&near_only);
     gjk_world_result_destroy(&r1);
     gjk_world_result_destroy(&r4);

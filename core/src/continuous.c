@@ -286,6 +286,8 @@ gjk_ccd_result gjk_ccd_run(const gjk_ccd_pair *pair, gjk_cache *cache,
     c.closest_t = 0.0;
     double v = pair->speed;
     double floor = pair->floor > 0.0 ? pair->floor : HUGE_VAL;
+    if (o.certify_only)
+        floor = DBL_MIN; /* every positive bound is accepted */
 
     gjk_ccd_verdict verdict = GJK_CCD_CLEAR;
     double t = 0.0;

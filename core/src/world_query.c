@@ -1125,6 +1125,7 @@ static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
     job->ccd.time_tolerance = o.ccd_time_tolerance;
     job->ccd.max_evaluations = o.ccd_max_evaluations;
     job->ccd.gjk = o.gjk;
+    job->ccd.certify_only = job->mode == GJK_WORLD_MODE_FIRST_COLLISION; /* validity only */
     gjk_options d = gjk_default_options();
     job->touch_tolerance = o.gjk.touch_tolerance > 0.0 ? o.gjk.touch_tolerance : d.touch_tolerance;
     return GJK_WORLD_OK;

@@ -105,6 +105,11 @@ typedef struct gjk_ccd_options {
                                 (>= 0; 0 = GJK_CCD_DEFAULT_MAX_EVALUATIONS) */
     gjk_options gjk;         /* narrow phase (zeroed = defaults); touch_tolerance decides
                                 contact */
+    bool certify_only;       /* false (default): refine a clear segment's bound to within a
+                                factor 2 of the least queried distance (see Method). true:
+                                accept every interval with a positive bound: the cheapest
+                                certificate of no contact, its clearance bound still certified
+                                but possibly far below the true minimum */
 } gjk_ccd_options;
 
 /* Places the two shapes at time t (world frame). */

@@ -539,7 +539,9 @@ typedef struct gjk_world_waypoint {
  * from the broad-phase tree queried with that shrinking reach. The others are searched by
  * gjk_ccd_check with a floor at that least bound. Segments are independent and spread over
  * options.threads; the result does not depend on the thread count. The mode does not change
- * which segments are checked (all of them). */
+ * which segments are checked (all of them); in FIRST_COLLISION mode the pair searches only
+ * certify (gjk_ccd_options.certify_only): a clear segment's bound is still certified, but may
+ * be far below the true clearance. */
 typedef struct gjk_world_segment {
     gjk_ccd_verdict verdict;
     double t;                     /* see above: fraction of the segment */
