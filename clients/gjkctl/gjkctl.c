@@ -1059,8 +1059,38 @@ static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max,
                     "%zu: %.4g m</title></circle>\n",
                     X(i), Y(s->min_distance), i, s->min_distance);
     }
+    /* Continuous segments: each clear segment's certified clearance bound as a step under
+     * the profile, each contact at its time on the contact line, undecided ones as a ring. */
+    for (size_t i = 0; i < t->segment_count && i + 1 < n; i++) {
+        const gjkd_segment *sg = &t->segments[i];
+        if (sg->verdict == GJKD_SEGMENT_CLEAR && sg->has_clearance)
+            fprintf(f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e80\" "
+                    "stroke-width=\"2\"><title>segment %zu: clear, clearance &gt;= %.4g "
+                    "m</title></line>\n",
+                    X(i), Y(sg->clearance_lower_bound), X(i + 1), Y(sg->clearance_lower_bound), i,
+                    sg->clearance_lower_bound);
+        else if (sg->verdict == GJKD_SEGMENT_CONTACT)
+            fprintf(f,
+                    "<path d=\"M%.1f %.1fl-4 8h8z\" fill=\"#c00\"><title>segment %zu: contact "
+                    "at t = %.6g</title></path>\n",
+                    X(i) + (X(i + 1) - X(i)) * sg->t, Y(0.0), i, sg->t);
+        else if (sg->verdict == GJKD_SEGMENT_UNDECIDED)
+            fprintf(f,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"#e80\" "
+                    "stroke-width=\"2\"><title>segment %zu: undecided after t = "
+                    "%.6g</title></circle>\n",
+                    X(i) + (X(i + 1) - X(i)) * sg->t, Y(0.0), i, sg->t);
+    }
     /* Legend, between the title and the plot. */
     double lx = L, ly = T - 12;
+    if (t->segment_count > 0)
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e80\" "
+                "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">segment clearance bound</text>"
+                "<path d=\"M%.1f %.1fl-4 8h8z\" fill=\"#c00\"/><text x=\"%.1f\" "
+                "y=\"%.1f\">segment contact</text>\n",
+                lx + 440, ly, lx + 456, ly, lx + 462, ly + 4, lx + 620, ly - 4, lx + 630, ly + 4);
     fprintf(f,
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#246\"/><text x=\"%.1f\" "
             "y=\"%.1f\">minimum distance</text>\n",

@@ -11,7 +11,8 @@ Groups:
              trajectory F --continuous` and the Python client give one "segments" entry per
              segment, the first a contact at the closed-form time with the wall's witnesses
              and normal, the second clear with a lower bound below the true clearance; the
-             same numbers from both clients; the table form; refused tolerances and budgets
+             same numbers from both clients; the table form and the plot; refused tolerances
+             and budgets
   demo       the 100-waypoint demo trajectory: every segment has a verdict, no segment whose
              waypoints collide is clear, each clear bound is at most both waypoints' distances,
              and without --continuous there are no segments"""
@@ -95,9 +96,14 @@ def group_thin_wall():
                   "same bound: %r / %r" % (a, b))
             check(a["pair"]["normal"] == tuple(b["pair"]["normal"]), "same normal")
         check(py["first_contact_segment"] == 0, "python: first contact segment")
-        # The table form.
-        out, _ = gjkctl(d, "trajectory", traj, "--continuous")
+        # The table form, and the plot with the segments' verdicts.
+        svg = os.path.join(tmp, "plot.svg")
+        out, _ = gjkctl(d, "trajectory", traj, "--continuous", "--plot", svg)
         check("contact" in out and "first contact in segment 0" in out, "table: %r" % out[-600:])
+        with open(svg) as f:
+            plot = f.read()
+        check("segment 0: contact at t = " in plot and "segment 1: clear, clearance" in plot,
+              "the plot marks the segments")
         # Refusals: gjkctl's own, then the daemon's (raw requests).
         gjkctl(d, "trajectory", traj, "--continuous", "--continuous-tolerance", "0.7", expect=2)
         gjkctl(d, "trajectory", traj, "--continuous", "--continuous-budget", "0", expect=2)
