@@ -161,7 +161,8 @@ static bool takes_value(const char *key)
         "--endpoint",     "--timeout", "--retries",      "--expect-revision",
         "--server-key",   "--key",     "--max-distance", "--robot",
         "--name",         "--plot",    "--export",       "--srdf",
-        "--package-path", "--continuous-tolerance", "--continuous-budget", NULL};
+        "--package-path", "--continuous-tolerance", "--continuous-budget",
+        NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
             return true;
@@ -265,8 +266,8 @@ static int parse_args(int argc, char **argv, args *a)
                 return usage_error("--max-distance: expected metres >= 0, got \"%s\"", value);
             a->has_max_distance = true;
         } else if (strcmp(key, "--continuous-tolerance") == 0) {
-            if (!parse_double(value, &a->continuous_tolerance) || !(a->continuous_tolerance > 0.0) ||
-                a->continuous_tolerance > 0.5)
+            if (!parse_double(value, &a->continuous_tolerance) ||
+                !(a->continuous_tolerance > 0.0) || a->continuous_tolerance > 0.5)
                 return usage_error("--continuous-tolerance: expected a fraction in (0, 0.5], got "
                                    "\"%s\"",
                                    value);
