@@ -1272,6 +1272,7 @@ void gjkd_encode_segments(gjkd_arena *arena, const gjk_world_result *r,
         const gjk_world_segment *s = &r->segments[i];
         Gjkd__V1__SegmentResult *m = gjkd_arena_alloc(arena, sizeof *m);
         gjkd__v1__segment_result__init(m);
+        m->evaluated = s->evaluated;
         m->verdict = (Gjkd__V1__SegmentVerdict)s->verdict;
         m->t = s->t;
         if (s->verdict == GJK_CCD_CLEAR && isfinite(s->clearance_lower_bound)) {

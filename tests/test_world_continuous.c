@@ -439,18 +439,33 @@ static void test_pruning_and_threads(void **state)
     }
     print_message("trajectory: %d of %d segments in contact, %d undecided\n", contacts,
                   r1->segment_count, r1->segments_undecided);
-    /* FIRST_COLLISION: the pair searches only certify; same verdicts, no more work */
+    /* FIRST_COLLISION: the pair searches only certify; the same verdicts up to the first
+     * contact, nothing after it, on any thread count */
     o.mode = GJK_WORLD_MODE_FIRST_COLLISION;
-    gjk_world_result *rf;
+    gjk_world_result *rf, *rf1;
     assert_ok(gjk_world_query_trajectory(w, &t, &o, &rf));
+    o.threads = 1;
+    assert_ok(gjk_world_query_trajectory(w, &t, &o, &rf1));
+    assert_true(r1->first_contact_segment >= 0);
+    assert_int_equal(rf->first_contact_segment, r1->first_contact_segment);
     for (int i = 0; i < rf->segment_count; ++i) {
         const gjk_world_segment *a = &r1->segments[i], *f = &rf->segments[i];
+        assert_int_equal(f->evaluated, i <= rf->first_contact_segment);
+        assert_int_equal(f->verdict, rf1->segments[i].verdict);
+        assert_int_equal(f->evaluations, rf1->segments[i].evaluations);
+        if (!f->evaluated) {
+            assert_int_equal(f->verdict, GJK_CCD_UNSPECIFIED);
+            assert_false(f->has_pair);
+            continue;
+        }
+        assert_true(a->evaluated);
         assert_false(a->verdict == GJK_CCD_CLEAR && f->verdict == GJK_CCD_CONTACT);
         assert_false(a->verdict == GJK_CCD_CONTACT && f->verdict == GJK_CCD_CLEAR);
         if (f->verdict == GJK_CCD_CLEAR)
             assert_true(f->clearance_lower_bound > 0.0);
     }
     gjk_world_result_destroy(&rf);
+    gjk_world_result_destroy(&rf1);
     gjk_world_result_destroy(&near_only);
     gjk_world_result_destroy(&r1);
     gjk_world_result_destroy(&r4);

@@ -1232,6 +1232,7 @@ static bool segments_of(const Gjkd__V1__TrajectoryResult *t, trajectory_box *box
     for (size_t i = 0; i < t->n_segments; i++) {
         const Gjkd__V1__SegmentResult *m = t->segments[i];
         gjkd_segment *g = &box->segments[i];
+        g->evaluated = m->evaluated;
         g->verdict = (int)m->verdict;
         g->t = m->t;
         g->has_clearance =

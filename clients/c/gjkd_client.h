@@ -396,9 +396,10 @@ GJKD_CLIENT_API const char *gjkd_segment_verdict_name(int verdict);
 
 /* One segment of a continuous trajectory check (gjkd.proto SegmentResult). */
 typedef struct gjkd_segment {
-    int verdict;                  /* gjkd_segment_verdict */
-    double t;                     /* fraction of the segment (see gjkd.proto SegmentResult) */
-    bool has_clearance;           /* CLEAR with something in reach */
+    bool evaluated;     /* false after the first contact in FIRST_COLLISION mode (all else zero) */
+    int verdict;        /* gjkd_segment_verdict */
+    double t;           /* fraction of the segment (see gjkd.proto SegmentResult) */
+    bool has_clearance; /* CLEAR with something in reach */
     double clearance_lower_bound; /* certified, metres */
     const gjkd_pair *pair;        /* the segment's pair at t; NULL when there is none */
     uint32_t pairs_checked, pairs_undecided;

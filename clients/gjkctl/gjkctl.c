@@ -413,6 +413,9 @@ static cJSON *segment_json(size_t index, const gjkd_segment *s)
 {
     cJSON *o = cJSON_CreateObject();
     json_u64(o, "segment", index);
+    cJSON_AddBoolToObject(o, "evaluated", s->evaluated);
+    if (!s->evaluated) /* after the first contact in FIRST_COLLISION mode */
+        return o;
     cJSON_AddStringToObject(o, "verdict", gjkd_segment_verdict_name(s->verdict));
     json_num(o, "t", s->t);
     if (s->verdict == GJKD_SEGMENT_CLEAR) {
@@ -1209,6 +1212,10 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         for (size_t i = 0; i < t->segment_count; i++) {
             const gjkd_segment *sg = &t->segments[i];
             char an[128] = "", bn[128] = "", bound[32] = "";
+            if (!sg->evaluated) {
+                printf("%-5zu %-10s\n", i, "skipped");
+                continue;
+            }
             if (sg->pair) {
                 body_a_name(sg->pair, an, sizeof an);
                 body_b_name(sg->pair, bn, sizeof bn);

@@ -18,6 +18,8 @@
  *  3. The rest go to the pair search (continuous.c) with the reach as its floor.
  *  4. The verdict (earliest contact, else undecided, else clear) and one query of the
  *     reported pair at its time for witnesses and normal (EPA on overlap).
+ * In FIRST_COLLISION mode segments after the first contact found so far are skipped, and
+ * those after the first contact are dropped at the end.
  * Segments are independent: threads take them in any order, and each one's answer depends
  * only on the segment, so results do not depend on the thread count. */
 #define _POSIX_C_SOURCE 200809L
@@ -504,6 +506,7 @@ static void run_segment(cworker *wk, int32_t i)
         seg->bound = fmin(wk->min_bound, cap);
         rep = &wk->closest;
     }
+    seg->evaluated = true;
     seg->t = rep->set ? rep->t : 0.0;
     if (rep->set) {
         seg->has_hit = true;
@@ -547,13 +550,23 @@ static void cworker_free(cworker *wk)
     gjk_kinematics_state_destroy(&wk->st);
 }
 
+static void atomic_min_int(atomic_int *a, int v)
+{
+    int cur = atomic_load(a);
+    while (v < cur && !atomic_compare_exchange_weak(a, &cur, v)) {
+    }
+}
+
 static void run_segments(cworker *wk)
 {
     qjob *job = wk->job;
+    bool first = job->mode == GJK_WORLD_MODE_FIRST_COLLISION;
     for (;;) {
         int i = atomic_fetch_add(&job->next_segment, 1);
         if (i >= job->seg_count || atomic_load(&job->failed))
             return;
+        if (first && i > atomic_load(&job->first_contact))
+            continue; /* masked below anyway */
         if (job->cancel && job->cancel(job->cancel_user, atomic_load(&job->reported))) {
             atomic_store(&job->failed, true);
             return;
@@ -563,6 +576,8 @@ static void run_segments(cworker *wk)
             atomic_store(&job->failed, true);
             return;
         }
+        if (first && job->seg[i].verdict == GJK_CCD_CONTACT)
+            atomic_min_int(&job->first_contact, i);
     }
 }
 
@@ -579,6 +594,7 @@ gjk_status gjk_wq_continuous(qjob *job, int32_t threads)
     if (!job->seg)
         return GJK_STATUS_OUT_OF_MEMORY;
     atomic_init(&job->next_segment, 0);
+    atomic_init(&job->first_contact, INT32_MAX);
     if (threads < 1)
         threads = 1;
     if (threads > job->seg_count)
@@ -606,5 +622,11 @@ gjk_status gjk_wq_continuous(qjob *job, int32_t threads)
         cworker_free(&workers[t]);
     if (!ok || atomic_load(&job->failed))
         return GJK_STATUS_OUT_OF_MEMORY;
+    /* FIRST_COLLISION: which segments after the first contact got evaluated depends on
+     * scheduling; drop them all so that the result does not. */
+    int fc = atomic_load(&job->first_contact);
+    if (fc < job->seg_count)
+        for (int32_t i = fc + 1; i < job->seg_count; ++i)
+            memset(&job->seg[i], 0, sizeof job->seg[i]);
     return GJK_WORLD_OK;
 }

@@ -63,6 +63,7 @@ typedef struct qwp {
 
 /* Output of one continuous segment (world.h, Continuous segments). */
 typedef struct qseg {
+    bool evaluated;
     gjk_ccd_verdict verdict;
     double t;
     double bound;
@@ -116,6 +117,7 @@ typedef struct qjob {
     qseg *seg;
     int32_t seg_count;
     atomic_int next_segment;
+    atomic_int first_contact; /* FIRST_COLLISION: the first CONTACT segment so far */
 } qjob;
 
 /* True when the witness pair of shapes a and b (their world rotations rot_a, rot_b) along

@@ -203,6 +203,7 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
             const qseg *q = &job->seg[i];
             gjk_world_segment *o = &segs[i];
             memset(o, 0, sizeof *o);
+            o->evaluated = q->evaluated;
             o->verdict = q->verdict;
             o->t = q->t;
             o->clearance_lower_bound = q->bound;

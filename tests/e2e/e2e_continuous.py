@@ -11,8 +11,8 @@ Groups:
              trajectory F --continuous` and the Python client give one "segments" entry per
              segment, the first a contact at the closed-form time with the wall's witnesses
              and normal, the second clear with a lower bound below the true clearance; the
-             same numbers from both clients; the table form and the plot; refused tolerances
-             and budgets
+             same numbers from both clients; --first-collision evaluates nothing after the
+             first contact; the table form and the plot; refused tolerances and budgets
   demo       the 100-waypoint demo trajectory: every segment has a verdict, no segment whose
              waypoints collide is clear, each clear bound is at most both waypoints' distances,
              and without --continuous there are no segments"""
@@ -79,6 +79,11 @@ def group_thin_wall():
         check(s["verdict"] == "clear", "segment 1 is clear: %r" % s)
         check(0.4 < s["clearance_lower_bound"] <= 0.945 + 1e-12,
               "certified bound below the true 0.945: %r" % s["clearance_lower_bound"])
+        # --first-collision: nothing after the first contact segment.
+        t3 = gjkctl_json(d, "trajectory", traj, "--continuous", "--first-collision")
+        check(t3["segments"][0]["verdict"] == "contact" and
+              t3["segments"][1] == {"segment": 1, "evaluated": False},
+              "first-collision segments: %r" % t3["segments"])
         # A tolerance asked for is met.
         t2 = gjkctl_json(d, "trajectory", traj, "--continuous", "--continuous-tolerance", "1e-3")
         c = t2["segments"][0]["t"]

@@ -262,12 +262,15 @@ _VERDICT = {1: "clear", 2: "contact", 3: "undecided"}
 
 
 def segment_to_dict(s):
-    """A SegmentResult (continuous trajectory check) as a dict: "verdict" ("clear", "contact"
+    """A SegmentResult (continuous trajectory check) as a dict: "evaluated" (False, and
+    nothing else, after the first contact in first-collision mode), "verdict" ("clear", "contact"
     or "undecided"), "t" (fraction of the segment: contact the time of contact, undecided
     where the certificate stops, clear the closest approach found), "clearance_lower_bound"
     (clear only: certified metres, None when nothing is in reach), "pair" (or None), and the
     work counters "pairs_checked", "pairs_undecided", "evaluations"."""
-    d = {"verdict": _VERDICT.get(s.verdict, "unspecified"), "t": s.t,
+    if not s.evaluated:  # after the first contact in first-collision mode
+        return {"evaluated": False}
+    d = {"evaluated": True, "verdict": _VERDICT.get(s.verdict, "unspecified"), "t": s.t,
          "pair": pair_to_dict(s.pair) if s.HasField("pair") else None,
          "pairs_checked": s.pairs_checked, "pairs_undecided": s.pairs_undecided,
          "evaluations": s.evaluations}

@@ -538,11 +538,12 @@ typedef struct gjk_world_waypoint {
  * max_distance at first, when set) is settled without any distance query; the obstacles come
  * from the broad-phase tree queried with that shrinking reach. The others are searched by
  * gjk_ccd_check with a floor at that least bound. Segments are independent and spread over
- * options.threads; the result does not depend on the thread count. The mode does not change
- * which segments are checked (all of them); in FIRST_COLLISION mode the pair searches only
- * certify (gjk_ccd_options.certify_only): a clear segment's bound is still certified, but may
- * be far below the true clearance. */
+ * options.threads; the result does not depend on the thread count. In FIRST_COLLISION mode
+ * the segments after the first CONTACT segment are not evaluated (evaluated false, everything
+ * else zero), and the pair searches only certify (gjk_ccd_options.certify_only): a clear
+ * segment's bound is still certified, but may be far below the true clearance. */
 typedef struct gjk_world_segment {
+    bool evaluated; /* false for segments after the first contact in FIRST_COLLISION mode */
     gjk_ccd_verdict verdict;
     double t;                     /* see above: fraction of the segment */
     double clearance_lower_bound; /* CLEAR only (INFINITY when no pair is within reach and
