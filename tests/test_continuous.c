@@ -50,6 +50,45 @@ static void test_interpolation(void **state)
                 sqrt(20.0) + 1.2 * (0.5 + 0.5), 1e-13);
 }
 
+/* The pose bounds against sampled point motion: for random pose segments, points within a
+ * ball of the body and directions n, no sampled step moves a point faster than the bound, nor
+ * along n faster than the directional bound, which is never above the other. */
+static void test_pose_bounds_vs_sampling(void **state)
+{
+    (void)state;
+    test_seed(3);
+    double worst = 0.0, worst_along = 0.0;
+    for (int k = 0; k < 200; ++k) {
+        gjk_transform a = gjk_transform_make(rnd_quat(), gjk_scale(rnd_unit(), rnd_range(0, 1)));
+        gjk_transform b = gjk_transform_make(rnd_quat(), gjk_scale(rnd_unit(), rnd_range(0, 1)));
+        if (k % 4 == 0) /* a small turn, where the shorter arc matters most */
+            b.q = gjk_quat_mul(a.q, gjk_quat_from_axis_angle(rnd_unit(), rnd_range(-0.3, 0.3)));
+        gjk_vec3 c = gjk_scale(rnd_unit(), rnd_range(0, 0.5));
+        double r = rnd_range(0, 0.3);
+        gjk_vec3 n = rnd_unit();
+        double v = gjk_pose_motion_bound(a, b, c, r);
+        double vn = gjk_pose_motion_bound_along(a, b, c, r, n);
+        assert_le(vn, v, 1e-12);
+        gjk_vec3 y = gjk_madd(c, r * rnd(), rnd_unit());
+        gjk_vec3 prev = gjk_transform_point(a, y);
+        const int steps = 1000;
+        for (int s = 1; s <= steps; ++s) {
+            gjk_vec3 x = gjk_transform_point(gjk_pose_interpolate(a, b, (double)s / steps), y);
+            gjk_vec3 d = gjk_scale(gjk_sub(x, prev), steps);
+            assert_le(gjk_length(d), v, 1e-9);
+            assert_le(fabs(gjk_dot(d, n)), vn, 1e-9);
+            if (v > 0)
+                worst = fmax(worst, gjk_length(d) / v);
+            if (vn > 1e-9)
+                worst_along = fmax(worst_along, fabs(gjk_dot(d, n)) / vn);
+            prev = x;
+        }
+    }
+    print_message("pose bounds: largest sampled speed / bound = %.3f, along n = %.3f\n", worst,
+                  worst_along);
+    assert_true(worst > 0.5 && worst_along > 0.5);
+}
+
 /* ------------------------------------------------------------------ thin walls */
 
 static void test_thin_wall_translation(void **state)
@@ -617,6 +656,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interpolation),
+        cmocka_unit_test(test_pose_bounds_vs_sampling),
         cmocka_unit_test(test_thin_wall_translation),
         cmocka_unit_test(test_thin_wall_rotation),
         cmocka_unit_test(test_translation_balls),

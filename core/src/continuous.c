@@ -35,6 +35,15 @@
  * + M_i) / 2 bounds D_i over the whole segment for every point: V = M_{n+1}. Only the two
  * end poses are needed, and the bound is O(chain length).
  *
+ * Directional bound (pose interpolation). For a fixed unit n, n . dx/dt = n . dp + n . (w x r)
+ * with r = R(t) y and w = theta w_hat the angular velocity, whose world axis w_hat = R0 u is
+ * fixed (R(t) = R0 exp(t theta [u]x) leaves u unchanged). n . (w x r) = r . (n x w), so
+ * |n . dx/dt| <= |n . dp| + theta |n x w_hat| |r| <= |n . dp| + theta |n x w_hat| (|center| +
+ * radius). The separation along n, s_n(t) = min over B of n . b - max over A of n . a, is a
+ * difference of support values, each moving at most as fast as its support point along n, so
+ * s_n is V_n-Lipschitz with V_n the sum of the two shapes' bounds; and d(t) >= s_n(t) (the
+ * slab of width s_n separates them).
+ *
  * ---------------------------------------------------------------- the search
  *
  * See gjk/continuous.h, Method. Intervals are kept on a stack, left half on top, so they are
@@ -85,6 +94,21 @@ gjk_transform gjk_pose_interpolate(gjk_transform from, gjk_transform to, double 
             q0, gjk_quat_from_axis_angle(gjk_v3(r.x / s, r.y / s, r.z / s), t * angle)));
     }
     return gjk_transform_make(q, gjk_madd(from.p, t, gjk_sub(to.p, from.p)));
+}
+
+double gjk_pose_motion_bound_along(gjk_transform from, gjk_transform to, gjk_vec3 center,
+                                   double radius, gjk_vec3 n)
+{
+    gjk_quat q0 = gjk_quat_normalize(from.q);
+    gjk_quat r = relative_rotation(q0, to.q);
+    double s = sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
+    double v = fabs(gjk_dot(n, gjk_sub(to.p, from.p)));
+    if (s > 0.0) {
+        gjk_vec3 axis = gjk_quat_rotate(q0, gjk_v3(r.x / s, r.y / s, r.z / s));
+        double turn = fmin(1.0, gjk_length(gjk_cross(n, axis)));
+        v += 2.0 * atan2(s, r.w) * turn * (gjk_length(center) + radius);
+    }
+    return v;
 }
 
 double gjk_pose_motion_bound(gjk_transform from, gjk_transform to, gjk_vec3 center, double radius)
@@ -163,6 +187,8 @@ typedef struct ccd_end {
     double t;
     double lo; /* certified lower bound on the padded distance; -INFINITY when unknown */
     double hi; /* padded distance found (an upper bound); contact when <= touch */
+    double sn; /* directional: padded separation along GJK's normal; -INFINITY when none */
+    double vn; /* the directional bound along that normal */
 } ccd_end;
 
 typedef struct ccd_interval {
@@ -180,10 +206,15 @@ typedef struct ccd_ctx {
     bool invalid;
 } ccd_ctx;
 
-static gjk_result run_query(ccd_ctx *c, double t, bool penetration)
+static gjk_result run_query_at(ccd_ctx *c, double t, bool penetration, gjk_transform *pose_a,
+                               gjk_transform *pose_b)
 {
     gjk_transform pa, pb;
     c->pair->poses(c->pair->user, t, &pa, &pb);
+    pa.q = gjk_quat_normalize(pa.q);
+    pb.q = gjk_quat_normalize(pb.q);
+    *pose_a = pa;
+    *pose_b = pb;
     gjk_query q;
     memset(&q, 0, sizeof q);
     q.shape_a = c->pair->shape_a;
@@ -198,12 +229,30 @@ static gjk_result run_query(ccd_ctx *c, double t, bool penetration)
     return r;
 }
 
+static gjk_result run_query(ccd_ctx *c, double t, bool penetration)
+{
+    gjk_transform pa, pb;
+    return run_query_at(c, t, penetration, &pa, &pb);
+}
+
+/* Padded separation of the two shapes along unit n (from A towards B) at their poses: the
+ * least n . b over B minus the largest n . a over A, from their support points. */
+static double separation_along(const ccd_ctx *c, gjk_transform pa, gjk_transform pb, gjk_vec3 n)
+{
+    gjk_vec3 sa =
+        gjk_transform_point(pa, gjk_shape_support(c->pair->shape_a, gjk_quat_inv_rotate(pa.q, n)));
+    gjk_vec3 sb = gjk_transform_point(
+        pb, gjk_shape_support(c->pair->shape_b, gjk_quat_inv_rotate(pb.q, gjk_neg(n))));
+    return gjk_dot(n, gjk_sub(sb, sa)) - c->pair->padding;
+}
+
 static ccd_end evaluate(ccd_ctx *c, double t)
 {
-    gjk_result r = run_query(c, t, false);
+    gjk_transform pa, pb;
+    gjk_result r = run_query_at(c, t, false, &pa, &pb);
     ++c->evaluations;
     double pad = c->pair->padding;
-    ccd_end e = {t, -HUGE_VAL, HUGE_VAL};
+    ccd_end e = {t, -HUGE_VAL, HUGE_VAL, -HUGE_VAL, 0.0};
     switch (r.status) {
     case GJK_STATUS_SEPARATED:
     case GJK_STATUS_TOUCHING:
@@ -221,6 +270,14 @@ static ccd_end evaluate(ccd_ctx *c, double t)
     }
     if (r.status == GJK_STATUS_TOUCHING)
         e.hi = fmin(e.hi, 0.0); /* touching counts as contact, whatever the padding */
+    if (c->pair->speed_along && e.lo > 0.0 && gjk_length_sq(r.normal) > 0.0) {
+        gjk_vec3 n = gjk_normalize(r.normal);
+        double vn = c->pair->speed_along(c->pair->user, n);
+        if (isfinite(vn) && vn >= 0.0) {
+            e.sn = separation_along(c, pa, pb, n);
+            e.vn = vn;
+        }
+    }
     if (e.hi < c->closest_hi) {
         c->closest_hi = e.hi;
         c->closest_t = t;
@@ -233,17 +290,37 @@ static bool in_contact(const ccd_ctx *c, const ccd_end *e)
     return e->hi <= c->touch;
 }
 
-/* Certified minimum over [a.t, b.t] of a V-Lipschitz function with d(a) >= a.lo and
- * d(b) >= b.lo: the least value of max(a.lo - V (s - a), b.lo - V (b - s)), less a margin for
- * the rounding of this arithmetic. */
+/* min over x in [0, h] of max(la - va x, lb - vb (h - x)): the least value over an interval
+ * of h of a function at least la - va x (falling from the left end) and lb - vb (h - x)
+ * (from the right end). */
+static double two_lines(double la, double va, double lb, double vb, double h)
+{
+    double at_left = lb - vb * h; /* the right line at x = 0 */
+    if (la <= at_left)
+        return at_left;
+    double at_right = la - va * h; /* the left line at x = h */
+    if (at_right >= lb)
+        return at_right;
+    return la - va * (la - lb + vb * h) / (va + vb); /* where they cross (va + vb > 0) */
+}
+
+/* Certified minimum over [a.t, b.t] of the padded distance: each end bounds it by lines of
+ * slope V from its GJK bound and, with a directional bound, of slope V_n from its separation
+ * along its normal; the least value of the pointwise maximum of those lines is at least the
+ * largest of the pairwise bounds. Less a margin for the rounding of this arithmetic. */
 static double interval_bound(const ccd_end *a, const ccd_end *b, double v)
 {
     double h = b->t - a->t;
-    double vh = v * h;
-    double lb = fmax(0.5 * (a->lo + b->lo - vh), fmax(a->lo - vh, b->lo - vh));
+    double la[2] = {a->lo, a->sn}, va[2] = {v, a->vn};
+    double lb_[2] = {b->lo, b->sn}, vb[2] = {v, b->vn};
+    double lb = -HUGE_VAL;
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+            if (la[i] > -HUGE_VAL || lb_[j] > -HUGE_VAL)
+                lb = fmax(lb, two_lines(la[i], va[i], lb_[j], vb[j], h));
     if (!isfinite(lb))
         return lb;
-    return lb - 8.0 * DBL_EPSILON * (fabs(a->lo) + fabs(b->lo) + vh);
+    return lb - 8.0 * DBL_EPSILON * (fabs(a->lo) + fabs(b->lo) + fabs(lb) + v * h);
 }
 
 static bool pair_valid(const gjk_ccd_pair *p)
@@ -328,11 +405,9 @@ gjk_ccd_result gjk_ccd_run(const gjk_ccd_pair *pair, gjk_cache *cache,
         /* Split: at the advancement step when it falls in the first half (never closer to a
          * than the tolerance, unless the interval is that short), else at the middle. */
         double s = iv.a.t + 0.5 * h;
-        if (v > 0.0 && iv.a.lo > 0.0) {
-            double step = iv.a.lo / v;
-            if (step < 0.5 * h)
-                s = iv.a.t + fmax(step, fmin(tol, 0.5 * h));
-        }
+        double step = v > 0.0 && iv.a.lo > 0.0 ? iv.a.lo / v : 0.0;
+        if (step > 0.0 && step < 0.5 * h)
+            s = iv.a.t + fmax(step, fmin(tol, 0.5 * h));
         ccd_end es = evaluate(&c, s);
         stack[n].a = es;
         stack[n].b = iv.b;
@@ -369,6 +444,7 @@ gjk_ccd_result gjk_ccd_check(const gjk_ccd_pair *pair, gjk_cache *cache,
 
 typedef struct pose_motion {
     gjk_transform a0, a1, b0, b1;
+    double ra, rb; /* bounding radii about the shapes' origins */
 } pose_motion;
 
 static void pose_motion_at(void *user, double t, gjk_transform *pa, gjk_transform *pb)
@@ -378,13 +454,22 @@ static void pose_motion_at(void *user, double t, gjk_transform *pa, gjk_transfor
     *pb = gjk_pose_interpolate(m->b0, m->b1, t);
 }
 
+static double pose_motion_along(void *user, gjk_vec3 n)
+{
+    const pose_motion *m = user;
+    gjk_vec3 o = gjk_v3(0.0, 0.0, 0.0);
+    return (gjk_pose_motion_bound_along(m->a0, m->a1, o, m->ra, n) +
+            gjk_pose_motion_bound_along(m->b0, m->b1, o, m->rb, n)) *
+           (1.0 + 1e-12);
+}
+
 gjk_ccd_result gjk_ccd_check_poses(const gjk_shape *a, gjk_transform a_from, gjk_transform a_to,
                                    const gjk_shape *b, gjk_transform b_from, gjk_transform b_to,
                                    double padding, gjk_cache *cache, const gjk_ccd_options *options)
 {
     gjk_ccd_pair pair;
     memset(&pair, 0, sizeof pair);
-    pose_motion m = {a_from, a_to, b_from, b_to};
+    pose_motion m = {a_from, a_to, b_from, b_to, 0.0, 0.0};
     bool ok = a && b && gjk_shape_validate(a) == GJK_STATUS_SEPARATED &&
               gjk_shape_validate(b) == GJK_STATUS_SEPARATED && gjk_transform_is_valid(a_from) &&
               gjk_transform_is_valid(a_to) && gjk_transform_is_valid(b_from) &&
@@ -396,6 +481,9 @@ gjk_ccd_result gjk_ccd_check_poses(const gjk_shape *a, gjk_transform a_from, gjk
     pair.padding = padding;
     if (ok) {
         gjk_vec3 o = gjk_v3(0.0, 0.0, 0.0);
+        m.ra = gjk_shape_bounding_radius(a);
+        m.rb = gjk_shape_bounding_radius(b);
+        pair.speed_along = pose_motion_along;
         pair.speed = (gjk_pose_motion_bound(a_from, a_to, o, gjk_shape_bounding_radius(a)) +
                       gjk_pose_motion_bound(b_from, b_to, o, gjk_shape_bounding_radius(b))) *
                      (1.0 + 1e-12);

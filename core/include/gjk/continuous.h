@@ -38,7 +38,12 @@
  * at the conservative-advancement step a + l_a / V when that lies in the first half (near
  * contact the search walks towards it as fast as the bound allows), else at the middle.
  * Contact is declared when an interval no longer than the tolerance ends in contact. Every
- * query warm-starts from the previous one (gjk_cache): consecutive times are close. */
+ * query warm-starts from the previous one (gjk_cache): consecutive times are close.
+ * With a directional bound (gjk_ccd_pair.speed_along) each queried time also gives the
+ * separation s of the two shapes along GJK's normal n there (from their support points): the
+ * slab between them is at least s wide, so d >= s, and s changes no faster than V_n, the
+ * directional bound along n; each end then bounds d by the larger of its two lines, and the
+ * advancement step is the longer of the two. */
 #ifndef GJK_CONTINUOUS_H
 #define GJK_CONTINUOUS_H
 
@@ -63,6 +68,13 @@ GJK_API double gjk_rotation_angle(gjk_quat a, gjk_quat b);
  * radius). */
 GJK_API double gjk_pose_motion_bound(gjk_transform from, gjk_transform to, gjk_vec3 center,
                                      double radius);
+
+/* Directional motion bound: a bound on |n . dx/dt| over the segment for every point x within
+ * `radius` of `center` (body frame) of the body moving from `from` to `to`, n a unit world
+ * direction: |n . (p1 - p0)| + theta |n x w| (|center| + radius), w the rotation's (fixed)
+ * world axis. Never above gjk_pose_motion_bound. */
+GJK_API double gjk_pose_motion_bound_along(gjk_transform from, gjk_transform to, gjk_vec3 center,
+                                           double radius, gjk_vec3 n);
 
 /* Motion bound of every point within `radius` of `center` (link frame) of link `link` of a
  * robot with joints moving in joint space from q_from to q_to (dof_count values each) at a
@@ -125,6 +137,12 @@ typedef struct gjk_ccd_pair {
     double floor;   /* an interval whose certified clearance reaches this is accepted without
                        refinement (a caller that only needs the bound below some value, e.g.
                        the least bound of other pairs); 0 or INFINITY = no floor */
+    /* Optional (NULL = none): a directional motion bound of the pair: for a unit world
+     * direction n, a number >= |n . dx/dt| for every point x of either shape at every t of
+     * the segment, summed over the two shapes (gjk_pose_motion_bound_along). With it, the
+     * separation of the shapes along GJK's normal at a queried time gives a second envelope
+     * (see Method). */
+    double (*speed_along)(void *user, gjk_vec3 n);
 } gjk_ccd_pair;
 
 typedef struct gjk_ccd_result {
