@@ -42,8 +42,8 @@
  * With a directional bound (gjk_ccd_pair.speed_along) each queried time also gives the
  * separation s of the two shapes along GJK's normal n there (from their support points): the
  * slab between them is at least s wide, so d >= s, and s changes no faster than V_n, the
- * directional bound along n; each end then bounds d by the larger of its two lines, and the
- * advancement step is the longer of the two. */
+ * directional bound along n; each end then bounds d by the larger of its two lines (the
+ * split point stays the one of the isotropic bound). */
 #ifndef GJK_CONTINUOUS_H
 #define GJK_CONTINUOUS_H
 
