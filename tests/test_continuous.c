@@ -423,7 +423,7 @@ typedef struct chain {
 static chain random_chain(int links)
 {
     gjk_joint_def j[8];
-    static char names[8][8];
+    static char names[8][16];
     memset(j, 0, sizeof j);
     int active = 0;
     for (int i = 0; i < links - 1; ++i) {
