@@ -1350,4 +1350,58 @@ void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_resu
     out->pair_columns = c;
     out->n_pair_table = t.count;
     out->pair_table = t.entries;
+
+/* ---------------------------------------------------------------- continuous segments */
+
+bool gjkd_decode_continuous(const Gjkd__V1__TrajectoryQueryRequest *m, gjk_world_query_options *out,
+                            gjkd_error *error)
+{
+    if (!m->continuous)
+        return true;
+    double tol = m->continuous_time_tolerance;
+    if (!(tol >= 0.0 && tol <= 0.5))
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                         "continuous_time_tolerance: %g is not in (0, 0.5] (0 = the default)", tol);
+    if (m->continuous_max_evaluations > GJKD_MAX_CONTINUOUS_EVALUATIONS)
+        return gjkd_fail(error, GJKD_CODE(RESOURCE_EXHAUSTED),
+                         "continuous_max_evaluations: %u, the limit is %u",
+                         m->continuous_max_evaluations, GJKD_MAX_CONTINUOUS_EVALUATIONS);
+    out->continuous = true;
+    out->ccd_time_tolerance = tol;
+    out->ccd_max_evaluations = (int32_t)m->continuous_max_evaluations;
+    return true;
+}
+
+void gjkd_encode_segments(gjkd_arena *arena, const gjk_world_result *r,
+                          Gjkd__V1__TrajectoryResult *out)
+{
+    _Static_assert(
+        (int)GJKD__V1__SEGMENT_VERDICT__SEGMENT_VERDICT_CLEAR == (int)GJK_CCD_CLEAR &&
+            (int)GJKD__V1__SEGMENT_VERDICT__SEGMENT_VERDICT_CONTACT == (int)GJK_CCD_CONTACT &&
+            (int)GJKD__V1__SEGMENT_VERDICT__SEGMENT_VERDICT_UNDECIDED == (int)GJK_CCD_UNDECIDED,
+        "segment verdict numbers");
+    if (r->segment_count <= 0)
+        return;
+    out->n_segments = (size_t)r->segment_count;
+    out->segments = gjkd_arena_alloc(arena, out->n_segments * sizeof *out->segments);
+    for (int32_t i = 0; i < r->segment_count; ++i) {
+        const gjk_world_segment *s = &r->segments[i];
+        Gjkd__V1__SegmentResult *m = gjkd_arena_alloc(arena, sizeof *m);
+        gjkd__v1__segment_result__init(m);
+        m->evaluated = s->evaluated;
+        m->verdict = (Gjkd__V1__SegmentVerdict)s->verdict;
+        m->t = s->t;
+        if (s->verdict == GJK_CCD_CLEAR && isfinite(s->clearance_lower_bound)) {
+            m->clearance_opt_case = GJKD__V1__SEGMENT_RESULT__CLEARANCE_OPT_CLEARANCE_LOWER_BOUND;
+            m->clearance_lower_bound = s->clearance_lower_bound;
+        }
+        if (s->has_pair)
+            m->pair = gjkd_encode_pair(arena, &s->pair);
+        m->pairs_checked = (uint32_t)s->pairs_checked;
+        m->pairs_undecided = (uint32_t)s->pairs_undecided;
+        m->evaluations = (uint64_t)s->evaluations;
+        out->segments[i] = m;
+    }
+    out->first_contact_segment = r->first_contact_segment;
+    out->undecided_segments = (uint32_t)r->segments_undecided;
 }

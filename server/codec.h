@@ -134,4 +134,19 @@ void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *
 void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_result *result,
                                          bool all_pairs, Gjkd__V1__TrajectoryResult *out);
 
+/* ---------------------------------------------------------------- continuous segments */
+
+/* The largest TrajectoryQueryRequest.continuous_max_evaluations accepted: a segment's work is
+ * bounded by it times its part pairs, and a query is only cancelled between segments. */
+#define GJKD_MAX_CONTINUOUS_EVALUATIONS 100000u
+
+/* TrajectoryQueryRequest.continuous and its tolerance and budget into out (already decoded
+ * from the request's options): INVALID_INPUT for a tolerance outside [0, 0.5] (NaN too),
+ * RESOURCE_EXHAUSTED for a budget above GJKD_MAX_CONTINUOUS_EVALUATIONS. */
+bool gjkd_decode_continuous(const Gjkd__V1__TrajectoryQueryRequest *m, gjk_world_query_options *out,
+                            gjkd_error *error);
+/* The result's segments (none unless the query was continuous) into out, every form. */
+void gjkd_encode_segments(gjkd_arena *arena, const gjk_world_result *result,
+                          Gjkd__V1__TrajectoryResult *out);
+
 #endif /* GJKD_CODEC_H */

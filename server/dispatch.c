@@ -1849,6 +1849,8 @@ static bool handle_trajectory_query(request_ctx *ctx, gjkd_error *error)
     gjk_world_query_options options;
     if (!gjkd_decode_query_options(m->options, &ctx->limits, svc->query_threads, &options, error))
         return false;
+    if (!gjkd_decode_continuous(m, &options, error))
+        return false;
     if (options.gradients && m->options->columnar && !m->options->pair_columns)
         return gjkd_fail(error, GJKD_CODE(INVALID_ARGUMENT),
                          "options.gradients: not in the columnar form (it has no pair messages); "
@@ -1990,6 +1992,7 @@ unlock:
             gjkd_encode_trajectory(&ctx->arena, result, all_pairs, t);
         t->n_joint_names = n_joint_names;
         t->joint_names = joint_names;
+        gjkd_encode_segments(&ctx->arena, result, t);
         ok = check_reply_size(gjkd__v1__trajectory_result__get_packed_size(t), &ctx->limits, error);
         if (ok) {
             ctx->resp->body_case = GJKD__V1__RESPONSE__BODY_TRAJECTORY;

@@ -9,7 +9,8 @@
 find_program(GJK_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(GJK_SYSTEM_PYTHON)
   set(cli_programs)
-  foreach(p gjk-cases gjk-ab bench_epa bench_world bench_peers bench_curve bench_e2e)
+  foreach(p gjk-cases gjk-ab bench_epa bench_world bench_peers bench_curve bench_e2e bench_continuous
+            bench_ccd_peers)
     list(APPEND cli_programs "$<$<TARGET_EXISTS:${p}>:$<TARGET_FILE:${p}>>")
   endforeach()
   add_test(NAME cli_help
@@ -39,4 +40,19 @@ if(TARGET gjkd AND TARGET gjkctl)
       set_tests_properties(e2e_cli_${group} PROPERTIES TIMEOUT 300 LABELS e2e)
     endforeach()
   endif()
+endif()
+
+# e2e_continuous_* (label e2e, tests/e2e/e2e_continuous.py, the e2e.py harness): continuous
+# trajectory checks through the wire, gjkctl and the Python client (issue 23).
+if(TARGET gjkd AND TARGET gjkctl AND GJK_SYSTEM_PYTHON)
+  foreach(group thin_wall demo)
+    add_test(NAME e2e_continuous_${group}
+             COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_continuous.py
+                     --group ${group}
+                     --gjkd $<TARGET_FILE:gjkd> --gjkctl $<TARGET_FILE:gjkctl>
+                     --e2e-client $<TARGET_FILE:e2e_client>
+                     --python-proto ${CMAKE_BINARY_DIR}/python
+                     --source-dir ${PROJECT_SOURCE_DIR})
+    set_tests_properties(e2e_continuous_${group} PROPERTIES TIMEOUT 300 LABELS e2e)
+  endforeach()
 endif()

@@ -1334,7 +1334,57 @@ typedef struct trajectory_box {
     gjkd_state *states;
     gjkd_pair *pairs;
     gjkd_robot_joints *joints;
+    gjkd_segment *segments;
+    gjkd_pair *segment_pairs;
 } trajectory_box;
+
+const char *gjkd_segment_verdict_name(int verdict)
+{
+    switch (verdict) {
+    case GJKD_SEGMENT_CLEAR:
+        return "clear";
+    case GJKD_SEGMENT_CONTACT:
+        return "contact";
+    case GJKD_SEGMENT_UNDECIDED:
+        return "undecided";
+    default:
+        return "unspecified";
+    }
+}
+
+/* The reply's continuous segments into the box; false when out of memory. */
+static bool segments_of(const Gjkd__V1__TrajectoryResult *t, trajectory_box *box)
+{
+    gjkd_trajectory *p = &box->pub;
+    p->first_contact_segment = t->n_segments > 0 ? t->first_contact_segment : -1;
+    p->undecided_segments = t->undecided_segments;
+    if (t->n_segments == 0)
+        return true;
+    box->segments = calloc(t->n_segments, sizeof *box->segments);
+    box->segment_pairs = calloc(t->n_segments, sizeof *box->segment_pairs);
+    if (box->segments == NULL || box->segment_pairs == NULL)
+        return false;
+    for (size_t i = 0; i < t->n_segments; i++) {
+        const Gjkd__V1__SegmentResult *m = t->segments[i];
+        gjkd_segment *g = &box->segments[i];
+        g->evaluated = m->evaluated;
+        g->verdict = (int)m->verdict;
+        g->t = m->t;
+        g->has_clearance =
+            m->clearance_opt_case == GJKD__V1__SEGMENT_RESULT__CLEARANCE_OPT_CLEARANCE_LOWER_BOUND;
+        g->clearance_lower_bound = g->has_clearance ? m->clearance_lower_bound : 0.0;
+        if (m->pair != NULL) {
+            pair_of(m->pair, &box->segment_pairs[i]);
+            g->pair = &box->segment_pairs[i];
+        }
+        g->pairs_checked = m->pairs_checked;
+        g->pairs_undecided = m->pairs_undecided;
+        g->evaluations = m->evaluations;
+    }
+    p->segments = box->segments;
+    p->segment_count = t->n_segments;
+    return true;
+}
 
 /* A request's nested waypoints re-encoded packed, in storage of our own (the request stays
  * untouched). waypoints is NULL when there is nothing to re-encode. */
@@ -1421,6 +1471,11 @@ static gjkd_status send_trajectory(gjkd_client *c, const gjkd_query_options *opt
     *all_pairs = wo.mode == GJKD__V1__QUERY_MODE__QUERY_MODE_ALL_WITHIN;
     Gjkd__V1__TrajectoryQueryRequest body = *request;
     body.options = &wo;
+    if (options && options->continuous) {
+        body.continuous = true;
+        body.continuous_time_tolerance = options->continuous_time_tolerance;
+        body.continuous_max_evaluations = options->continuous_max_evaluations;
+    }
     packed_waypoints pw;
     memset(&pw, 0, sizeof pw);
     if (pack && !packed_waypoints_make(&pw, request))
@@ -1530,6 +1585,10 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     }
     p->joint_names = box->joints;
     p->joint_names_count = box->joints ? t->n_joint_names : 0;
+    if (!segments_of(t, box)) {
+        gjkd_trajectory_destroy(&p);
+        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
+    }
     *out = p;
     return GJKD_OK;
 }
@@ -1669,6 +1728,8 @@ void gjkd_trajectory_destroy(gjkd_trajectory **trajectory)
     free(box->states);
     free(box->joints);
     free(box->pairs);
+    free(box->segments);
+    free(box->segment_pairs);
     gjkd__v1__response__free_unpacked(box->response, NULL);
     free(box);
     *trajectory = NULL;

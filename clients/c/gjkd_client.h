@@ -318,6 +318,11 @@ typedef struct gjkd_query_options {
     bool gradients;            /* every pair carries d(distance)/dq for the robots with joints
                                   it involves (gjkd_pair.gradient_*, in the DOF order of the
                                   result's joint_names) */
+    /* Trajectory queries: also check every segment between consecutive waypoints over its
+     * whole motion (gjkd_trajectory.segments; gjkd.proto TrajectoryQueryRequest.continuous). */
+    bool continuous;
+    double continuous_time_tolerance;    /* fraction of a segment, (0, 0.5]; 0 = 1e-6 */
+    uint32_t continuous_max_evaluations; /* per part pair and segment; 0 = the default */
 } gjkd_query_options;
 
 /* A reported pair. Body A is a robot link; body B a link (robot_b set) or an obstacle. In
@@ -379,6 +384,28 @@ GJKD_CLIENT_API gjkd_status gjkd_query_state(gjkd_client *client, const gjkd_que
                                              gjkd_state **out);
 GJKD_CLIENT_API void gjkd_state_destroy(gjkd_state **state);
 
+/* Verdicts of a continuous segment (gjkd.proto SegmentVerdict). */
+typedef enum gjkd_segment_verdict {
+    GJKD_SEGMENT_CLEAR = 1,     /* certified: no contact anywhere on the segment */
+    GJKD_SEGMENT_CONTACT = 2,   /* contact in [t, t + tolerance], none before t */
+    GJKD_SEGMENT_UNDECIDED = 3, /* a pair's budget ran out: certified only before t */
+} gjkd_segment_verdict;
+
+/* "clear", "contact", "undecided" ("unspecified" otherwise). */
+GJKD_CLIENT_API const char *gjkd_segment_verdict_name(int verdict);
+
+/* One segment of a continuous trajectory check (gjkd.proto SegmentResult). */
+typedef struct gjkd_segment {
+    bool evaluated;     /* false after the first contact in FIRST_COLLISION mode (all else zero) */
+    int verdict;        /* gjkd_segment_verdict */
+    double t;           /* fraction of the segment (see gjkd.proto SegmentResult) */
+    bool has_clearance; /* CLEAR with something in reach */
+    double clearance_lower_bound; /* certified, metres */
+    const gjkd_pair *pair;        /* the segment's pair at t; NULL when there is none */
+    uint32_t pairs_checked, pairs_undecided;
+    uint64_t evaluations;
+} gjkd_segment;
+
 typedef struct gjkd_trajectory {
     const gjkd_state *waypoints; /* one per waypoint, in order */
     size_t waypoint_count;
@@ -395,6 +422,11 @@ typedef struct gjkd_trajectory {
     double handler_seconds; /* the daemon's time on the request (Response.handler_seconds:
                                validation, the query, building the reply); 0 from a daemon
                                that does not send it */
+    /* options.continuous: one per segment (waypoint i to i + 1), in order; else none */
+    const gjkd_segment *segments;
+    size_t segment_count;
+    int32_t first_contact_segment; /* -1 if none */
+    uint32_t undecided_segments;
 } gjkd_trajectory;
 
 /* waypoint_count waypoints of link_count poses each, waypoint-major: poses[w * link_count + l].

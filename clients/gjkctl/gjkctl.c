@@ -55,7 +55,12 @@ static const char usage_text[] =
     "  trajectory TRAJ.json [--name N] [--max-distance D] [--all] [--plot OUT.svg]\n"
     "        [--per-part] [--gradients] distances along a trajectory, per waypoint (TRAJ.json:\n"
     "                                  link poses, or \"joint_names\" and joint vectors\n"
-    "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n";
+    "                                  \"waypoints\": [[q...], ...] for a robot with joints)\n"
+    "        [--continuous [--continuous-tolerance T] [--continuous-budget N]]\n"
+    "                                  and a certified verdict per segment between waypoints\n"
+    "                                  (clear with a clearance lower bound, contact at t to\n"
+    "                                  T of the segment (default 1e-6), or undecided after N\n"
+    "                                  distance queries per part pair); --json: \"segments\"\n";
 /* The commands of the browser pages (built with tools/viewer), between the two parts. */
 static const char usage_viewer[] =
 #ifdef GJKCTL_VIEWER
@@ -134,6 +139,9 @@ typedef struct args {
     bool no_depth;
     bool merge;
     bool gradients;
+    bool continuous;
+    double continuous_tolerance;
+    uint32_t continuous_budget;
     const char *robot;
     const char *name;
     const char *plot;
@@ -202,6 +210,7 @@ static bool takes_value(const char *key)
                                          "--package-path", "--trajectory",
                                          "--out",          "--waypoint",
                                          "--poses",        "--repeat",
+                                         "--continuous-tolerance", "--continuous-budget",
                                          NULL};
     for (const char *const *v = valued; *v != NULL; v++) {
         if (strcmp(key, *v) == 0)
@@ -261,6 +270,8 @@ static int parse_args(int argc, char **argv, args *a)
             flag = &a->merge;
         else if (strcmp(key, "--gradients") == 0)
             flag = &a->gradients;
+        else if (strcmp(key, "--continuous") == 0)
+            flag = &a->continuous;
         else if (strcmp(key, "--dry-run") == 0)
             flag = &a->dry_run;
         else if (strcmp(key, "--no-adjacent") == 0)
@@ -303,6 +314,17 @@ static int parse_args(int argc, char **argv, args *a)
             if (!parse_double(value, &a->max_distance) || a->max_distance < 0.0)
                 return usage_error("--max-distance: expected metres >= 0, got \"%s\"", value);
             a->has_max_distance = true;
+        } else if (strcmp(key, "--continuous-tolerance") == 0) {
+            if (!parse_double(value, &a->continuous_tolerance) ||
+                !(a->continuous_tolerance > 0.0) || a->continuous_tolerance > 0.5)
+                return usage_error("--continuous-tolerance: expected a fraction in (0, 0.5], got "
+                                   "\"%s\"",
+                                   value);
+        } else if (strcmp(key, "--continuous-budget") == 0) {
+            uint64_t n;
+            if (!parse_u64(value, &n) || n < 1 || n > UINT32_MAX)
+                return usage_error("--continuous-budget: expected a count >= 1, got \"%s\"", value);
+            a->continuous_budget = (uint32_t)n;
         } else if (strcmp(key, "--robot") == 0) {
             a->robot = value;
         } else if (strcmp(key, "--name") == 0) {
@@ -443,6 +465,34 @@ static cJSON *pair_json(const gjkd_pair *p)
             json_doubles(g, p->robot_b, p->gradient_b, (int)p->gradient_b_count);
         cJSON_AddBoolToObject(o, "subgradient", p->subgradient);
     }
+    return o;
+}
+
+/* One continuous segment: "verdict", "t" (contact: the time of contact; undecided: where the
+ * certificate stops; clear: the closest approach found), "clearance_lower_bound" (clear;
+ * null when nothing is in reach, absent otherwise), the pair, the work counters. */
+static cJSON *segment_json(size_t index, const gjkd_segment *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    json_u64(o, "segment", index);
+    cJSON_AddBoolToObject(o, "evaluated", s->evaluated);
+    if (!s->evaluated) /* after the first contact in FIRST_COLLISION mode */
+        return o;
+    cJSON_AddStringToObject(o, "verdict", gjkd_segment_verdict_name(s->verdict));
+    json_num(o, "t", s->t);
+    if (s->verdict == GJKD_SEGMENT_CLEAR) {
+        if (s->has_clearance)
+            json_num(o, "clearance_lower_bound", s->clearance_lower_bound);
+        else
+            cJSON_AddNullToObject(o, "clearance_lower_bound");
+    }
+    if (s->pair)
+        cJSON_AddItemToObject(o, "pair", pair_json(s->pair));
+    else
+        cJSON_AddNullToObject(o, "pair");
+    cJSON_AddNumberToObject(o, "pairs_checked", s->pairs_checked);
+    cJSON_AddNumberToObject(o, "pairs_undecided", s->pairs_undecided);
+    json_u64(o, "evaluations", s->evaluations);
     return o;
 }
 
@@ -841,6 +891,9 @@ static gjkd_query_options query_options(const args *a)
     o.per_part = a->per_part;
     o.robot = a->robot;
     o.gradients = a->gradients;
+    o.continuous = a->continuous;
+    o.continuous_time_tolerance = a->continuous_tolerance;
+    o.continuous_max_evaluations = a->continuous_budget;
     return o;
 }
 
@@ -1038,8 +1091,38 @@ static bool write_plot(const char *path, const gjkd_trajectory *t, bool has_max,
                     "%zu: %.4g m</title></circle>\n",
                     X(i), Y(s->min_distance), i, s->min_distance);
     }
+    /* Continuous segments: each clear segment's certified clearance bound as a step under
+     * the profile, each contact at its time on the contact line, undecided ones as a ring. */
+    for (size_t i = 0; i < t->segment_count && i + 1 < n; i++) {
+        const gjkd_segment *sg = &t->segments[i];
+        if (sg->verdict == GJKD_SEGMENT_CLEAR && sg->has_clearance)
+            fprintf(f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e80\" "
+                    "stroke-width=\"2\"><title>segment %zu: clear, clearance &gt;= %.4g "
+                    "m</title></line>\n",
+                    X(i), Y(sg->clearance_lower_bound), X(i + 1), Y(sg->clearance_lower_bound), i,
+                    sg->clearance_lower_bound);
+        else if (sg->verdict == GJKD_SEGMENT_CONTACT)
+            fprintf(f,
+                    "<path d=\"M%.1f %.1fl-4 8h8z\" fill=\"#c00\"><title>segment %zu: contact "
+                    "at t = %.6g</title></path>\n",
+                    X(i) + (X(i + 1) - X(i)) * sg->t, Y(0.0), i, sg->t);
+        else if (sg->verdict == GJKD_SEGMENT_UNDECIDED)
+            fprintf(f,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"#e80\" "
+                    "stroke-width=\"2\"><title>segment %zu: undecided after t = "
+                    "%.6g</title></circle>\n",
+                    X(i) + (X(i + 1) - X(i)) * sg->t, Y(0.0), i, sg->t);
+    }
     /* Legend, between the title and the plot. */
     double lx = L, ly = T - 12;
+    if (t->segment_count > 0)
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e80\" "
+                "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">segment clearance bound</text>"
+                "<path d=\"M%.1f %.1fl-4 8h8z\" fill=\"#c00\"/><text x=\"%.1f\" "
+                "y=\"%.1f\">segment contact</text>\n",
+                lx + 440, ly, lx + 456, ly, lx + 462, ly + 4, lx + 620, ly - 4, lx + 630, ly + 4);
     fprintf(f,
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#246\"/><text x=\"%.1f\" "
             "y=\"%.1f\">minimum distance</text>\n",
@@ -1136,6 +1219,13 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
         cJSON *wps = cJSON_AddArrayToObject(o2, "waypoints");
         for (size_t i = 0; i < t->waypoint_count; i++)
             cJSON_AddItemToArray(wps, state_json(&t->waypoints[i], a->all));
+        if (a->continuous) {
+            cJSON_AddNumberToObject(o2, "first_contact_segment", t->first_contact_segment);
+            cJSON_AddNumberToObject(o2, "undecided_segments", t->undecided_segments);
+            cJSON *segs = cJSON_AddArrayToObject(o2, "segments");
+            for (size_t i = 0; i < t->segment_count; i++)
+                cJSON_AddItemToArray(segs, segment_json(i, &t->segments[i]));
+        }
         gjkd_trajectory_destroy(&t);
         int prc = print_json(o2);
         return rc ? rc : prc;
@@ -1165,6 +1255,35 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
                t->first_collision);
     else
         printf("no collision\n");
+    if (a->continuous) {
+        printf("\n%-5s %-10s %-14s %-16s %-28s %s\n", "seg", "verdict", "t", "clearance >= (m)",
+               "A (robot/link/part)", "B");
+        for (size_t i = 0; i < t->segment_count; i++) {
+            const gjkd_segment *sg = &t->segments[i];
+            char an[128] = "", bn[128] = "", bound[32] = "";
+            if (!sg->evaluated) {
+                printf("%-5zu %-10s\n", i, "skipped");
+                continue;
+            }
+            if (sg->pair) {
+                body_a_name(sg->pair, an, sizeof an);
+                body_b_name(sg->pair, bn, sizeof bn);
+            }
+            if (sg->verdict == GJKD_SEGMENT_CLEAR && sg->has_clearance)
+                snprintf(bound, sizeof bound, "%.6f", sg->clearance_lower_bound);
+            else if (sg->verdict == GJKD_SEGMENT_CLEAR)
+                snprintf(bound, sizeof bound, "beyond");
+            printf("%-5zu %-10s %-14.9f %-16s %-28s %s\n", i,
+                   gjkd_segment_verdict_name(sg->verdict), sg->t, bound, an, bn);
+        }
+        printf("\n%zu segments: ", t->segment_count);
+        if (t->first_contact_segment >= 0)
+            printf("first contact in segment %d at t = %.9f; ", t->first_contact_segment,
+                   t->segments[t->first_contact_segment].t);
+        else
+            printf("no contact; ");
+        printf("%u undecided\n", t->undecided_segments);
+    }
     if (a->plot && rc == 0)
         printf("clearance profile written to %s\n", a->plot);
     gjkd_trajectory_destroy(&t);

@@ -531,6 +531,14 @@ int32_t gjk_kinematics_dof_joint(const gjk_kinematics *k, int32_t dof)
     return dof >= 0 && dof < k->dof_count ? k->dof_joint[dof] : -1;
 }
 
+int32_t gjk_kinematics_parent_joint(const gjk_kinematics *k, int32_t link)
+{
+    if (link < 0 || link >= k->link_count || k->link_joint[link] < 0) {
+        return -1;
+    }
+    return k->topo[k->link_joint[link]].index;
+}
+
 gjk_status gjk_kinematics_map_dofs(const gjk_kinematics *k, const char *const *names, int32_t count,
                                    int32_t *dofs, int32_t *bad)
 {

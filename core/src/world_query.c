@@ -292,9 +292,8 @@ static uint64_t key_b(const qside *b)
            ((uint64_t)(uint32_t)(b->link + 1) << 12) | (uint64_t)(uint32_t)b->part;
 }
 
-/* Rules between two bodies: *allowed, and the per-pair padding (NaN if none). Probes the
- * exact keys first, then robot-wide ones. */
-static void rules_for(const gjk_world *world, uint64_t exact_a, uint64_t wild_a, uint64_t exact_b,
+/* Rules between two bodies (world_query.h). */
+void gjk_wq_rules_for(const gjk_world *world, uint64_t exact_a, uint64_t wild_a, uint64_t exact_b,
                       uint64_t wild_b, bool *allowed, double *padding)
 {
     *allowed = false;
@@ -343,7 +342,7 @@ static bool beyond_reach(gjk_aabb a, gjk_aabb b, double pad, double limit)
 #define BOUND_SLACK 1e-9
 
 /* Status of a pair once padding is subtracted. */
-static gjk_status padded_status(const gjk_result *r, double distance, bool depth_known,
+gjk_status gjk_wq_padded_status(const gjk_result *r, double distance, bool depth_known,
                                 double touch)
 {
     if (r->status == GJK_STATUS_ITERATION_LIMIT || r->status == GJK_STATUS_CAPACITY_LIMIT)
@@ -466,7 +465,7 @@ static void check_pair(qworker *wk, const qside *a, const qside *b, double pad_r
         return; /* inputs were validated: INVALID_INPUT cannot occur */
     bool depth_known = q.penetration || r.status != GJK_STATUS_OVERLAPPING;
     double distance = (r.status == GJK_STATUS_OVERLAPPING && !depth_known ? 0.0 : r.distance) - pad;
-    gjk_status status = padded_status(&r, distance, depth_known, job->touch_tolerance);
+    gjk_status status = gjk_wq_padded_status(&r, distance, depth_known, job->touch_tolerance);
     bool collision =
         distance <= 0.0 || status == GJK_STATUS_OVERLAPPING || status == GJK_STATUS_TOUCHING;
     if (first ? !collision : distance > limit)
@@ -535,8 +534,8 @@ static double tree_visit(void *context, void *data, int32_t sub, double margin)
     ++wk->counters.pairs_candidate;
     bool allowed;
     double pad_rule;
-    rules_for(wk->job->world, ctx->exact_a, ctx->wild_a, wkey(GJK_BODY_OBSTACLE, o->id, -1), 0,
-              &allowed, &pad_rule);
+    gjk_wq_rules_for(wk->job->world, ctx->exact_a, ctx->wild_a, wkey(GJK_BODY_OBSTACLE, o->id, -1),
+                     0, &allowed, &pad_rule);
     if (!allowed) {
         const wpart *part = &o->body.parts[sub];
         ctx->obstacle_part.pose = gjk_transform_mul(o->body.pose, part->pose);
@@ -608,9 +607,9 @@ static void link_vs_link(qworker *wk, const qrobot *qa, int32_t la, const qrobot
         return;
     bool allowed;
     double pad_rule;
-    rules_for(wk->job->world, wkey(GJK_BODY_LINK, qa->r->id, la),
-              wkey(GJK_BODY_LINK, qa->r->id, -1), wkey(GJK_BODY_LINK, qb->r->id, lb),
-              wkey(GJK_BODY_LINK, qb->r->id, -1), &allowed, &pad_rule);
+    gjk_wq_rules_for(wk->job->world, wkey(GJK_BODY_LINK, qa->r->id, la),
+                     wkey(GJK_BODY_LINK, qa->r->id, -1), wkey(GJK_BODY_LINK, qb->r->id, lb),
+                     wkey(GJK_BODY_LINK, qb->r->id, -1), &allowed, &pad_rule);
     if (allowed)
         return;
     /* Every part box lies in its link's box, so link boxes beyond reach put every part pair
@@ -1112,7 +1111,8 @@ static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
          (isnan(o.max_distance) || (isinf(o.max_distance) && o.max_distance < 0.0))) ||
         (unsigned)o.mode > GJK_WORLD_MODE_FIRST_COLLISION ||
         (o.pairs & ~GJK_WORLD_PAIRS_ALL) != 0 || o.max_pairs < 0 ||
-        o.max_pairs > GJK_WORLD_MAX_PAIRS || o.threads < 0 || o.threads > GJK_WORLD_MAX_THREADS)
+        o.max_pairs > GJK_WORLD_MAX_PAIRS || o.threads < 0 || o.threads > GJK_WORLD_MAX_THREADS ||
+        !(o.ccd_time_tolerance >= 0.0 && o.ccd_time_tolerance <= 0.5) || o.ccd_max_evaluations < 0)
         return GJK_STATUS_INVALID_INPUT;
     job->mode = o.mode == GJK_WORLD_MODE_UNSPECIFIED ? GJK_WORLD_MODE_CLOSEST : o.mode;
     job->pairs = o.pairs ? o.pairs : GJK_WORLD_PAIRS_ALL;
@@ -1125,6 +1125,11 @@ static gjk_status job_options(qjob *job, const gjk_world_query_options *options)
     job->gradients = o.gradients;
     job->cancel = o.cancel;
     job->cancel_user = o.cancel_user;
+    job->continuous = o.continuous;
+    job->ccd.time_tolerance = o.ccd_time_tolerance;
+    job->ccd.max_evaluations = o.ccd_max_evaluations;
+    job->ccd.gjk = o.gjk;
+    job->ccd.certify_only = job->mode == GJK_WORLD_MODE_FIRST_COLLISION; /* validity only */
     gjk_options d = gjk_default_options();
     job->touch_tolerance = o.gjk.touch_tolerance > 0.0 ? o.gjk.touch_tolerance : d.touch_tolerance;
     return GJK_WORLD_OK;
@@ -1138,6 +1143,7 @@ static void job_free(qjob *job)
             free(job->wp[w].named);
         }
     free(job->wp);
+    free(job->seg);
     free(job->fk_poses);
     for (int32_t i = 0; i < job->passive_count; ++i)
         qrobot_free(&job->passive[i]);
@@ -1328,6 +1334,8 @@ gjk_status gjk_world_query_trajectory(const gjk_world *world,
     job.record_named = named;
     int32_t threads = options ? options->threads : 1;
     s = job_run(&job, threads);
+    if (s == GJK_WORLD_OK && job.continuous && job.waypoint_count > 1)
+        s = gjk_wq_continuous(&job, threads);
     if (s == GJK_WORLD_OK)
         s = gjk_wq_assemble(&job, out, prev != NULL);
     wcache_release(world->cache, prev);

@@ -61,6 +61,18 @@ typedef struct qwp {
     int32_t grad_count;
 } qwp;
 
+/* Output of one continuous segment (world.h, Continuous segments). */
+typedef struct qseg {
+    bool evaluated;
+    gjk_ccd_verdict verdict;
+    double t;
+    double bound;
+    bool has_hit;
+    qhit hit; /* the segment's pair at t */
+    int32_t pairs_checked, pairs_undecided;
+    int64_t evaluations;
+} qseg;
+
 /* One query: its options resolved, the robots it moves, the warm-start sources, per-waypoint
  * output and the shared scheduling state of its threads. */
 typedef struct qjob {
@@ -99,6 +111,13 @@ typedef struct qjob {
     gjk_world_cancel_fn cancel; /* options.cancel: asked before each block */
     void *cancel_user;
     atomic_int_fast64_t reported; /* entries of the blocks done (only with cancel) */
+    /* continuous segments (options.continuous): waypoint_count - 1 of them */
+    bool continuous;
+    gjk_ccd_options ccd;
+    qseg *seg;
+    int32_t seg_count;
+    atomic_int next_segment;
+    atomic_int first_contact; /* FIRST_COLLISION: the first CONTACT segment so far */
 } qjob;
 
 /* True when the witness pair of shapes a and b (their world rotations rot_a, rot_b) along
@@ -107,6 +126,20 @@ typedef struct qjob {
  * otherwise. */
 bool gjk_wq_witness_unique(const gjk_shape *a, gjk_quat rot_a, uint32_t hint_a, const gjk_shape *b,
                            gjk_quat rot_b, uint32_t hint_b, gjk_vec3 n);
+
+/* Rules between two bodies (world_query.c): *allowed, and the per-pair padding (NaN if none).
+ * Probes the exact keys first, then robot-wide ones (wild keys; 0 = none). */
+void gjk_wq_rules_for(const gjk_world *world, uint64_t exact_a, uint64_t wild_a, uint64_t exact_b,
+                      uint64_t wild_b, bool *allowed, double *padding);
+
+/* Status of a pair once padding is subtracted (world_query.c). */
+gjk_status gjk_wq_padded_status(const gjk_result *r, double distance, bool depth_known,
+                                double touch);
+
+/* Checks every segment of a trajectory job whose waypoints were evaluated
+ * (world_continuous.c); fills job->seg. OUT_OF_MEMORY on allocation failure or
+ * cancellation. */
+gjk_status gjk_wq_continuous(qjob *job, int32_t threads);
 
 /* Builds the result object from the job's waypoints (after every thread joined); in
  * FIRST_COLLISION mode first drops the waypoints after the first collision. */

@@ -133,7 +133,7 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
     name_table names;
     memset(&names, 0, sizeof names);
     size_t slots = 64;
-    while (slots < 6 * total_pairs + 16)
+    while (slots < 6 * (total_pairs + (size_t)job->seg_count) + 16)
         slots *= 2;
     names.keys = calloc(slots, sizeof *names.keys);
     names.offsets = calloc(slots, sizeof *names.offsets);
@@ -143,6 +143,15 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
         return GJK_STATUS_OUT_OF_MEMORY;
     }
     names.mask = (uint32_t)(slots - 1);
+    for (int32_t i = 0; i < job->seg_count; ++i)
+        if (job->seg[i].has_hit)
+            for (int s = 0; s < 2; ++s) {
+                const char *object, *body, *part;
+                side_names(&job->seg[i].hit, s == 1, &object, &body, &part);
+                name_slot(&names, object);
+                name_slot(&names, body);
+                name_slot(&names, part);
+            }
     for (int32_t w = 0; w < n; ++w)
         for (int32_t i = 0; i < job->wp[w].count; ++i)
             for (int s = 0; s < 2; ++s) {
@@ -156,7 +165,8 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
     size_t off_wp = align_up(sizeof(result_block));
     size_t off_pairs = off_wp + align_up((size_t)n * sizeof(gjk_world_waypoint));
     size_t off_grads = off_pairs + align_up(total_pairs * sizeof(gjk_world_pair));
-    size_t off_names = off_grads + align_up(total_grads * sizeof(double));
+    size_t off_segs = off_grads + align_up(total_grads * sizeof(double));
+    size_t off_names = off_segs + align_up((size_t)job->seg_count * sizeof(gjk_world_segment));
     unsigned char *block = malloc(off_names + names.bytes + 1);
     if (!block) {
         free(names.keys);
@@ -184,6 +194,30 @@ gjk_status gjk_wq_assemble(qjob *job, gjk_world_result **out, bool cache_hit)
     res->trajectory_cache_hit = cache_hit;
     res->gradients = total_grads > 0 ? grads : NULL;
     res->gradient_count = (int64_t)total_grads;
+    res->first_contact_segment = -1;
+    if (job->seg_count > 0) {
+        gjk_world_segment *segs = (gjk_world_segment *)(block + off_segs);
+        res->segments = segs;
+        res->segment_count = job->seg_count;
+        for (int32_t i = 0; i < job->seg_count; ++i) {
+            const qseg *q = &job->seg[i];
+            gjk_world_segment *o = &segs[i];
+            memset(o, 0, sizeof *o);
+            o->evaluated = q->evaluated;
+            o->verdict = q->verdict;
+            o->t = q->t;
+            o->clearance_lower_bound = q->bound;
+            o->has_pair = q->has_hit;
+            if (q->has_hit)
+                fill_pair(&o->pair, &q->hit, arena, &names);
+            o->pairs_checked = q->pairs_checked;
+            o->pairs_undecided = q->pairs_undecided;
+            o->evaluations = q->evaluations;
+            if (q->verdict == GJK_CCD_CONTACT && res->first_contact_segment < 0)
+                res->first_contact_segment = i;
+            res->segments_undecided += q->verdict == GJK_CCD_UNDECIDED;
+        }
+    }
     size_t k = 0, g = 0;
     for (int32_t w = 0; w < n; ++w) {
         const qwp *p = &job->wp[w];

@@ -258,6 +258,28 @@ def pair_to_dict(p, table=None):
                                     p.status, p.iterations, p.epa_iterations, p.part_pair_count))
 
 
+_VERDICT = {1: "clear", 2: "contact", 3: "undecided"}
+
+
+def segment_to_dict(s):
+    """A SegmentResult (continuous trajectory check) as a dict: "evaluated" (False, and
+    nothing else, after the first contact in first-collision mode), "verdict" ("clear", "contact"
+    or "undecided"), "t" (fraction of the segment: contact the time of contact, undecided
+    where the certificate stops, clear the closest approach found), "clearance_lower_bound"
+    (clear only: certified metres, None when nothing is in reach), "pair" (or None), and the
+    work counters "pairs_checked", "pairs_undecided", "evaluations"."""
+    if not s.evaluated:  # after the first contact in first-collision mode
+        return {"evaluated": False}
+    d = {"evaluated": True, "verdict": _VERDICT.get(s.verdict, "unspecified"), "t": s.t,
+         "pair": pair_to_dict(s.pair) if s.HasField("pair") else None,
+         "pairs_checked": s.pairs_checked, "pairs_undecided": s.pairs_undecided,
+         "evaluations": s.evaluations}
+    if s.verdict == 1:
+        has = s.WhichOneof("clearance_opt") == "clearance_lower_bound"
+        d["clearance_lower_bound"] = s.clearance_lower_bound if has else None
+    return d
+
+
 def joint_names_to_dict(joint_names):
     """RobotJoints messages -> {robot: [DOF names in order]}."""
     return {j.robot: list(j.names) for j in joint_names}
@@ -623,7 +645,8 @@ class Client:
 
     def _trajectory_request(self, robot, waypoints, name, max_distance, mode, pair_kinds,
                             no_penetration_depth, max_pairs, per_part, joint_waypoints,
-                            joint_names, gradients):
+                            joint_names, gradients, continuous=False,
+                            continuous_time_tolerance=0.0, continuous_max_evaluations=0):
         if (waypoints is None) == (joint_waypoints is None):
             raise ValueError("give waypoints (link poses) or joint_waypoints, not both")
         req = pb.Request()
@@ -643,6 +666,10 @@ class Client:
         t.options.pair_columns = True
         t.options.compact = True
         t.options.columnar = not gradients
+        if continuous:
+            t.continuous = True
+            t.continuous_time_tolerance = continuous_time_tolerance
+            t.continuous_max_evaluations = continuous_max_evaluations
         if joint_waypoints is not None:
             if _is_array(joint_waypoints):
                 q = _float_rows(joint_waypoints, 2, "joint_waypoints")
@@ -666,7 +693,8 @@ class Client:
     def query_trajectory(self, robot, waypoints=None, name=None, max_distance=None,
                          mode="closest", pair_kinds=0, no_penetration_depth=False, max_pairs=0,
                          expected_revision=None, per_part=False, joint_waypoints=None,
-                         joint_names=None, gradients=False):
+                         joint_names=None, gradients=False, continuous=False,
+                         continuous_time_tolerance=0.0, continuous_max_evaluations=0):
         """waypoints: a list of waypoints, each a list of link poses, or a numpy array of shape
         (waypoints, links, 7) (px py pz qw qx qy qz per link); or, for a robot with joints,
         joint_waypoints: a list of joint vectors (one per waypoint) or a numpy array of shape
@@ -674,10 +702,16 @@ class Client:
         joint_names None, in the robot's DOF order. name: warm-start cache name (the next
         query with this name starts from this one's answers). Options as for query_state
         (gradients too: "joint_names" in the answer). query_trajectory_arrays gives the same
-        result as numpy arrays."""
+        result as numpy arrays. continuous: also a certified verdict for every segment between
+        consecutive waypoints, "segments" in the answer (segment_to_dict), with
+        "first_contact_segment" and "undecided_segments"; continuous_time_tolerance (fraction
+        of a segment, 0 = 1e-6) and continuous_max_evaluations (per part pair and segment, 0 =
+        the default) tune it."""
         req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode,
                                              pair_kinds, no_penetration_depth, max_pairs,
-                                             per_part, joint_waypoints, joint_names, gradients)
+                                             per_part, joint_waypoints, joint_names, gradients,
+                                             continuous, continuous_time_tolerance,
+                                             continuous_max_evaluations)
         r = self._ok(req, expected_revision, body="trajectory", tail=tail)
         tr = r.trajectory
         has_min = tr.WhichOneof("min_distance_opt") == "min_distance"
@@ -698,6 +732,10 @@ class Client:
                "cache_hit": tr.trajectory_cache_hit, "waypoints": states}
         if gradients:
             out["joint_names"] = joint_names_to_dict(tr.joint_names)
+        if continuous:
+            out["segments"] = [segment_to_dict(s) for s in tr.segments]
+            out["first_contact_segment"] = tr.first_contact_segment
+            out["undecided_segments"] = tr.undecided_segments
         return out
 
     def query_trajectory_arrays(self, robot, waypoints=None, name=None, max_distance=None,

@@ -10,5 +10,6 @@
 #include "world.h"
 #include "kinematics.h"
 #include "trace.h"
+#include "continuous.h"
 
 #endif /* GJK_GJK_H */

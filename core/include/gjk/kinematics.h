@@ -164,6 +164,9 @@ GJK_API gjk_status gjk_kinematics_find_joint(const gjk_kinematics *k, const char
                                              int32_t *joint);
 /* DOF index -> joint index; -1 when out of range. */
 GJK_API int32_t gjk_kinematics_dof_joint(const gjk_kinematics *k, int32_t dof);
+/* Link -> index (def order) of the joint whose child it is; -1 for the root or a link out of
+ * range. Walking it up from a link gives the link's chain. */
+GJK_API int32_t gjk_kinematics_parent_joint(const gjk_kinematics *k, int32_t link);
 
 /* Maps joint names (a JointState's, any order) to DOF indices: dofs[i] = the DOF of names[i],
  * or -1 for a known joint that is not a DOF (fixed or mimic: a JointState may report mimic

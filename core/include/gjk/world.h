@@ -92,6 +92,7 @@
 #define GJK_WORLD_H
 
 #include "base.h"
+#include "continuous.h"
 #include "kinematics.h"
 #include "query.h"
 #include "shape.h"
@@ -401,6 +402,14 @@ typedef struct gjk_world_query_options {
                                   d(distance)/dq for the robots with joints it involves (see
                                   Gradients below) */
 
+    /* Continuous segments (trajectory query; see Continuous segments below). */
+    bool continuous;             /* false (default): waypoints only. true: also every
+                                    segment between consecutive waypoints */
+    double ccd_time_tolerance;   /* width of a contact time's bracket, fraction of the
+                                    segment, in (0, 0.5] (0 = 1e-6) */
+    int32_t ccd_max_evaluations; /* distance queries per part pair and segment before it
+                                    is undecided, >= 0 (0 = GJK_CCD_DEFAULT_MAX_EVALUATIONS) */
+
     /* Cancellation: NULL (default) = never cancelled; see gjk_world_cancel_fn. */
     gjk_world_cancel_fn cancel;
     void *cancel_user; /* passed to cancel */
@@ -505,10 +514,45 @@ typedef struct gjk_world_waypoint {
     gjk_world_counters counters;
 } gjk_world_waypoint;
 
-/* Reserved for continuous checks between consecutive waypoints (a later wave). */
+/* Continuous segments. With options.continuous a trajectory query also checks segment i,
+ *  from waypoint i to waypoint i + 1 (i < waypoint_count - 1), over its whole motion
+ *  (gjk/continuous.h: joint-space interpolation for a robot with joints, lerp + slerp of each
+ *  link pose for a link-pose robot), for the same pairs as the waypoints (options.pairs,
+ *  allowed pairs, padding; other robots and obstacles stay where they are). Per segment:
+ *  - CONTACT: some part pair is in contact in [t, t + ccd_time_tolerance] and no part pair
+ *    searched is in contact before t (t in [0, 1] of the segment; 0 when waypoint i already
+ *    collides); `pair` is the earliest contact pair at t (witnesses, normal: GJK's, or EPA's on
+ *    overlap). If another pair was undecided earlier, pairs_undecided says so: the contact is
+ *    certain, its being the first is not.
+ *  - UNDECIDED: no contact was found, and some part pair ran out of its budget
+ *    (ccd_max_evaluations) before its search settled; t is where the earliest such pair's
+ *    certificate stops, `pair` that pair at t. Never reported as clear.
+ *  - CLEAR: no contact anywhere on the segment, certified, with clearance_lower_bound a
+ *    certified lower bound on the least padded distance over the segment of every pair checked
+ *    (with max_distance: min(that, max_distance)); `pair` the pair with the least bound at the
+ *    time of its closest approach found (t), has_pair false when no pair is within reach.
+ * Work: each moving part gets a motion bound V (gjk/continuous.h) and a swept box (its boxes
+ * at both ends grown by V / 2: at time t every point is within V min(t, 1 - t) of its place at
+ * one end). Part pairs are visited by branch and bound: a pair whose swept boxes are farther
+ * apart (padded) than the least bound found so far in the segment (0 once a contact is found;
+ * max_distance at first, when set) is settled without any distance query; the obstacles come
+ * from the broad-phase tree queried with that shrinking reach. The others are searched by
+ * gjk_ccd_check with a floor at that least bound. Segments are independent and spread over
+ * options.threads; the result does not depend on the thread count. In FIRST_COLLISION mode
+ * the segments after the first CONTACT segment are not evaluated (evaluated false, everything
+ * else zero), and the pair searches only certify (gjk_ccd_options.certify_only): a clear
+ * segment's bound is still certified, but may be far below the true clearance. */
 typedef struct gjk_world_segment {
-    gjk_status status;
-    double time_of_contact; /* in [0, 1] along the segment, or INFINITY */
+    bool evaluated; /* false for segments after the first contact in FIRST_COLLISION mode */
+    gjk_ccd_verdict verdict;
+    double t;                     /* see above: fraction of the segment */
+    double clearance_lower_bound; /* CLEAR only (INFINITY when no pair is within reach and
+                                     there is no max_distance); NaN otherwise */
+    bool has_pair;
+    gjk_world_pair pair;     /* the segment's pair at t (no gradients) */
+    int32_t pairs_checked;   /* part pairs searched (the others were settled by their bounds) */
+    int32_t pairs_undecided; /* part pairs whose search ran out of budget */
+    int64_t evaluations;     /* distance queries run on the segment */
 } gjk_world_segment;
 
 typedef struct gjk_world_result {
@@ -519,11 +563,13 @@ typedef struct gjk_world_result {
     double min_distance;     /* minimum over the evaluated waypoints (INFINITY if none) */
     int32_t min_waypoint;    /* where it occurs (first such), -1 if none */
     int32_t first_collision; /* first waypoint with collision, -1 if none */
-    int32_t segment_count;   /* 0 in this version */
+    int32_t segment_count;   /* options.continuous: waypoint_count - 1; else 0 */
     const gjk_world_segment *segments;
-    bool trajectory_cache_hit; /* the named cache held this trajectory (warm start used) */
-    const double *gradients;   /* options.gradients: every pair's gradient_a and gradient_b,
-                                  in pair order (NULL when there are none) */
+    int32_t first_contact_segment; /* first CONTACT segment, -1 if none (or not continuous) */
+    int32_t segments_undecided;    /* UNDECIDED segments */
+    bool trajectory_cache_hit;     /* the named cache held this trajectory (warm start used) */
+    const double *gradients;       /* options.gradients: every pair's gradient_a and gradient_b,
+                                      in pair order (NULL when there are none) */
     int64_t gradient_count;
 } gjk_world_result;
 
