@@ -1350,6 +1350,7 @@ void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_resu
     out->pair_columns = c;
     out->n_pair_table = t.count;
     out->pair_table = t.entries;
+}
 
 /* ---------------------------------------------------------------- continuous segments */
 
