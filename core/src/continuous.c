@@ -337,10 +337,10 @@ gjk_ccd_result gjk_ccd_run(const gjk_ccd_pair *pair, gjk_cache *cache,
     gjk_ccd_result res;
     memset(&res, 0, sizeof res);
     res.status = GJK_STATUS_INVALID_INPUT;
-    res.t = NAN;
-    res.clearance_lower_bound = NAN;
-    res.t_closest = NAN;
-    res.at.distance = NAN;
+    res.t = (double)NAN;
+    res.clearance_lower_bound = (double)NAN;
+    res.t_closest = (double)NAN;
+    res.at.distance = (double)NAN;
     gjk_ccd_options o;
     memset(&o, 0, sizeof o);
     if (options)

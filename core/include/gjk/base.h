@@ -55,13 +55,15 @@ GJK_API const char *gjk_status_name(gjk_status status);
 GJK_API const char *gjk_status_message(gjk_status status);
 
 /* Assertion hook: internal invariants only (never user input, which gets
- * GJK_STATUS_INVALID_INPUT). Asserts stay on unless NDEBUG is defined. The default
- * handler aborts; a program may install its own (returning from it continues). */
+ * GJK_STATUS_INVALID_INPUT). Asserts stay on unless GJK_NO_ASSERT is defined: the build
+ * defines it for Release and MinSizeRel only, so Debug and RelWithDebInfo (the sanitizer and
+ * fuzz builds) check every invariant. The default handler aborts; a program may install its
+ * own (returning from it continues). */
 typedef void gjk_assert_fn(const char *condition, const char *file, int line);
 GJK_API void gjk_set_assert_handler(gjk_assert_fn *handler);
 GJK_API void gjk_assert_failed(const char *condition, const char *file, int line);
 
-#ifdef NDEBUG
+#ifdef GJK_NO_ASSERT
 #define GJK_ASSERT(c) ((void)0)
 #else
 #define GJK_ASSERT(c) ((c) ? (void)0 : gjk_assert_failed(#c, __FILE__, __LINE__))
