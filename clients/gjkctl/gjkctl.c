@@ -22,6 +22,7 @@
 
 #include "gjkd_client.h"
 #include "gjkd_json.h"
+#include "documents.h"
 #include "gjkd_urdf.h"
 #ifdef GJKCTL_VIEWER
 #include "page.h"
@@ -778,31 +779,13 @@ static int cmd_scene(gjkd_client *c, const args *a)
 }
 
 /* Reads a JSON file; prints the error and returns NULL on failure. */
-static char *read_input(const char *path, size_t *length)
-{
-    gjkd_json_error err;
-    char *text = gjkd_json_read_file(path, length, &err);
-    if (text == NULL)
-        fprintf(stderr, "gjkctl: %s\n", err.message);
-    return text;
-}
-
 static int cmd_load(gjkd_client *c, const args *a)
 {
     if (a->n_positional != 1)
         return usage_error("load needs one SCENE.json");
-    size_t len;
-    char *text = read_input(a->positional[0], &len);
-    if (text == NULL)
-        return EXIT_USAGE;
-    gjkd_json_error err;
     Gjkd__V1__Scene *scene;
-    bool ok = gjkd_json_parse_scene(text, len, &scene, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+    if (!gjkctl_read_scene(a->positional[0], &scene))
         return EXIT_USAGE;
-    }
     gjkd_change ch;
     gjkd_status s = a->merge ? gjkd_merge_scene(c, scene, &ch) : gjkd_load_scene(c, scene, &ch);
     size_t robots = scene->n_robots, obstacles = scene->n_obstacles,
@@ -851,18 +834,9 @@ static int cmd_poses(gjkd_client *c, const args *a)
 {
     if (a->n_positional != 1)
         return usage_error("poses needs one POSES.json");
-    size_t len;
-    char *text = read_input(a->positional[0], &len);
-    if (text == NULL)
-        return EXIT_USAGE;
-    gjkd_json_error err;
     Gjkd__V1__SetLinkPosesRequest *req;
-    bool ok = gjkd_json_parse_poses(text, len, &req, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+    if (!gjkctl_read_poses(a->positional[0], &req))
         return EXIT_USAGE;
-    }
     gjkd_status s = gjkd_set_link_poses_request(c, req);
     size_t robots = req->n_robots;
     gjkd_json_poses_free(&req);
@@ -903,19 +877,9 @@ static int cmd_joints(gjkd_client *c, const args *a)
 {
     if (a->n_positional != 2)
         return usage_error("usage: joints ROBOT JOINTS.json");
-    const char *path = a->positional[1];
-    size_t len;
-    char *text = read_input(path, &len);
-    if (text == NULL)
-        return EXIT_USAGE;
     Gjkd__V1__SetLinkPosesRequest *req;
-    gjkd_json_error err;
-    bool ok = gjkd_json_parse_joint_state(text, len, a->positional[0], &req, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "gjkctl: %s: %s\n", path, err.message);
+    if (!gjkctl_read_joint_state(a->positional[1], a->positional[0], &req))
         return EXIT_USAGE;
-    }
     size_t n = req->robots[0]->joint_positions->n_positions;
     gjkd_status s = gjkd_set_link_poses_request(c, req);
     gjkd_json_poses_free(&req);
@@ -1167,18 +1131,9 @@ static int cmd_trajectory(gjkd_client *c, const args *a)
 {
     if (a->n_positional != 1)
         return usage_error("trajectory needs one TRAJ.json");
-    size_t len;
-    char *text = read_input(a->positional[0], &len);
-    if (text == NULL)
-        return EXIT_USAGE;
-    gjkd_json_error err;
     Gjkd__V1__TrajectoryQueryRequest *req;
-    bool ok = gjkd_json_parse_trajectory(text, len, &req, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+    if (!gjkctl_read_trajectory(a->positional[0], &req))
         return EXIT_USAGE;
-    }
     if (a->name) {
         /* Every string of a parsed message is owned (gjkd_json.h), an absent name too. */
         char *name = strdup(a->name);
@@ -1387,29 +1342,12 @@ static int cmd_bench(gjkd_client *c, const args *a)
 {
     if (a->n_positional != 2)
         return usage_error("bench needs SCENE.json and TRAJ.json");
-    size_t len;
-    gjkd_json_error err;
-    char *text = read_input(a->positional[0], &len);
-    if (text == NULL)
-        return EXIT_USAGE;
     Gjkd__V1__Scene *scene;
-    bool ok = gjkd_json_parse_scene(text, len, &scene, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[0], err.message);
+    if (!gjkctl_read_scene(a->positional[0], &scene))
         return EXIT_USAGE;
-    }
-    text = read_input(a->positional[1], &len);
-    if (text == NULL) {
-        gjkd_json_scene_free(&scene);
-        return EXIT_USAGE;
-    }
     Gjkd__V1__TrajectoryQueryRequest *req;
-    ok = gjkd_json_parse_trajectory(text, len, &req, &err);
-    free(text);
-    if (!ok) {
+    if (!gjkctl_read_trajectory(a->positional[1], &req)) {
         gjkd_json_scene_free(&scene);
-        fprintf(stderr, "gjkctl: %s: %s\n", a->positional[1], err.message);
         return EXIT_USAGE;
     }
     size_t parts = 0;

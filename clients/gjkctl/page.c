@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "page.h"
 
+#include "documents.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -454,20 +456,10 @@ static bool apply_state(const page_scene *s, int r, const Gjkd__V1__LinkPoses *l
 
 int page_apply_poses(page_scene *s, const char *path)
 {
-    gjkd_json_error err;
-    size_t len;
-    char *text = gjkd_json_read_file(path, &len, &err);
-    if (text == NULL) {
-        fprintf(stderr, "gjkctl: %s\n", err.message);
-        return EXIT_USAGE;
-    }
     Gjkd__V1__SetLinkPosesRequest *req;
-    bool ok = gjkd_json_parse_poses(text, len, &req, &err);
-    free(text);
-    if (!ok) {
-        fprintf(stderr, "gjkctl: %s: %s\n", path, err.message);
+    if (!gjkctl_read_poses(path, &req))
         return EXIT_USAGE;
-    }
+    bool ok = true;
     for (size_t i = 0; ok && i < req->n_robots; i++) {
         const Gjkd__V1__RobotState *rs = req->robots[i];
         int r = -1;

@@ -16,6 +16,7 @@
 
 #include "gjk/gjk.h"
 #include "gjkd_json.h"
+#include "documents.h"
 #include "page.h"
 
 enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_NO_REPLY = 3 };
@@ -266,21 +267,8 @@ int gjkctl_trace(gjkd_client *c, const char *name_a, const char *name_b, const c
         return EXIT_USAGE;
     }
     Gjkd__V1__TrajectoryQueryRequest *req = NULL;
-    if (trajectory) {
-        gjkd_json_error err;
-        size_t len;
-        char *text = gjkd_json_read_file(trajectory, &len, &err);
-        if (text == NULL) {
-            fprintf(stderr, "gjkctl: %s\n", err.message);
-            return EXIT_USAGE;
-        }
-        bool ok = gjkd_json_parse_trajectory(text, len, &req, &err);
-        free(text);
-        if (!ok) {
-            fprintf(stderr, "gjkctl: %s: %s\n", trajectory, err.message);
-            return EXIT_USAGE;
-        }
-    }
+    if (trajectory && !gjkctl_read_trajectory(trajectory, &req))
+        return EXIT_USAGE;
     page_scene s;
     int rc = page_scene_load(c, &s);
     if (rc == 0 && poses_path)
