@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$gjkctl" ] || { echo "smoke: --gjkctl PATH (the host's gjkctl) is required" >&2; exit 2; }
 [ -f "$python_proto/gjkd_pb2.py" ] || { echo "smoke: --python-proto DIR with gjkd_pb2.py is required" >&2; exit 2; }
-for tool in podman debootstrap runc; do
+for tool in podman debootstrap runc catatonit; do
   command -v "$tool" >/dev/null || { echo "smoke: SKIP: $tool not installed"; exit 77; }
 done
 [ "$(id -u)" = 0 ] || { echo "smoke: SKIP: needs root (debootstrap, podman networking)"; exit 77; }
