@@ -14,7 +14,8 @@
 #   6. docker/k8s under `podman kube play` (docker/kube-play.py): /readyz and /healthz answer
 #      200, gjkctl gets answers through the published port, the revision is the ConfigMap
 #      scene's, two ConfigMap changes made as the kubelet makes them are picked up (revision,
-#      /metrics, scene), and the pod stops with exit code 0 after a drain; kube down removes it.
+#      /metrics, scene), job-sweep.yaml's script answers its trajectory set index by index in
+#      the pod's network, and the pod stops with exit code 0 after a drain; kube down removes it.
 # The base image debian:bookworm-slim comes from docker/base-image.sh; a copy is cached in
 # $GJK_CONTAINER_CACHE (default /var/tmp/gjkd-cache) to save the debootstrap on the next run
 # (a missing or unreadable cache only costs time). Exit status: 0 pass, 1 fail, 77 skipped
@@ -329,6 +330,45 @@ for gen in 1 2; do
   [ "$(check http "$kh" /readyz)" = 200 ] || fail "/readyz after change $gen"
   step "6. ConfigMap change $gen picked up: revision $want, $((before - gen)) obstacles, still ready"
 done
+
+# The Indexed Job of job-sweep.yaml (podman 4.3 has no Job kind): its script, in the image, for
+# every index, each in a container of its own that joins the pod's network namespace (so its
+# GJKD_ENDPOINT is the pod's loopback instead of the Service), over a set of 5 trajectories.
+# Every trajectory must be answered once, by the index whose share it is, on the new scene.
+completions=$(/usr/bin/python3 - "$here/k8s/job-sweep.yaml" "$work/sweep.sh" <<'PY'
+import sys, yaml
+job = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "Job")
+c = job["spec"]["template"]["spec"]["containers"][0]
+env = {e["name"]: e["value"] for e in c["env"]}
+assert c["command"][:2] == ["/bin/sh", "-c"], c["command"][:2]
+assert job["spec"]["completionMode"] == "Indexed"
+assert int(env["JOB_COMPLETIONS"]) == job["spec"]["completions"], "JOB_COMPLETIONS != completions"
+open(sys.argv[2], "w").write(c["command"][2])
+print(job["spec"]["completions"])
+PY
+) || fail "docker/k8s/job-sweep.yaml"
+mkdir -p "$work/sweep" "$work/results"
+for t in 1 2 3 4 5; do cp "$root/examples/demo/trajectory.json" "$work/sweep/t$t.json"; done
+chown 10001:10001 "$work/results"
+for i in $(seq 0 $((completions - 1))); do
+  timeout 120 podman run --rm --pod "$pod" --read-only --no-healthcheck --entrypoint /bin/sh \
+    -e JOB_COMPLETION_INDEX="$i" -e JOB_COMPLETIONS="$completions" \
+    -e GJKD_ENDPOINT=tcp://127.0.0.1:7471 -v "$work/sweep:/sweep:ro" \
+    -v "$work/results:/results" "$tag" -c "$(cat "$work/sweep.sh")" >"$work/sweep-$i.log" 2>&1 ||
+    { cat "$work/sweep-$i.log" >&2; fail "job-sweep.yaml index $i"; }
+done
+/usr/bin/python3 - "$work/results" "$completions" "$want" <<'PY' || fail "the sweep's results"
+import json, os, sys
+root, n, revision = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+got = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)
+names = ["t%d.json" % t for t in range(1, 6)]
+want = sorted(os.path.join(root, "index-%d" % (k % n), f) for k, f in enumerate(names))
+assert got == want, "results %s, expected %s" % (got, want)
+for f in got:
+    r = json.load(open(f))
+    assert len(r["waypoints"]) == 100 and r["revision"] == revision, (f, r["revision"])
+PY
+step "6. job-sweep.yaml's script: $completions indices answered 5 trajectories once each, on revision $want"
 
 # The pod stops as Kubernetes stops it (SIGTERM, grace period), then kube down removes it.
 timeout 60 podman pod stop -t 30 "$pod" >/dev/null 2>&1 || fail "podman pod stop $pod"
