@@ -2,9 +2,15 @@
 """farm-client.py — the scale-out pattern for a farm of gjkd replicas, and its check.
 
     GJKD_PYTHON_PROTO=build/python /usr/bin/python3 docker/farm-client.py \
-        --endpoints tcp://127.0.0.1:7471,tcp://127.0.0.1:7472,tcp://127.0.0.1:7473 \
+        --service gjkd.NAMESPACE.svc.cluster.local:7471 \
+        [--endpoints tcp://10.0.0.5:7471,...] [--resolve-every 10] \
         [--requests 30] [--timeout 10] examples/demo/trajectory.json
-    ... --service gjkd.NAMESPACE.svc:7471 ...   (a headless Service: every address it resolves to)
+    ... --endpoints tcp://127.0.0.1:7471,tcp://127.0.0.1:7472,tcp://127.0.0.1:7473 ...
+
+Discovery: the replicas are the addresses a headless Service's DNS name resolves to (one A/AAAA
+record per Ready pod, docker/k8s/service.yaml), re-resolved every --resolve-every requests to
+follow scale-outs and rollouts (new addresses are connected, gone ones disconnected). When the
+name does not resolve, or without --service, the --endpoints list is used as it is.
 
 Load balancers (Kubernetes Services included) balance per TCP connection, and a ZeroMQ client
 keeps its connection for its whole life, so one connection would pin a client to one replica.
@@ -56,6 +62,16 @@ class FarmClient(gjkd.Client):
         for e in self.endpoints:
             s.connect(e)
 
+    def update(self, endpoints):
+        """Follow a new replica set: connect the new endpoints, disconnect the gone ones."""
+        endpoints = list(endpoints)
+        for e in set(self.endpoints) - set(endpoints):
+            self._socket.disconnect(e)
+        for e in endpoints:
+            if e not in self.endpoints:
+                self._socket.connect(e)
+        self.endpoints = endpoints
+
 
 def pinned_endpoint(endpoints, name):
     """The replica that owns a named trajectory: a hash every client computes alike."""
@@ -74,6 +90,23 @@ def resolve_service(service):
     return ["tcp://%s:%s" % ("[%s]" % a if ":" in a else a, port) for a in addrs]
 
 
+def discover(service, fallback):
+    """The replicas: the addresses of the headless Service when its name resolves, else the
+    given list. Returns (endpoints, where they came from)."""
+    if service:
+        try:
+            found = resolve_service(service)
+            if found:
+                return found, "service %s" % service
+            why = "no address"
+        except socket.gaierror as e:
+            why = str(e)
+        if not fallback:
+            raise ValueError("service %s does not resolve (%s) and no --endpoints" % (service, why))
+        return fallback, "--endpoints (service %s: %s)" % (service, why)
+    return fallback, "--endpoints"
+
+
 def trajectory_calls(endpoint, timeout):
     with gjkd.Client(endpoint, timeout=timeout, retries=1) as c:
         return c.stats()["commands"].get("trajectory_query", {"calls": 0})["calls"]
@@ -81,17 +114,20 @@ def trajectory_calls(endpoint, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    where = ap.add_mutually_exclusive_group(required=True)
-    where.add_argument("--endpoints", help="comma-separated replica endpoints")
-    where.add_argument("--service", help="HOST:PORT whose every address is a replica")
+    ap.add_argument("--service", help="HOST:PORT of a headless Service: each address a replica")
+    ap.add_argument("--endpoints", default="",
+                    help="comma-separated replica endpoints (without --service, or when it"
+                    " does not resolve)")
+    ap.add_argument("--resolve-every", type=int, default=10,
+                    help="re-resolve --service every N spread requests")
     ap.add_argument("--requests", type=int, default=30, help="spread trajectory queries")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds per attempt")
     ap.add_argument("trajectory", help="trajectory JSON (e.g. examples/demo/trajectory.json)")
     a = ap.parse_args()
-    if a.service:
-        endpoints = resolve_service(a.service)
-    else:
-        endpoints = [e for e in a.endpoints.split(",") if e]
+    if not a.service and not a.endpoints:
+        ap.error("give --service, --endpoints or both")
+    endpoints, source = discover(a.service, [e for e in a.endpoints.split(",") if e])
+    print("replicas from %s: %s" % (source, " ".join(endpoints)))
     if len(endpoints) < 2 or a.requests < len(endpoints):
         ap.error("need at least two endpoints and at least one request per endpoint")
     with open(a.trajectory) as f:
@@ -120,7 +156,12 @@ def main():
     # 2. Unnamed queries spread over every replica through one socket.
     minima = set()
     with FarmClient(endpoints, timeout=a.timeout, retries=2) as farm:
-        for _ in range(a.requests):
+        for i in range(a.requests):
+            if a.service and i > 0 and i % max(a.resolve_every, 1) == 0:
+                now, _ = discover(a.service, endpoints)
+                if now != farm.endpoints:
+                    print("re-resolved: %s" % " ".join(now))
+                    farm.update(now)
             r = farm.query_trajectory(robot, waypoints)
             if len(r["waypoints"]) != len(waypoints):
                 failures.append("a reply has %d waypoints, not %d"

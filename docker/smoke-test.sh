@@ -10,7 +10,12 @@
 #   3. `podman stop` ends it with exit code 0 after a clean drain;
 #   4. its state volume, mounted into a new container, brings back the scene it left;
 #   5. three replicas at once: docker/farm-client.py spreads queries over all three through
-#      one socket and every query is answered (see the script for what it checks).
+#      one socket and every query is answered (see the script for what it checks);
+#   6. docker/k8s under `podman kube play` (docker/kube-play.py): /readyz and /healthz answer
+#      200, gjkctl gets answers through the published port, the revision is the ConfigMap
+#      scene's, two ConfigMap changes made as the kubelet makes them are picked up (revision,
+#      /metrics, scene), job-sweep.yaml's script answers its trajectory set index by index in
+#      the pod's network, and the pod stops with exit code 0 after a drain; kube down removes it.
 # The base image debian:bookworm-slim comes from docker/base-image.sh; a copy is cached in
 # $GJK_CONTAINER_CACHE (default /var/tmp/gjkd-cache) to save the debootstrap on the next run
 # (a missing or unreadable cache only costs time). Exit status: 0 pass, 1 fail, 77 skipped
@@ -29,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$gjkctl" ] || { echo "smoke: --gjkctl PATH (the host's gjkctl) is required" >&2; exit 2; }
 [ -f "$python_proto/gjkd_pb2.py" ] || { echo "smoke: --python-proto DIR with gjkd_pb2.py is required" >&2; exit 2; }
-for tool in podman debootstrap runc; do
+for tool in podman debootstrap runc catatonit; do
   command -v "$tool" >/dev/null || { echo "smoke: SKIP: $tool not installed"; exit 77; }
 done
 [ "$(id -u)" = 0 ] || { echo "smoke: SKIP: needs root (debootstrap, podman networking)"; exit 77; }
@@ -46,6 +51,7 @@ remove_store() (
   export GJK_PODMAN_DIR="$1/podman"
   # shellcheck source=podman-env.sh
   . "$here/podman-env.sh"
+  timeout 60 podman pod rm -f -a >/dev/null 2>&1
   timeout 60 podman rm -f -v -t 0 -a >/dev/null 2>&1
   timeout 30 podman volume rm -f -a >/dev/null 2>&1
   timeout 60 podman rmi -f -a >/dev/null 2>&1
@@ -69,6 +75,7 @@ export GJK_PODMAN_DIR="$work/podman"
 . "$here/podman-env.sh"
 tag="localhost/gjkd-smoke:$$"
 prefix="gjkd-smoke-$$"
+kube_file="" # set while a `podman kube play` of step 6 may be up
 cleanup() {
   local rc=$?
   set +e
@@ -78,6 +85,7 @@ cleanup() {
       timeout 10 podman logs --tail 30 "$c" 2>&1
     done
   fi
+  [ -z "$kube_file" ] || timeout 60 podman kube down "$kube_file" >/dev/null 2>&1
   remove_store "$work"
   step "cleaned up (exit $rc)"
 }
@@ -250,9 +258,125 @@ for i in 1 2 3; do
   wait_serving "${ports[i - 1]}" "$prefix-r$i"
   endpoints="$endpoints${endpoints:+,}tcp://127.0.0.1:${ports[i - 1]}"
 done
+# Discovery with its fallback: a name that never resolves (RFC 2606 .invalid) stands for a
+# headless Service that is not there, so the client must use the given list.
 GJKD_PYTHON_PROTO="$python_proto" timeout 120 /usr/bin/python3 "$here/farm-client.py" \
-  --endpoints "$endpoints" --requests 30 "$root/examples/demo/trajectory.json" |
-  sed 's/^/smoke:    /' || fail "farm client"
+  --service gjkd.invalid:7471 --endpoints "$endpoints" --requests 30 \
+  "$root/examples/demo/trajectory.json" >"$work/farm.log" 2>&1 ||
+  { sed 's/^/smoke:    /' "$work/farm.log"; fail "farm client"; }
+sed 's/^/smoke:    /' "$work/farm.log"
+grep '^replicas from --endpoints (service gjkd.invalid' "$work/farm.log" >/dev/null ||
+  fail "farm client did not fall back to --endpoints"
 for i in 1 2 3; do stop_clean "$prefix-r$i"; done
 step "5. three replicas answered every spread query; all stopped with exit code 0"
+
+# ------------------------------------------------------------------ 6. docker/k8s, kube play
+# The ConfigMaps and the Deployment of docker/k8s, as `podman kube play` runs them (what
+# docker/kube-play.py changes for one host: the image, one replica, hostPort on 127.0.0.1 on
+# two free ports, the podman init-container type). podman does not run the HTTP probes without
+# systemd timers (nor readiness at all in 4.3), so this step asks the probes' pages itself.
+kz=$(free_port)
+kh=$(free_port)
+while [ "$kh" = "$kz" ]; do kh=$(free_port); done
+/usr/bin/python3 "$here/kube-play.py" --image "$tag" --zmq-port "$kz" --http-port "$kh" \
+  >"$work/kube.yaml" || fail "docker/kube-play.py"
+check() { /usr/bin/python3 "$here/kube-check.py" "$@"; }
+kube_file="$work/kube.yaml" # cleanup() runs `podman kube down` on it from here on
+timeout 180 podman kube play "$work/kube.yaml" >"$work/kube-play.log" 2>&1 ||
+  { cat "$work/kube-play.log" >&2; fail "podman kube play"; }
+pod=gjkd-pod-0
+ctr=$pod-gjkd
+step "6. podman kube play: pod $pod, published on 127.0.0.1:$kz (zmq) and 127.0.0.1:$kh (http)"
+code=""
+for _ in $(seq 60); do
+  code=$(check http "$kh" /readyz 2>/dev/null || true)
+  [ "$code" = 200 ] && break
+  [ "$(podman inspect --format '{{.State.Running}}' "$ctr" 2>/dev/null)" = true ] ||
+    fail "$ctr is not running"
+  sleep 0.5
+done
+[ "$code" = 200 ] || fail "/readyz of $ctr answered '${code:-nothing}' within 30 s"
+code=$(check http "$kh" /healthz) || true
+[ "$code" = 200 ] || fail "/healthz answered '$code'"
+want=$(check revision "$root/examples/demo/scene.json")
+ctl "$kz" --json health >"$work/kube-health.json" || fail "gjkctl health through 127.0.0.1:$kz"
+grep -E "\"revision\":[[:space:]]*$want\b" "$work/kube-health.json" >/dev/null ||
+  fail "revision is not $want (the ConfigMap scene's): $(cat "$work/kube-health.json")"
+ctl "$kz" --json trajectory "$root/examples/demo/trajectory.json" >"$work/kube-traj.json" ||
+  fail "gjkctl trajectory through the pod's published port"
+n=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["waypoints"]))' \
+  "$work/kube-traj.json")
+check metrics "$kh" "$want" 0 || fail "/metrics at start"
+step "6. /readyz and /healthz 200; revision $want from the ConfigMap; trajectory of $n waypoints answered"
+
+# The ConfigMap changes as the kubelet writes it (kube-check.py update): twice, the first turning
+# podman's plain file into the kubelet's links, the second a swap of ..data alone.
+scene_dir=$(podman volume inspect --format '{{.Mountpoint}}' gjkd-scene) ||
+  fail "no volume gjkd-scene"
+obstacles() { ctl "$kz" --json scene | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["obstacles"]))'; }
+before=$(obstacles)
+for gen in 1 2; do
+  new=$(check update "$scene_dir" "$gen") || fail "changing the ConfigMap volume"
+  want=$(check revision "$new")
+  got=""
+  for _ in $(seq 40); do
+    got=$(ctl "$kz" --json health 2>/dev/null | sed -n 's/.*"revision":[[:space:]]*\([0-9]*\).*/\1/p')
+    [ "$got" = "$want" ] && break
+    sleep 0.5
+  done
+  [ "$got" = "$want" ] || fail "change $gen of the ConfigMap: revision '$got', not $want, after 20 s"
+  check metrics "$kh" "$want" "$gen" || fail "/metrics after change $gen"
+  [ "$(obstacles)" = $((before - gen)) ] || fail "change $gen: not $((before - gen)) obstacles"
+  [ "$(check http "$kh" /readyz)" = 200 ] || fail "/readyz after change $gen"
+  step "6. ConfigMap change $gen picked up: revision $want, $((before - gen)) obstacles, still ready"
+done
+
+# The Indexed Job of job-sweep.yaml (podman 4.3 has no Job kind): its script, in the image, for
+# every index, each in a container of its own that joins the pod's network namespace (so its
+# GJKD_ENDPOINT is the pod's loopback instead of the Service), over a set of 5 trajectories.
+# Every trajectory must be answered once, by the index whose share it is, on the new scene.
+completions=$(/usr/bin/python3 - "$here/k8s/job-sweep.yaml" "$work/sweep.sh" <<'PY'
+import sys, yaml
+job = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "Job")
+c = job["spec"]["template"]["spec"]["containers"][0]
+env = {e["name"]: e["value"] for e in c["env"]}
+assert c["command"][:2] == ["/bin/sh", "-c"], c["command"][:2]
+assert job["spec"]["completionMode"] == "Indexed"
+assert int(env["JOB_COMPLETIONS"]) == job["spec"]["completions"], "JOB_COMPLETIONS != completions"
+open(sys.argv[2], "w").write(c["command"][2])
+print(job["spec"]["completions"])
+PY
+) || fail "docker/k8s/job-sweep.yaml"
+mkdir -p "$work/sweep" "$work/results"
+for t in 1 2 3 4 5; do cp "$root/examples/demo/trajectory.json" "$work/sweep/t$t.json"; done
+chown 10001:10001 "$work/results"
+for i in $(seq 0 $((completions - 1))); do
+  timeout 120 podman run --rm --pod "$pod" --read-only --no-healthcheck --entrypoint /bin/sh \
+    -e JOB_COMPLETION_INDEX="$i" -e JOB_COMPLETIONS="$completions" \
+    -e GJKD_ENDPOINT=tcp://127.0.0.1:7471 -v "$work/sweep:/sweep:ro" \
+    -v "$work/results:/results" "$tag" -c "$(cat "$work/sweep.sh")" >"$work/sweep-$i.log" 2>&1 ||
+    { cat "$work/sweep-$i.log" >&2; fail "job-sweep.yaml index $i"; }
+done
+/usr/bin/python3 - "$work/results" "$completions" "$want" <<'PY' || fail "the sweep's results"
+import json, os, sys
+root, n, revision = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+got = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)
+names = ["t%d.json" % t for t in range(1, 6)]
+want = sorted(os.path.join(root, "index-%d" % (k % n), f) for k, f in enumerate(names))
+assert got == want, "results %s, expected %s" % (got, want)
+for f in got:
+    r = json.load(open(f))
+    assert len(r["waypoints"]) == 100 and r["revision"] == revision, (f, r["revision"])
+PY
+step "6. job-sweep.yaml's script: $completions indices answered 5 trajectories once each, on revision $want"
+
+# The pod stops as Kubernetes stops it (SIGTERM, grace period), then kube down removes it.
+timeout 60 podman pod stop -t 30 "$pod" >/dev/null 2>&1 || fail "podman pod stop $pod"
+code=$(podman inspect --format '{{.State.ExitCode}}' "$ctr")
+[ "$code" = 0 ] || fail "$ctr exited with $code after podman pod stop"
+podman logs "$ctr" 2>&1 | grep drained >/dev/null || fail "$ctr logged no drain before exiting"
+timeout 60 podman kube down "$work/kube.yaml" >/dev/null 2>&1 || fail "podman kube down"
+kube_file=""
+if podman pod exists "$pod"; then fail "$pod still exists after podman kube down"; fi
+step "6. podman pod stop: exit code 0 after a drain; podman kube down removed the pod"
 step "PASS"

@@ -1,5 +1,6 @@
 # Container smoke test (docker/smoke-test.sh): builds the image in a throw-away podman store,
-# runs it with --demo, checks health, drain, the state volume and three replicas; 40-85 s
+# runs it with --demo, checks health, drain, the state volume, three replicas, and docker/k8s
+# under `podman kube play` (probes, a ConfigMap scene change picked up, clean stop); 45-120 s
 # with the cached base image, about 3 min without. Label `container` (ctest -L container).
 # Skipped (exit 77) without podman, debootstrap or root. Not in sanitizer builds: the image
 # compiles its own release binaries, so a second run would test nothing new.
