@@ -781,8 +781,8 @@ static bool segment_columns_view(const Gjkd__V1__TrajectoryResult *t, gjkd_traje
 {
     const Gjkd__V1__SegmentColumns *c = t->segment_columns;
     v->first_contact_segment = -1;
-    if (c == NULL)
-        return t->n_segments == 0;
+    if (c == NULL) /* none, or SegmentResults (an older daemon: the rows read those) */
+        return true;
     size_t n = c->n_verdict;
     if (c->n_t != n || c->n_clearance_lower_bound != n || c->n_pair_index != n ||
         c->n_distance != n || c->n_geometry != COMPACT_GEOMETRY * n || c->n_status != n ||
