@@ -734,8 +734,7 @@ class Client:
             out["joint_names"] = joint_names_to_dict(tr.joint_names)
         if continuous:
             try:  # segment columns with pair columns; SegmentResults from an older daemon
-                out["segments"] = (columns.segment_columns_dicts(tr.segment_columns,
-                                                                 tr.pair_table)
+                out["segments"] = (columns.segment_columns_dicts(tr)
                                    if tr.HasField("segment_columns")
                                    else [segment_to_dict(s) for s in tr.segments])
             except columns.InconsistentReply as e:

@@ -220,12 +220,16 @@ def segment_dicts(cols, sides):
     return out
 
 
-def segment_columns_dicts(c, table):
-    """The segments of a reply's SegmentColumns message c as the dicts of
+def segment_columns_dicts(tr):
+    """The segments of a TrajectoryResult's segment_columns as the dicts of
     Client.query_trajectory, from plain lists (no numpy)."""
+    if len(tr.segments):
+        raise InconsistentReply("segment columns and SegmentResults in one reply")
+    c = tr.segment_columns
     cols = {name: list(getattr(c, name)) for name in _SEGMENT_FIELDS}
-    check_segment_lengths({k: len(v) for k, v in cols.items()}, len(table), cols["pair_index"])
-    return segment_dicts(cols, table_sides(table))
+    check_segment_lengths({k: len(v) for k, v in cols.items()}, len(tr.pair_table),
+                          cols["pair_index"])
+    return segment_dicts(cols, table_sides(tr.pair_table))
 
 
 def build_states(flags, min_distance, pairs_checked, pairs_candidate, start, index, distance,
