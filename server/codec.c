@@ -215,8 +215,9 @@ bool gjkd_check_wire_strings(const ProtobufCMessageDescriptor *descriptor, const
 static bool check_length(double v, const char *where, const char *field, gjkd_error *error)
 {
     if (!(v >= 0.0 && v <= GJK_MAX_LENGTH))
-        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.%s: %g is not a length in [0, %g] m",
-                         where, field, v, GJK_MAX_LENGTH);
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                         "%s.%s: %g is not a length in [0, %g] m", where, field, v,
+                         GJK_MAX_LENGTH);
     return true;
 }
 
@@ -224,8 +225,9 @@ static bool check_length(double v, const char *where, const char *field, gjkd_er
 static bool check_radius(double v, const char *where, const char *field, gjkd_error *error)
 {
     if (!(v > 0.0 && v <= GJK_MAX_LENGTH))
-        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT), "%s.%s: %g is not a radius in (0, %g] m",
-                         where, field, v, GJK_MAX_LENGTH);
+        return gjkd_fail(error, GJKD_CODE(INVALID_INPUT),
+                         "%s.%s: %g is not a radius in (0, %g] m", where, field, v,
+                         GJK_MAX_LENGTH);
     return true;
 }
 
@@ -1356,7 +1358,7 @@ void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_resu
     out->pair_table = t.entries;
 }
 
-/* The segments and their summary; both forms. */
+/* The segments' summary, in either form. */
 static void encode_segment_summary(const gjk_world_result *r, Gjkd__V1__TrajectoryResult *out)
 {
     out->first_contact_segment = r->first_contact_segment;
