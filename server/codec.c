@@ -1281,6 +1281,9 @@ static void encode_waypoint_columns(gjkd_arena *arena, const gjk_world_result *r
         (c)->field = gjkd_arena_alloc(arena, ((n) + 1) * sizeof *(c)->field);                      \
     } while (0)
 
+static void encode_segment_columns(gjkd_arena *arena, const gjk_world_result *r, pair_table *t,
+                                   Gjkd__V1__TrajectoryResult *out);
+
 void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_result *r,
                                          bool all_pairs, Gjkd__V1__TrajectoryResult *out)
 {
@@ -1316,8 +1319,10 @@ void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_resu
         PAIR_COLUMN(c, gradient_b, grad_b);
         PAIR_COLUMN(c, subgradient, pairs);
     }
-    /* The pair table keys the pairs' identities; at most one entry per pair. */
-    pair_table t = pair_table_make(arena, pairs);
+    /* The pair table keys the pairs' identities (the segments' pairs too); at most one entry
+     * per pair. */
+    size_t segments = r->segment_count > 0 ? (size_t)r->segment_count : 0;
+    pair_table t = pair_table_make(arena, pairs + segments);
     size_t k = 0, ga = 0, gb = 0;
     for (size_t i = 0; i < n; ++i) {
         const gjk_world_waypoint *wp = &r->waypoints[i];
@@ -1348,8 +1353,70 @@ void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_resu
         }
     }
     out->pair_columns = c;
+    encode_segment_columns(arena, r, &t, out);
     out->n_pair_table = t.count;
     out->pair_table = t.entries;
+}
+
+/* The segments' summary, in either form. */
+static void encode_segment_summary(const gjk_world_result *r, Gjkd__V1__TrajectoryResult *out)
+{
+    out->first_contact_segment = r->first_contact_segment;
+    out->undecided_segments = (uint32_t)r->segments_undecided;
+}
+
+static void encode_segment_columns(gjkd_arena *arena, const gjk_world_result *r, pair_table *t,
+                                   Gjkd__V1__TrajectoryResult *out)
+{
+    if (r->segment_count <= 0)
+        return;
+    size_t n = (size_t)r->segment_count;
+    Gjkd__V1__SegmentColumns *c = gjkd_arena_alloc(arena, sizeof *c);
+    gjkd__v1__segment_columns__init(c);
+    PAIR_COLUMN(c, verdict, n);
+    PAIR_COLUMN(c, t, n);
+    PAIR_COLUMN(c, clearance_lower_bound, n);
+    PAIR_COLUMN(c, pair_index, n);
+    PAIR_COLUMN(c, distance, n);
+    PAIR_COLUMN(c, geometry, 15 * n);
+    PAIR_COLUMN(c, status, n);
+    PAIR_COLUMN(c, iterations, n);
+    PAIR_COLUMN(c, epa_iterations, n);
+    PAIR_COLUMN(c, part_pair_count, n);
+    PAIR_COLUMN(c, pairs_checked, n);
+    PAIR_COLUMN(c, pairs_undecided, n);
+    PAIR_COLUMN(c, evaluations, n);
+    PAIR_COLUMN(c, evaluated, n);
+    for (size_t i = 0; i < n; ++i) {
+        const gjk_world_segment *s = &r->segments[i];
+        /* The arena's memory is not zeroed: every entry is written. */
+        c->verdict[i] = (int32_t)s->verdict;
+        c->t[i] = s->t;
+        c->clearance_lower_bound[i] =
+            s->verdict == GJK_CCD_CLEAR && isfinite(s->clearance_lower_bound)
+                ? s->clearance_lower_bound
+                : (double)NAN;
+        c->pair_index[i] = s->has_pair ? (int32_t)pair_table_index(arena, t, &s->pair) : -1;
+        if (s->has_pair) {
+            c->distance[i] = s->pair.distance;
+            put_geometry(c->geometry + 15 * i, &s->pair);
+            c->status[i] = (int32_t)s->pair.status;
+            c->iterations[i] = s->pair.iterations;
+            c->epa_iterations[i] = s->pair.epa_iterations;
+            c->part_pair_count[i] = (uint32_t)s->pair.part_pair_count;
+        } else {
+            c->distance[i] = 0.0;
+            memset(c->geometry + 15 * i, 0, 15 * sizeof *c->geometry);
+            c->status[i] = c->iterations[i] = c->epa_iterations[i] = 0;
+            c->part_pair_count[i] = 0;
+        }
+        c->pairs_checked[i] = (uint32_t)s->pairs_checked;
+        c->pairs_undecided[i] = (uint32_t)s->pairs_undecided;
+        c->evaluations[i] = (uint64_t)s->evaluations;
+        c->evaluated[i] = s->evaluated;
+    }
+    out->segment_columns = c;
+    encode_segment_summary(r, out);
 }
 
 /* ---------------------------------------------------------------- continuous segments */
@@ -1381,8 +1448,8 @@ void gjkd_encode_segments(gjkd_arena *arena, const gjk_world_result *r,
             (int)GJKD__V1__SEGMENT_VERDICT__SEGMENT_VERDICT_CONTACT == (int)GJK_CCD_CONTACT &&
             (int)GJKD__V1__SEGMENT_VERDICT__SEGMENT_VERDICT_UNDECIDED == (int)GJK_CCD_UNDECIDED,
         "segment verdict numbers");
-    if (r->segment_count <= 0)
-        return;
+    if (r->segment_count <= 0 || out->segment_columns != NULL)
+        return; /* none, or already there as columns */
     out->n_segments = (size_t)r->segment_count;
     out->segments = gjkd_arena_alloc(arena, out->n_segments * sizeof *out->segments);
     for (int32_t i = 0; i < r->segment_count; ++i) {
@@ -1403,6 +1470,5 @@ void gjkd_encode_segments(gjkd_arena *arena, const gjk_world_result *r,
         m->evaluations = (uint64_t)s->evaluations;
         out->segments[i] = m;
     }
-    out->first_contact_segment = r->first_contact_segment;
-    out->undecided_segments = (uint32_t)r->segments_undecided;
+    encode_segment_summary(r, out);
 }

@@ -130,7 +130,8 @@ void gjkd_encode_trajectory_columnar(gjkd_arena *arena, const gjk_world_result *
 /* The pair columns (QueryOptions.pair_columns, any mode): every reported pair of every
  * waypoint (all_pairs: ALL_WITHIN's list, else the closest) in out->pair_columns, gradients
  * included, with the waypoints in out->columns (no closest-pair arrays there) and the pairs'
- * names in pair_table as in the compact form. */
+ * names in pair_table as in the compact form; a continuous query's segments in
+ * out->segment_columns, their pairs' names in the same pair_table. */
 void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_result *result,
                                          bool all_pairs, Gjkd__V1__TrajectoryResult *out);
 
@@ -145,7 +146,8 @@ void gjkd_encode_trajectory_pair_columns(gjkd_arena *arena, const gjk_world_resu
  * RESOURCE_EXHAUSTED for a budget above GJKD_MAX_CONTINUOUS_EVALUATIONS. */
 bool gjkd_decode_continuous(const Gjkd__V1__TrajectoryQueryRequest *m, gjk_world_query_options *out,
                             gjkd_error *error);
-/* The result's segments (none unless the query was continuous) into out, every form. */
+/* The result's segments (none unless the query was continuous) into out as SegmentResults,
+ * every form; nothing when the pair columns already put them in out->segment_columns. */
 void gjkd_encode_segments(gjkd_arena *arena, const gjk_world_result *result,
                           Gjkd__V1__TrajectoryResult *out);
 

@@ -4,7 +4,10 @@
  * gjkd_query_trajectory_columns and the rows of gjkd_query_trajectory_request hold exactly
  * the pairs and numbers of the full form (the daemon's rows: the same pairs in the same order,
  * every double bit for bit), gradients included for a robot with joints; a reply whose
- * columns do not fit together is BAD_REPLY. */
+ * columns do not fit together is BAD_REPLY. Continuous queries: the segment columns
+ * (gjkd.proto SegmentColumns) and the gjkd_segments built from them equal the full form's
+ * SegmentResults bit for bit; SegmentResults beside pair columns (a daemon that predates
+ * segment columns) still decode as rows; inconsistent segment columns are BAD_REPLY. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_server_util.h"
 
@@ -288,6 +291,127 @@ static size_t compare_query(gjkd_client *c, Gjkd__V1__TrajectoryQueryRequest *tq
     return k;
 }
 
+/* ------------------------------------------------------------------ segments */
+
+/* The rows' segment pair (names from the pair table) against the full form's. */
+static void same_segment(const gjkd_trajectory_columns *t, const gjkd_segment *g, size_t i,
+                         const Gjkd__V1__SegmentResult *m)
+{
+    assert_int_equal(t->segment_evaluated[i] != 0, m->evaluated);
+    assert_int_equal(g->evaluated, m->evaluated);
+    assert_int_equal(t->segment_verdict[i], (int)m->verdict);
+    assert_int_equal(g->verdict, (int)m->verdict);
+    same_double(t->segment_t[i], m->t);
+    same_double(g->t, m->t);
+    bool has =
+        m->clearance_opt_case == GJKD__V1__SEGMENT_RESULT__CLEARANCE_OPT_CLEARANCE_LOWER_BOUND;
+    assert_int_equal(!isnan(t->segment_clearance_lower_bound[i]), has);
+    assert_int_equal(g->has_clearance, has);
+    if (has) {
+        assert_memory_equal(&t->segment_clearance_lower_bound[i], &m->clearance_lower_bound,
+                            sizeof(double));
+        assert_memory_equal(&g->clearance_lower_bound, &m->clearance_lower_bound, sizeof(double));
+    }
+    assert_int_equal(t->segment_pairs_checked[i], m->pairs_checked);
+    assert_int_equal(g->pairs_checked, m->pairs_checked);
+    assert_int_equal(t->segment_pairs_undecided[i], m->pairs_undecided);
+    assert_int_equal(g->pairs_undecided, m->pairs_undecided);
+    assert_true(t->segment_evaluations[i] == m->evaluations);
+    assert_true(g->evaluations == m->evaluations);
+    assert_int_equal(t->segment_pair_index[i] >= 0, m->pair != NULL);
+    assert_int_equal(g->pair != NULL, m->pair != NULL);
+    if (m->pair == NULL) {
+        assert_int_equal(t->segment_pair_index[i], -1);
+        return;
+    }
+    const Gjkd__V1__PairResult *mp = m->pair;
+    const gjkd_pair *e = &t->table[t->segment_pair_index[i]];
+    assert_string_equal(e->robot_a, mp->body_a->robot);
+    assert_string_equal(e->link_a, mp->body_a->link);
+    assert_string_equal(e->part_a, mp->part_a);
+    assert_string_equal(e->obstacle_b, mp->body_b->obstacle);
+    assert_string_equal(e->link_b, mp->body_b->link);
+    assert_string_equal(e->part_b, mp->part_b);
+    assert_int_equal(e->body_b_id, mp->body_b_id);
+    assert_int_equal(e->part_b_index, mp->part_b_index);
+    same_double(t->segment_distance[i], mp->distance);
+    const double *q = t->segment_geometry + 15 * i;
+    same_vec3(q, mp->point_a);
+    same_vec3(q + 3, mp->point_b);
+    same_vec3(q + 6, mp->local_point_a);
+    same_vec3(q + 9, mp->local_point_b);
+    same_vec3(q + 12, mp->normal);
+    assert_int_equal(t->segment_status[i], (int)mp->status);
+    assert_int_equal(t->segment_iterations[i], mp->iterations);
+    assert_int_equal(t->segment_epa_iterations[i], mp->epa_iterations);
+    assert_int_equal(t->segment_part_pair_count[i], mp->part_pair_count);
+    same_row_pair(g->pair, mp);
+    assert_string_equal(g->pair->part_a, mp->part_a);
+    assert_int_equal(g->pair->epa_iterations, mp->epa_iterations);
+}
+
+/* A continuous query as segment columns, rows and the full form; counts the verdicts. */
+static void compare_segments(gjkd_client *c, Gjkd__V1__TrajectoryQueryRequest *tq,
+                             const gjkd_query_options *o, size_t counts[4])
+{
+    tq->continuous = true;
+    Gjkd__V1__Response *ref = full_form(c, tq, o);
+    const Gjkd__V1__TrajectoryResult *m = ref->trajectory;
+    assert_null(m->segment_columns);
+    assert_int_equal(m->n_segments, tq->waypoint_count - 1);
+    gjkd_query_options oc = *o;
+    oc.continuous = true;
+    gjkd_trajectory_columns *t = NULL;
+    assert_int_equal(gjkd_query_trajectory_columns(c, &oc, tq, &t), GJKD_OK);
+    gjkd_trajectory *rows = NULL;
+    assert_int_equal(gjkd_query_trajectory_request(c, &oc, tq, &rows), GJKD_OK);
+    assert_int_equal(t->segment_count, m->n_segments);
+    assert_int_equal(rows->segment_count, m->n_segments);
+    assert_int_equal(t->first_contact_segment, m->first_contact_segment);
+    assert_int_equal(rows->first_contact_segment, m->first_contact_segment);
+    assert_int_equal(t->undecided_segments, m->undecided_segments);
+    assert_int_equal(rows->undecided_segments, m->undecided_segments);
+    for (size_t i = 0; i < m->n_segments; ++i) {
+        same_segment(t, &rows->segments[i], i, m->segments[i]);
+        counts[m->segments[i]->evaluated ? m->segments[i]->verdict : 0]++;
+    }
+    gjkd_trajectory_destroy(&rows);
+    gjkd_trajectory_columns_destroy(&t);
+    gjkd__v1__response__free_unpacked(ref, NULL);
+    tq->continuous = false;
+}
+
+static void test_segment_columns_equal_the_full_form(void **state)
+{
+    (void)state;
+    t_server *s = start();
+    gjkd_client *c = t_server_connect(s);
+    gjkd_arena a = {0};
+    gjkd_query_options o;
+    memset(&o, 0, sizeof o);
+    size_t counts[4] = {0}; /* not evaluated, clear, contact, undecided */
+    Gjkd__V1__TrajectoryQueryRequest *tq = arm_request(&a);
+    o.mode = GJKD_QUERY_CLOSEST;
+    compare_segments(c, tq, &o, counts);
+    o.has_max_distance = true;
+    o.max_distance = 0.3; /* segments with nothing in reach: no pair, no clearance */
+    compare_segments(c, tq, &o, counts);
+    o.mode = GJKD_QUERY_ALL_WITHIN;
+    compare_segments(c, tq, &o, counts);
+    o.mode = GJKD_QUERY_FIRST_COLLISION; /* segments after the first contact: not evaluated */
+    o.has_max_distance = false;
+    compare_segments(c, tq, &o, counts);
+    tq = cart_request(&a);
+    o.mode = GJKD_QUERY_CLOSEST;
+    compare_segments(c, tq, &o, counts);
+    assert_true(counts[0] > 0);
+    assert_true(counts[1] > 0);
+    assert_true(counts[2] > 0);
+    gjkd_client_destroy(&c);
+    gjkd_arena_free(&a);
+    t_server_stop(s);
+}
+
 /* ------------------------------------------------------------------ tests */
 
 static void test_every_mode_equals_the_full_form(void **state)
@@ -380,6 +504,14 @@ enum {
     FAULT_SHORT_STATUS,   /* one status for two pairs */
     FAULT_GRADIENTS,      /* counts that do not add up to the values */
     FAULT_NO_COLUMNS,     /* pair columns without the waypoint columns */
+    /* continuous replies: two segments in columns (the first with the table's pair) */
+    FAULT_SEGMENTS_OK,      /* consistent */
+    FAULT_SEGMENT_OLD_FORM, /* SegmentResults beside the pair columns (an older daemon) */
+    FAULT_SEGMENT_INDEX,    /* a segment's pair past the table */
+    FAULT_SEGMENT_NEGATIVE, /* a pair index below -1 */
+    FAULT_SEGMENT_SHORT_T,  /* one t for two segments */
+    FAULT_SEGMENT_GEOMETRY, /* 29 geometry values for two segments */
+    FAULT_SEGMENT_BOTH,     /* segment columns and SegmentResults */
 };
 
 static void *lie(void *p)
@@ -452,6 +584,47 @@ static void *lie(void *p)
     }
     tr.columns = l->fault == FAULT_NO_COLUMNS ? NULL : &w;
     tr.pair_columns = &c;
+    /* one segment (waypoint 0 to 1): CONTACT with the table's pair, or two with a clear one */
+    int32_t verdict[2] = {GJKD_SEGMENT_CONTACT, GJKD_SEGMENT_CLEAR}, sindex[2] = {0, -1};
+    double st_t[2] = {0.25, 0.5}, clearance[2] = {NAN, 0.125};
+    uint64_t evals[2] = {7, 3};
+    protobuf_c_boolean evaluated[2] = {1, 1};
+    Gjkd__V1__SegmentColumns sc = GJKD__V1__SEGMENT_COLUMNS__INIT;
+    sc.n_verdict = sc.n_t = sc.n_clearance_lower_bound = sc.n_pair_index = sc.n_distance = 2;
+    sc.n_status = sc.n_iterations = sc.n_epa_iterations = sc.n_part_pair_count = 2;
+    sc.n_pairs_checked = sc.n_pairs_undecided = sc.n_evaluations = sc.n_evaluated = 2;
+    sc.n_geometry = l->fault == FAULT_SEGMENT_GEOMETRY ? 29 : 30;
+    sc.verdict = verdict;
+    sc.t = st_t;
+    sc.clearance_lower_bound = clearance;
+    sc.pair_index = sindex;
+    sc.distance = sc.geometry = zeros;
+    sc.status = status;
+    sc.iterations = sc.epa_iterations = izeros;
+    sc.part_pair_count = ones;
+    sc.pairs_checked = sc.pairs_undecided = uzeros;
+    sc.evaluations = evals;
+    sc.evaluated = evaluated;
+    if (l->fault == FAULT_SEGMENT_INDEX)
+        sindex[1] = 1;
+    if (l->fault == FAULT_SEGMENT_NEGATIVE)
+        sindex[1] = -2;
+    if (l->fault == FAULT_SEGMENT_SHORT_T)
+        sc.n_t = 1;
+    Gjkd__V1__SegmentResult seg = GJKD__V1__SEGMENT_RESULT__INIT;
+    seg.verdict = GJKD__V1__SEGMENT_VERDICT__SEGMENT_VERDICT_CONTACT;
+    seg.t = 0.25;
+    seg.evaluated = true;
+    Gjkd__V1__SegmentResult *segs[1] = {&seg};
+    if (l->fault >= FAULT_SEGMENTS_OK) {
+        tr.first_contact_segment = 0;
+        if (l->fault != FAULT_SEGMENT_OLD_FORM)
+            tr.segment_columns = &sc;
+        if (l->fault == FAULT_SEGMENT_OLD_FORM || l->fault == FAULT_SEGMENT_BOTH) {
+            tr.n_segments = 1;
+            tr.segments = segs;
+        }
+    }
     Gjkd__V1__Status st = GJKD__V1__STATUS__INIT;
     st.code = GJKD_CODE(OK);
     Gjkd__V1__Response resp = GJKD__V1__RESPONSE__INIT;
@@ -503,12 +676,31 @@ static gjkd_status ask_liar(int fault, bool as_columns)
             assert_int_equal(t->pair_count, 2);
             assert_int_equal(t->waypoint_start[1], 2);
             assert_int_equal(t->waypoint_start[2], 2);
+            assert_int_equal(t->segment_count, fault == FAULT_SEGMENTS_OK ? 2 : 0);
         }
         gjkd_trajectory_columns_destroy(&t);
     } else {
         gjkd_trajectory *t = NULL;
         status = gjkd_query_trajectory_request(c, NULL, tq, &t);
         assert_true((status == GJKD_OK) == (t != NULL));
+        if (t != NULL && fault == FAULT_SEGMENTS_OK) {
+            assert_int_equal(t->segment_count, 2);
+            assert_int_equal(t->first_contact_segment, 0);
+            const gjkd_segment *g = t->segments;
+            assert_int_equal(g[0].verdict, GJKD_SEGMENT_CONTACT);
+            assert_true(g[0].t == 0.25 && !g[0].has_clearance && g[0].evaluations == 7);
+            assert_non_null(g[0].pair);
+            assert_int_equal(g[0].pair->status, GJKD_SEPARATED);
+            assert_int_equal(g[0].pair->part_pair_count, 1);
+            assert_int_equal(g[1].verdict, GJKD_SEGMENT_CLEAR);
+            assert_true(g[1].has_clearance && g[1].clearance_lower_bound == 0.125);
+            assert_null(g[1].pair);
+        }
+        if (t != NULL && fault == FAULT_SEGMENT_OLD_FORM) {
+            assert_int_equal(t->segment_count, 1);
+            assert_int_equal(t->segments[0].verdict, GJKD_SEGMENT_CONTACT);
+            assert_null(t->segments[0].pair);
+        }
         gjkd_trajectory_destroy(&t);
     }
     gjkd_client_destroy(&c);
@@ -528,6 +720,19 @@ static void test_inconsistent_pair_columns(void **state)
     }
 }
 
+static void test_inconsistent_segment_columns(void **state)
+{
+    (void)state;
+    for (int as_columns = 0; as_columns < 2; ++as_columns) {
+        assert_int_equal(ask_liar(FAULT_SEGMENTS_OK, as_columns), GJKD_OK);
+        /* the rows read an older daemon's SegmentResults; the arrays say to use them */
+        assert_int_equal(ask_liar(FAULT_SEGMENT_OLD_FORM, as_columns),
+                         as_columns ? GJKD_BAD_REPLY : GJKD_OK);
+        for (int fault = FAULT_SEGMENT_INDEX; fault <= FAULT_SEGMENT_BOTH; ++fault)
+            assert_int_equal(ask_liar(fault, as_columns), GJKD_BAD_REPLY);
+    }
+}
+
 int main(void)
 {
     gjkd_log_set_level(GJKD_LOG_WARN);
@@ -535,6 +740,8 @@ int main(void)
         cmocka_unit_test(test_every_mode_equals_the_full_form),
         cmocka_unit_test(test_gradients_in_columns),
         cmocka_unit_test(test_inconsistent_pair_columns),
+        cmocka_unit_test(test_segment_columns_equal_the_full_form),
+        cmocka_unit_test(test_inconsistent_segment_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

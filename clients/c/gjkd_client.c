@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -774,6 +775,45 @@ static int pair_columns_view(const Gjkd__V1__TrajectoryResult *t, gjkd_trajector
     return 0;
 }
 
+/* The segment columns of a reply (gjkd.proto SegmentColumns) into v's segment arrays; false
+ * when they do not fit together (or name a pair beyond the pair table). */
+static bool segment_columns_view(const Gjkd__V1__TrajectoryResult *t, gjkd_trajectory_columns *v)
+{
+    const Gjkd__V1__SegmentColumns *c = t->segment_columns;
+    v->first_contact_segment = -1;
+    if (c == NULL) /* none, or SegmentResults (an older daemon: the rows read those) */
+        return true;
+    size_t n = c->n_verdict;
+    if (c->n_t != n || c->n_clearance_lower_bound != n || c->n_pair_index != n ||
+        c->n_distance != n || c->n_geometry != COMPACT_GEOMETRY * n || c->n_status != n ||
+        c->n_iterations != n || c->n_epa_iterations != n || c->n_part_pair_count != n ||
+        c->n_pairs_checked != n || c->n_pairs_undecided != n || c->n_evaluations != n ||
+        c->n_evaluated != n || t->n_segments != 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (c->pair_index[i] < -1 ||
+            (c->pair_index[i] >= 0 && (size_t)c->pair_index[i] >= t->n_pair_table))
+            return false;
+    v->segment_count = n;
+    v->segment_verdict = c->verdict;
+    v->segment_t = c->t;
+    v->segment_clearance_lower_bound = c->clearance_lower_bound;
+    v->segment_pair_index = c->pair_index;
+    v->segment_distance = c->distance;
+    v->segment_geometry = c->geometry;
+    v->segment_status = c->status;
+    v->segment_iterations = c->iterations;
+    v->segment_epa_iterations = c->epa_iterations;
+    v->segment_part_pair_count = c->part_pair_count;
+    v->segment_pairs_checked = c->pairs_checked;
+    v->segment_pairs_undecided = c->pairs_undecided;
+    v->segment_evaluations = c->evaluations;
+    v->segment_evaluated = c->evaluated;
+    v->first_contact_segment = t->first_contact_segment;
+    v->undecided_segments = t->undecided_segments;
+    return true;
+}
+
 /* The rows of a pair-columns view: pairs[] (v->pair_count) and states[] (v->waypoint_count),
  * as state_of reads the full form: a waypoint's closest is its first pair; its `pairs` list
  * them all in ALL_WITHIN mode (all_pairs), none otherwise. */
@@ -1352,18 +1392,60 @@ const char *gjkd_segment_verdict_name(int verdict)
     }
 }
 
-/* The reply's continuous segments into the box; false when out of memory. */
-static bool segments_of(const Gjkd__V1__TrajectoryResult *t, trajectory_box *box)
+/* The segment columns of a reply (segment_columns_view checked them) into the box. */
+static void segment_rows_of(const gjkd_trajectory_columns *v, const gjkd_pair *table,
+                            trajectory_box *box)
+{
+    for (size_t i = 0; i < v->segment_count; i++) {
+        gjkd_segment *g = &box->segments[i];
+        g->evaluated = v->segment_evaluated[i];
+        g->verdict = (int)v->segment_verdict[i];
+        g->t = v->segment_t[i];
+        g->has_clearance = !isnan(v->segment_clearance_lower_bound[i]);
+        g->clearance_lower_bound = g->has_clearance ? v->segment_clearance_lower_bound[i] : 0.0;
+        if (v->segment_pair_index[i] >= 0) {
+            gjkd_pair *out = &box->segment_pairs[i];
+            *out = table[v->segment_pair_index[i]];
+            const double *q = v->segment_geometry + COMPACT_GEOMETRY * i;
+            gjkd_vec3 *vec[5] = {&out->point_a, &out->point_b, &out->local_point_a,
+                                 &out->local_point_b, &out->normal};
+            for (int j = 0; j < 5; j++)
+                *vec[j] = (gjkd_vec3){q[3 * j], q[3 * j + 1], q[3 * j + 2]};
+            out->distance = v->segment_distance[i];
+            out->status = (int)v->segment_status[i];
+            out->iterations = v->segment_iterations[i];
+            out->epa_iterations = v->segment_epa_iterations[i];
+            out->part_pair_count = v->segment_part_pair_count[i];
+            g->pair = out;
+        }
+        g->pairs_checked = v->segment_pairs_checked[i];
+        g->pairs_undecided = v->segment_pairs_undecided[i];
+        g->evaluations = v->segment_evaluations[i];
+    }
+}
+
+/* The reply's continuous segments into the box, from SegmentResults or (v not NULL, its
+ * segment arrays checked, table its pair table) segment columns; false when out of memory. */
+static bool segments_of(const Gjkd__V1__TrajectoryResult *t, const gjkd_trajectory_columns *v,
+                        const gjkd_pair *table, trajectory_box *box)
 {
     gjkd_trajectory *p = &box->pub;
-    p->first_contact_segment = t->n_segments > 0 ? t->first_contact_segment : -1;
+    size_t n = v != NULL && t->segment_columns != NULL ? v->segment_count
+                                                       : (t->segment_columns ? 0 : t->n_segments);
+    p->first_contact_segment = n > 0 ? t->first_contact_segment : -1;
     p->undecided_segments = t->undecided_segments;
-    if (t->n_segments == 0)
+    if (n == 0)
         return true;
-    box->segments = calloc(t->n_segments, sizeof *box->segments);
-    box->segment_pairs = calloc(t->n_segments, sizeof *box->segment_pairs);
+    box->segments = calloc(n, sizeof *box->segments);
+    box->segment_pairs = calloc(n, sizeof *box->segment_pairs);
     if (box->segments == NULL || box->segment_pairs == NULL)
         return false;
+    p->segments = box->segments;
+    p->segment_count = n;
+    if (v != NULL && t->segment_columns != NULL) {
+        segment_rows_of(v, table, box);
+        return true;
+    }
     for (size_t i = 0; i < t->n_segments; i++) {
         const Gjkd__V1__SegmentResult *m = t->segments[i];
         gjkd_segment *g = &box->segments[i];
@@ -1518,6 +1600,8 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     gjkd_pair *table = NULL;
     if (t->pair_columns != NULL) {
         int v = pair_columns_view(t, &view, &starts, &table);
+        if (v == 0 && !segment_columns_view(t, &view))
+            v = 1;
         if (v != 0) {
             free(starts);
             free(table);
@@ -1552,8 +1636,9 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     gjkd_trajectory *p = &box->pub;
     if (t->pair_columns != NULL) {
         rows_of_pair_columns(&view, all_pairs, r->revision, pairs, states);
-        free(starts);
-        free(table);
+    } else if (t->segment_columns != NULL) {
+        gjkd_trajectory_destroy(&p);
+        return fail(c, GJKD_BAD_REPLY, "segment columns without pair columns in the reply");
     } else if (cols != NULL) {
         if (!columns_of(cols, t, r->revision, pairs, states)) {
             gjkd_trajectory_destroy(&p);
@@ -1568,6 +1653,10 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
             }
         }
     }
+    /* The segments (their pairs' names from the pair columns' table), then the table goes. */
+    bool segments_ok = segments_of(t, t->pair_columns != NULL ? &view : NULL, table, box);
+    free(starts);
+    free(table);
     p->waypoints = states;
     p->waypoint_count = n_states;
     p->has_min_distance =
@@ -1579,16 +1668,12 @@ gjkd_status gjkd_query_trajectory_request(gjkd_client *c, const gjkd_query_optio
     p->cache_hit = t->trajectory_cache_hit;
     p->revision = r->revision;
     p->handler_seconds = r->handler_seconds;
-    if (!joints_of(t->joint_names, t->n_joint_names, &box->joints)) {
+    if (!segments_ok || !joints_of(t->joint_names, t->n_joint_names, &box->joints)) {
         gjkd_trajectory_destroy(&p);
         return fail(c, GJKD_CLIENT_ERROR, "out of memory");
     }
     p->joint_names = box->joints;
     p->joint_names_count = box->joints ? t->n_joint_names : 0;
-    if (!segments_of(t, box)) {
-        gjkd_trajectory_destroy(&p);
-        return fail(c, GJKD_CLIENT_ERROR, "out of memory");
-    }
     *out = p;
     return GJKD_OK;
 }
@@ -1627,7 +1712,15 @@ gjkd_status gjkd_query_trajectory_columns(gjkd_client *c, const gjkd_query_optio
                     "the reply has no pair columns (a daemon older than this client): use "
                     "gjkd_query_trajectory_request");
     }
+    if (t->n_segments > 0) {
+        gjkd_trajectory_columns_destroy(&p);
+        return fail(c, GJKD_BAD_REPLY,
+                    "the reply's segments are not columns (a daemon older than this client): "
+                    "use gjkd_query_trajectory_request");
+    }
     int v = pair_columns_view(t, p, &box->starts, &box->table);
+    if (v == 0 && !segment_columns_view(t, p))
+        v = 1;
     if (v != 0 || !joints_of(t->joint_names, t->n_joint_names, &box->joints)) {
         gjkd_trajectory_columns_destroy(&p);
         return v == 1 ? fail(c, GJKD_BAD_REPLY, "inconsistent pair columns in the reply")

@@ -507,12 +507,31 @@ typedef struct gjkd_trajectory_columns {
     const gjkd_robot_joints *joint_names;
     size_t joint_names_count;
     double handler_seconds;
+    /* options.continuous (gjkd.proto SegmentColumns): per segment (segment_count; waypoint i
+     * to i + 1), the numbers of gjkd_trajectory.segments bit for bit. A segment without a pair
+     * has segment_pair_index -1 and zero pair numbers; clearance NaN where there is none
+     * (gjkd_segment.has_clearance false). The pair's names are table[segment_pair_index]. */
+    size_t segment_count;
+    const int32_t *segment_verdict; /* gjkd_segment_verdict, 0 when not evaluated */
+    const double *segment_t;
+    const double *segment_clearance_lower_bound; /* metres, NaN where absent */
+    const int32_t *segment_pair_index;           /* into table, -1 when no pair */
+    const double *segment_distance;
+    const double *segment_geometry; /* 15 per segment, as geometry */
+    const int32_t *segment_status, *segment_iterations, *segment_epa_iterations;
+    const uint32_t *segment_part_pair_count;
+    const uint32_t *segment_pairs_checked, *segment_pairs_undecided;
+    const uint64_t *segment_evaluations;
+    const protobuf_c_boolean *segment_evaluated;
+    int32_t first_contact_segment; /* -1 if none */
+    uint32_t undecided_segments;
 } gjkd_trajectory_columns;
 
 /* The query of gjkd_query_trajectory_request, its result as arrays: the request is sent as
  * there (nested poses packed; the caller's message is left unchanged), options as there. A daemon
  * that predates pair columns answers in another form: GJKD_BAD_REPLY, saying so
- * (gjkd_query_trajectory_request reads every form). */
+ * (gjkd_query_trajectory_request reads every form); likewise, with options.continuous, one that
+ * predates segment columns. */
 GJKD_CLIENT_API gjkd_status gjkd_query_trajectory_columns(
     gjkd_client *client, const gjkd_query_options *options,
     const Gjkd__V1__TrajectoryQueryRequest *request, gjkd_trajectory_columns **out);

@@ -13,6 +13,11 @@ Groups:
           for bit; its dicts (to_dict) and query_trajectory's are those too; requests from
           numpy arrays (link poses, joint vectors) equal those from lists; gradients in
           columns for a robot with joints, in ALL and CLOSEST modes
+  segments  continuous queries: the segment columns (SegmentColumns) of
+          query_trajectory_arrays(continuous=True) hold exactly the numbers of the full form's
+          SegmentResults, bit for bit, its segment dicts and query_trajectory's are
+          segment_to_dict's of the full form, in every mode, link poses and joints; replies
+          whose segment columns do not fit together are refused (GjkdError 102)
   bench   `gjkctl bench SCENE TRAJ --json` parses and counts what the query reports (pairs
           reported and checked, waypoints evaluated, colliding waypoints; cold without and
           warm with a named-cache hit); the table form prints both rows"""
@@ -62,13 +67,14 @@ def same_values(x, ref, where):
         check(type(x) is type(ref) and x == ref, "%s: %r vs %r" % (where, x, ref))
 
 
-def full_form(c, robot, waypoints=None, joints=None, **options):
+def full_form(c, robot, waypoints=None, joints=None, continuous=False, **options):
     """The query in the full form (no compact, columnar or pair columns), decoded into the
     dicts of the client's row path (state_to_dict)."""
     pb = e2e.pb
     req = pb.Request()
     t = req.trajectory_query
     t.robot = robot
+    t.continuous = continuous
     e2e.gjkd.client._options(t.options, **options)
     if joints is not None:
         e2e.gjkd.documents.joint_waypoints_to_pb(joints, None, t)
@@ -222,6 +228,142 @@ def group_arrays():
     check(d.stop() == 0, "gjkd exit status")
 
 
+def same_segments(a, segments, where):
+    """The segment arrays of a TrajectoryArrays against the full form's SegmentResults;
+    returns the verdicts seen (0 for a segment not evaluated)."""
+    import numpy as np
+
+    check(a.continuous and len(a.segment_t) == len(segments), "%s: %d segments, the full "
+          "form %d" % (where, 0 if a.segment_t is None else len(a.segment_t), len(segments)))
+    verdicts = set()
+    geometry = ("point_a", "point_b", "local_point_a", "local_point_b", "normal")
+    for i, s in enumerate(segments):
+        at = "%s: segment %d" % (where, i)
+        verdicts.add(s.verdict if s.evaluated else 0)
+        check(bool(a.segment_evaluated[i]) == s.evaluated and
+              int(a.segment_verdict[i]) == s.verdict, at + ": verdict")
+        same_double(float(a.segment_t[i]), s.t, at + ".t")
+        if s.WhichOneof("clearance_opt") == "clearance_lower_bound":
+            check(bits(float(a.segment_clearance_lower_bound[i])) ==
+                  bits(s.clearance_lower_bound), at + ".clearance_lower_bound")
+        else:
+            check(np.isnan(a.segment_clearance_lower_bound[i]), at + ": no clearance")
+        check(int(a.segment_pairs_checked[i]) == s.pairs_checked and
+              int(a.segment_pairs_undecided[i]) == s.pairs_undecided and
+              int(a.segment_evaluations[i]) == s.evaluations, at + ": counters")
+        k = int(a.segment_pair_index[i])
+        check((k >= 0) == s.HasField("pair"), at + ": pair index %d" % k)
+        if k < 0:
+            continue
+        p = e2e.gjkd.client.pair_to_dict(s.pair)
+        ta, tb, padding = a.table[k]
+        check(ta == p["a"] and tb == p["b"], at + ": %r %r vs %r %r" % (ta, tb, p["a"], p["b"]))
+        same_double(padding, p["padding"], at + ".padding")
+        same_double(float(a.segment_distance[i]), p["distance"], at + ".distance")
+        for j, name in enumerate(geometry):
+            for x in range(3):
+                same_double(float(a.segment_geometry[i, 3 * j + x]), p[name][x],
+                            "%s.%s[%d]" % (at, name, x))
+        check(e2e.gjkd.status_name(int(a.segment_status[i])) == p["status"] and
+              int(a.segment_iterations[i]) == p["iterations"] and
+              int(a.segment_epa_iterations[i]) == p["epa_iterations"] and
+              int(a.segment_part_pair_count[i]) == p["part_pair_count"], at + ": pair counts")
+    return verdicts
+
+
+def refused(tr, what):
+    """A reply with the trajectory result tr is refused by both decoders (numpy, dicts)."""
+    r = e2e.pb.Response()
+    r.trajectory.CopyFrom(tr)
+    try:
+        e2e.gjkd.columns.TrajectoryArrays(r, False, False)
+        check(False, what + ": the arrays accept it")
+    except e2e.gjkd.columns.InconsistentReply:
+        pass
+    if tr.HasField("segment_columns"):
+        try:
+            e2e.gjkd.columns.segment_columns_dicts(tr)
+            check(False, what + ": the dicts accept it")
+        except e2e.gjkd.columns.InconsistentReply:
+            pass
+
+
+def group_segments():
+    import numpy as np
+
+    doc = load_json("trajectory.json")
+    waypoints = [w["link_poses"] for w in doc["waypoints"]]
+    d = e2e.Daemon()
+    verdicts = set()
+    with d.client() as c:
+        q = np.stack([np.linspace(-1.2, 1.2, 40), np.linspace(-2.5, 2.5, 40)], axis=1)
+        cases = [(doc["robot"], dict(waypoints=waypoints), mode, md)
+                 for mode, md in (("closest", None), ("closest", 0.1), ("all", 0.1),
+                                  ("first_collision", None))]
+        cases += [("cart", dict(joint_waypoints=q.tolist()), mode, md)
+                  for mode, md in (("closest", None), ("all", 0.3), ("first_collision", None))]
+        last, cart = None, False
+        for robot, traj, mode, md in cases:
+            if robot == "cart" and not cart:
+                cart = True
+                with tempfile.TemporaryDirectory() as tmp:  # the demo first, then the cart
+                    path = os.path.join(tmp, "cart.json")
+                    with open(path, "w") as f:
+                        json.dump(CART_SCENE, f)
+                    gjkctl(d, "load", path)
+            where = "%s %s max_distance=%s" % (robot, mode, md)
+            kw = dict(mode=mode, max_distance=md)
+            _, tr = full_form(c, robot, traj.get("waypoints"), traj.get("joint_waypoints"),
+                              continuous=True, **kw)
+            check(len(tr.segments) > 0 and not tr.HasField("segment_columns"),
+                  where + ": full-form segments")
+            ref = [e2e.gjkd.client.segment_to_dict(s) for s in tr.segments]
+            a = c.query_trajectory_arrays(robot, continuous=True, **traj, **kw)
+            verdicts |= same_segments(a, tr.segments, where)
+            check(a.first_contact_segment == tr.first_contact_segment and
+                  a.undecided_segments == tr.undecided_segments, where + ": summary")
+            check(not a.segment_t.flags.writeable, where + ": read-only arrays")
+            dicts = c.query_trajectory(robot, continuous=True, **traj, **kw)
+            same_values(dicts["segments"], ref, where + " (query_trajectory)")
+            same_values(a.to_dict()["segments"], ref, where + " (to_dict)")
+            check(dicts["first_contact_segment"] == tr.first_contact_segment, where + ": first")
+            plain = c.query_trajectory_arrays(robot, **traj, **kw)
+            check(not plain.continuous and plain.segment_t is None and
+                  "segments" not in plain.to_dict(), where + ": no segments unasked")
+            last = a
+        check({0, 1, 2} <= verdicts, "verdicts seen: %r" % sorted(verdicts))
+
+        # inconsistent segment columns (from the last real reply) are refused
+        good = e2e.pb.TrajectoryResult()
+        good.segment_columns.CopyFrom(last._tr.segment_columns)
+        good.pair_table.extend(last._tr.pair_table)
+        good.pair_columns.SetInParent()
+        good.columns.SetInParent()
+        n = len(good.segment_columns.t)
+        bad = e2e.pb.TrajectoryResult()
+        bad.CopyFrom(good)
+        bad.segment_columns.pair_index[0] = len(good.pair_table)
+        refused(bad, "a pair index past the table")
+        bad.CopyFrom(good)
+        bad.segment_columns.pair_index[0] = -2
+        refused(bad, "a pair index below -1")
+        bad.CopyFrom(good)
+        del bad.segment_columns.t[n - 1]
+        refused(bad, "a short t")
+        bad.CopyFrom(good)
+        del bad.segment_columns.geometry[0]
+        refused(bad, "14 geometry values")
+        bad.CopyFrom(good)
+        bad.segments.add().evaluated = True
+        refused(bad, "SegmentResults beside segment columns")
+        bad.CopyFrom(good)
+        r = e2e.pb.Response()
+        r.trajectory.CopyFrom(good)
+        check(e2e.gjkd.columns.TrajectoryArrays(r, False, False).segment_t.tobytes() ==
+              last.segment_t.tobytes(), "the untouched copy decodes")
+    check(d.stop() == 0, "gjkd exit status")
+
+
 def group_bench():
     d = e2e.Daemon()
     scene, traj = demo("scene.json"), demo("trajectory.json")
@@ -262,7 +404,7 @@ def group_bench():
     check(d.stop() == 0, "gjkd exit status")
 
 
-GROUPS = {"arrays": group_arrays, "bench": group_bench}
+GROUPS = {"arrays": group_arrays, "segments": group_segments, "bench": group_bench}
 
 if __name__ == "__main__":
     e2e.GROUPS = GROUPS

@@ -733,7 +733,13 @@ class Client:
         if gradients:
             out["joint_names"] = joint_names_to_dict(tr.joint_names)
         if continuous:
-            out["segments"] = [segment_to_dict(s) for s in tr.segments]
+            try:  # segment columns with pair columns; SegmentResults from an older daemon
+                out["segments"] = (columns.segment_columns_dicts(tr)
+                                   if tr.HasField("segment_columns")
+                                   else [segment_to_dict(s) for s in tr.segments])
+            except columns.InconsistentReply as e:
+                raise GjkdError(102, "inconsistent segment columns in the reply: %s"
+                                % e) from None
             out["first_contact_segment"] = tr.first_contact_segment
             out["undecided_segments"] = tr.undecided_segments
         return out
@@ -741,13 +747,18 @@ class Client:
     def query_trajectory_arrays(self, robot, waypoints=None, name=None, max_distance=None,
                                 mode="closest", pair_kinds=0, no_penetration_depth=False,
                                 max_pairs=0, expected_revision=None, per_part=False,
-                                joint_waypoints=None, joint_names=None, gradients=False):
+                                joint_waypoints=None, joint_names=None, gradients=False,
+                                continuous=False, continuous_time_tolerance=0.0,
+                                continuous_max_evaluations=0):
         """query_trajectory with its result as numpy arrays (gjkd.columns.TrajectoryArrays:
-        one array per field, every reported pair of every waypoint; the dicts on demand as
-        .waypoints and .to_dict()). Needs numpy, and a daemon that sends pair columns."""
+        one array per field, every reported pair of every waypoint; with continuous, one per
+        segment field too; the dicts on demand as .waypoints, .segments and .to_dict()). Needs
+        numpy, and a daemon that sends pair columns (and, with continuous, segment columns)."""
         req, tail = self._trajectory_request(robot, waypoints, name, max_distance, mode,
                                              pair_kinds, no_penetration_depth, max_pairs,
-                                             per_part, joint_waypoints, joint_names, gradients)
+                                             per_part, joint_waypoints, joint_names, gradients,
+                                             continuous, continuous_time_tolerance,
+                                             continuous_max_evaluations)
         r = self._ok(req, expected_revision, body="trajectory", tail=tail)
         try:
             return columns.TrajectoryArrays(r, mode == "all", gradients, self._reply_bytes)

@@ -15,6 +15,15 @@ _PAIR_FIELDS = {"waypoint": (1, "<u4"), "pair_index": (2, "<u4"), "distance": (3
                 "gradient_b_count": (11, "<u4"), "gradient_b": (12, "<f8"),
                 "subgradient": (13, "u1")}
 _WAYPOINT_DOUBLES = {"min_distance": 2}
+# SegmentColumns fields (gjkd.proto), the numpy type of each; TrajectoryArrays names them
+# "segment_" + the field name.
+_SEGMENT_FIELDS = {"verdict": (1, "<i4"), "t": (2, "<f8"), "clearance_lower_bound": (3, "<f8"),
+                   "pair_index": (4, "<i4"), "distance": (5, "<f8"), "geometry": (6, "<f8"),
+                   "status": (7, "<i4"), "iterations": (8, "<i4"), "epa_iterations": (9, "<i4"),
+                   "part_pair_count": (10, "<u4"), "pairs_checked": (11, "<u4"),
+                   "pairs_undecided": (12, "<u4"), "evaluations": (13, "<u8"),
+                   "evaluated": (14, "u1")}
+_VERDICT = {1: "clear", 2: "contact", 3: "undecided"}
 
 FLAG_EVALUATED = pb.WAYPOINT_FLAG_EVALUATED
 FLAG_COLLIDING = pb.WAYPOINT_FLAG_COLLIDING
@@ -156,6 +165,73 @@ def _gradient_lists(c):
             list(c.gradient_b), list(c.subgradient))
 
 
+def _pair(side, g, distance, status, iterations, epa_iterations, part_pair_count):
+    """A pair dict (pair_to_dict's) from its table entry's (a, b, padding), its 15 geometry
+    values and its numbers (status: the name)."""
+    a, b, padding = side
+    return {"a": a, "b": b, "distance": distance, "status": status, "iterations": iterations,
+            "epa_iterations": epa_iterations, "padding": padding,
+            "part_pair_count": part_pair_count, "point_a": tuple(g[0:3]),
+            "point_b": tuple(g[3:6]), "local_point_a": tuple(g[6:9]),
+            "local_point_b": tuple(g[9:12]), "normal": tuple(g[12:15])}
+
+
+def check_segment_lengths(lengths, n_table, pair_index):
+    """Checks the lengths ({field: length}) of segment columns and their pair indices
+    (-1, or an entry of a table of n_table); returns the number of segments."""
+    n = lengths["verdict"]
+    for name in _SEGMENT_FIELDS:
+        want = 15 * n if name == "geometry" else n
+        if lengths[name] != want:
+            raise InconsistentReply("segment %s: %d entries for %d segments"
+                                    % (name, lengths[name], n))
+    if n and (min(pair_index) < -1 or max(pair_index) >= n_table):
+        raise InconsistentReply("a segment's pair index beyond the pair table")
+    return n
+
+
+def segment_dicts(cols, sides):
+    """The segment dicts of Client.query_trajectory (segment_to_dict's) from the lists of
+    the segment columns ({field: list}) and the pair table's sides (table_sides)."""
+    out = []
+    for i in range(len(cols["verdict"])):
+        if not cols["evaluated"][i]:  # after the first contact in first-collision mode
+            out.append({"evaluated": False})
+            continue
+        verdict, k = cols["verdict"][i], cols["pair_index"][i]
+        pair = None
+        if k >= 0:
+            code = cols["status"][i]
+            try:
+                name = pb.StatusCode.Name(code)[len("STATUS_CODE_"):]
+            except ValueError:
+                name = "UNKNOWN"
+            pair = _pair(sides[k], cols["geometry"][15 * i:15 * i + 15], cols["distance"][i],
+                         name, cols["iterations"][i], cols["epa_iterations"][i],
+                         cols["part_pair_count"][i])
+        d = {"evaluated": True, "verdict": _VERDICT.get(verdict, "unspecified"),
+             "t": cols["t"][i], "pair": pair, "pairs_checked": cols["pairs_checked"][i],
+             "pairs_undecided": cols["pairs_undecided"][i],
+             "evaluations": cols["evaluations"][i]}
+        if verdict == 1:
+            c = cols["clearance_lower_bound"][i]
+            d["clearance_lower_bound"] = None if c != c else c  # NaN: none
+        out.append(d)
+    return out
+
+
+def segment_columns_dicts(tr):
+    """The segments of a TrajectoryResult's segment_columns as the dicts of
+    Client.query_trajectory, from plain lists (no numpy)."""
+    if len(tr.segments):
+        raise InconsistentReply("segment columns and SegmentResults in one reply")
+    c = tr.segment_columns
+    cols = {name: list(getattr(c, name)) for name in _SEGMENT_FIELDS}
+    check_segment_lengths({k: len(v) for k, v in cols.items()}, len(tr.pair_table),
+                          cols["pair_index"])
+    return segment_dicts(cols, table_sides(tr.pair_table))
+
+
 def build_states(flags, min_distance, pairs_checked, pairs_candidate, start, index, distance,
                  geometry, status, iterations, epa_iterations, part_pair_count, gradients,
                  sides, all_pairs):
@@ -169,14 +245,9 @@ def build_states(flags, min_distance, pairs_checked, pairs_candidate, start, ind
         ga = gb = 0
     pairs = []
     for k in range(len(index)):
-        a, b, padding = sides[index[k]]
-        g = geometry[15 * k:15 * k + 15]
-        d = {"a": a, "b": b, "distance": distance[k], "status": names[status[k]],
-             "iterations": iterations[k], "epa_iterations": epa_iterations[k],
-             "padding": padding, "part_pair_count": part_pair_count[k],
-             "point_a": tuple(g[0:3]), "point_b": tuple(g[3:6]),
-             "local_point_a": tuple(g[6:9]), "local_point_b": tuple(g[9:12]),
-             "normal": tuple(g[12:15])}
+        d = _pair(sides[index[k]], geometry[15 * k:15 * k + 15], distance[k], names[status[k]],
+                  iterations[k], epa_iterations[k], part_pair_count[k])
+        a, b = d["a"], d["b"]
         if gradients is not None:
             na, nb = ga_count[k], gb_count[k]
             if na or nb:
@@ -255,6 +326,15 @@ class TrajectoryArrays:
     Trajectory: min_distance (None without pairs), min_waypoint, first_collision,
     colliding_waypoints, cache_hit, revision, handler_seconds (the daemon's time on the
     request), joint_names (with gradients).
+    Continuous (continuous True; else these are None): per segment (waypoint i to i + 1; the
+    numbers of query_trajectory's "segments", bit for bit) segment_verdict (int32, 1 clear,
+    2 contact, 3 undecided, 0 not evaluated), segment_t (float64), segment_clearance_lower_bound
+    (float64, NaN where there is none), segment_pair_index (int32 into table, -1 when the
+    segment has no pair; then its pair numbers are zero), segment_distance (float64),
+    segment_geometry (n x 15 float64), segment_status, segment_iterations,
+    segment_epa_iterations (int32), segment_part_pair_count, segment_pairs_checked,
+    segment_pairs_undecided (uint32), segment_evaluations (uint64), segment_evaluated (bool);
+    first_contact_segment, undecided_segments; segments: the segment dicts, built on first use.
     waypoints: the per-waypoint dicts of query_trajectory, built on first use; to_dict(): the
     whole dict of query_trajectory."""
 
@@ -338,6 +418,44 @@ class TrajectoryArrays:
                             else None)
         self._table = None
         self._waypoints = None
+        self._segment_arrays(np, tr)
+
+    def _segment_arrays(self, np, tr):
+        """The segment arrays (SegmentColumns) of a continuous query, else None."""
+        self.continuous = tr.HasField("segment_columns")
+        self._segments = None
+        self.first_contact_segment = self.undecided_segments = None
+        for name in _SEGMENT_FIELDS:
+            setattr(self, "segment_" + name, None)
+        if len(tr.segments):
+            raise InconsistentReply("the reply's segments are not columns (a daemon older "
+                                    "than this client): use query_trajectory")
+        if not self.continuous:
+            return
+        c = tr.segment_columns
+        fields = length_delimited_fields(c.SerializeToString())
+        arrays = {name: np.frombuffer(fields.get(number, b""), dtype=dtype)
+                  for name, (number, dtype) in _SEGMENT_FIELDS.items()}
+        lengths = {name: len(a) for name, a in arrays.items()}
+        if any(lengths[name] != len(getattr(c, name)) for name in _SEGMENT_FIELDS):
+            raise InconsistentReply("segment columns not in the packed encoding")
+        n = check_segment_lengths(lengths, len(tr.pair_table), arrays["pair_index"])
+        arrays["geometry"] = arrays["geometry"].reshape(n, 15)
+        arrays["evaluated"] = arrays["evaluated"].view(np.bool_)
+        for name, a in arrays.items():
+            setattr(self, "segment_" + name, a)
+        self.first_contact_segment = tr.first_contact_segment
+        self.undecided_segments = tr.undecided_segments
+
+    @property
+    def segments(self):
+        """The segment dicts of query_trajectory (continuous; built once, on first use),
+        else None."""
+        if self.continuous and self._segments is None:
+            cols = {name: getattr(self, "segment_" + name).ravel().tolist()
+                    for name in _SEGMENT_FIELDS}
+            self._segments = segment_dicts(cols, self.table)
+        return self._segments
 
     def __len__(self):
         """The number of pairs."""
@@ -375,5 +493,9 @@ class TrajectoryArrays:
                "waypoints": self.waypoints}
         if self.joint_names is not None:
             out["joint_names"] = self.joint_names
+        if self.continuous:
+            out["segments"] = self.segments
+            out["first_contact_segment"] = self.first_contact_segment
+            out["undecided_segments"] = self.undecided_segments
         return out
 
