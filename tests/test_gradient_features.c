@@ -8,9 +8,17 @@
  *   cube hull face against a ball                 not flagged (the ball's side is a point)
  *   cube hull face against a cylinder's side      flagged (a line of the side on a face)
  *   cube hull edge across a capsule               not flagged (crossing segments)
- *   cube hull edge along a capsule                flagged (parallel segments) */
+ *   cube hull edge along a capsule                flagged (parallel segments)
+ * Two polytopes: world_gradient.c searches the one with fewer vertices first and skips the
+ * other's search when that one is a point; the flag must not depend on that order:
+ *   cube face against an octahedron's vertex      not flagged (the smaller side is a point)
+ *   cube vertex against a hexagonal prism's face  not flagged (the smaller side is a point,
+ *                                                 the larger one a face)
+ *   cube face against a hexagonal prism's face    flagged (a face of witnesses) */
 #include "test_world_util.h"
 #include "gjk/hull.h"
+
+#include <math.h>
 
 static gjk_polytope cube;
 
@@ -123,10 +131,54 @@ static void test_polytope_against_closed_forms(void **state)
     gjk_polytope_destroy(&cube);
 }
 
+static gjk_part_def hull_part(gjk_polytope *p, const gjk_vec3 *pts, int32_t n)
+{
+    assert_int_equal(gjk_hull_build(p, pts, n, NULL), GJK_STATUS_SEPARATED);
+    assert_non_null(p->adj_start);
+    assert_int_equal(p->count, n);
+    gjk_part_def part;
+    memset(&part, 0, sizeof part);
+    part.shape = gjk_make_polytope(p);
+    part.pose = gjk_transform_identity();
+    return part;
+}
+
+static void test_polytope_against_polytope(void **state)
+{
+    (void)state;
+    gjk_vec3 pts[12];
+    for (int i = 0; i < 8; ++i)
+        pts[i] = gjk_v3(i & 1 ? 0.1 : -0.1, i & 2 ? 0.1 : -0.1, i & 4 ? 0.1 : -0.1);
+    assert_int_equal(gjk_hull_build(&cube, pts, 8, NULL), GJK_STATUS_SEPARATED);
+    gjk_quat id = gjk_quat_identity();
+    gjk_quat vertex_on = gjk_quat_from_rpy(0, 0.6154797086703874, 0.785398163397448);
+
+    gjk_polytope octa, prism;
+    for (int i = 0; i < 6; ++i) { /* vertices on the axes: one points at the cube's face */
+        double v = i & 1 ? 0.1 : -0.1;
+        pts[i] = gjk_v3(i / 2 == 0 ? v : 0, i / 2 == 1 ? v : 0, i / 2 == 2 ? v : 0);
+    }
+    gjk_part_def o = hull_part(&octa, pts, 6);
+    assert_false(both_ways(id, o));
+
+    for (int i = 0; i < 12; ++i) { /* hexagon at angles 30 + 60 k: side faces normal to x */
+        double a = (30.0 + 60.0 * (i % 6)) * 3.14159265358979323846 / 180.0;
+        pts[i] = gjk_v3(0.1 * cos(a), 0.1 * sin(a), i < 6 ? -0.1 : 0.1);
+    }
+    gjk_part_def h = hull_part(&prism, pts, 12);
+    assert_false(both_ways(vertex_on, h));
+    assert_true(both_ways(id, h));
+
+    gjk_polytope_destroy(&octa);
+    gjk_polytope_destroy(&prism);
+    gjk_polytope_destroy(&cube);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_polytope_against_closed_forms),
+        cmocka_unit_test(test_polytope_against_polytope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,14 +224,18 @@ static wfeature shape_feature(const gjk_shape *s, gjk_vec3 d, double tol, uint32
 
 /* Either side being a point decides, so the side whose face is found in closed form (every
  * kind but a polytope, which needs its vertices searched; a sphere or a point needs nothing)
- * goes first, and the polytope's search is skipped whenever that side is a point. The answer
- * does not depend on the order. */
+ * goes first, and the polytope's search is skipped whenever that side is a point. Of two
+ * polytopes the one with fewer vertices goes first: its search is the cheaper one (a shorter
+ * ascent), and a robot's link hull against a sharper obstacle hull usually meets it at one of
+ * the obstacle's vertices. The answer does not depend on the order. */
 bool gjk_wq_witness_unique(const gjk_shape *a, gjk_quat rot_a, uint32_t hint_a, const gjk_shape *b,
                            gjk_quat rot_b, uint32_t hint_b, gjk_vec3 n)
 {
     double tol = GJK_WORLD_FEATURE_TOLERANCE;
     wfeature fa, fb;
-    if (a->kind == GJK_SHAPE_POLYTOPE && b->kind != GJK_SHAPE_POLYTOPE) {
+    bool b_first = a->kind == GJK_SHAPE_POLYTOPE &&
+                   (b->kind != GJK_SHAPE_POLYTOPE || b->polytope->count < a->polytope->count);
+    if (b_first) {
         fb = shape_feature(b, gjk_quat_inv_rotate(rot_b, gjk_neg(n)), tol, hint_b);
         if (fb.dim == 0)
             return true;
