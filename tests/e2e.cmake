@@ -88,7 +88,7 @@ if(TARGET gjkd AND TARGET gjkctl)
         set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
       endforeach()
-      foreach(group curve curve_refusals)
+      foreach(group curve curve_tokens curve_refusals)
         set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan-curve.supp")
       endforeach()

@@ -297,7 +297,8 @@ def group_curve_tokens():
             check(put(b, "b_ball", -3.0).revision == theirs.revision, "B's retry ran again")
             check(put(a, "a_ball", 3.0).revision == first.revision, "A's reply was replaced")
             check(a.health()["revision"] == theirs.revision, "a retry moved the revision")
-        check(d.stop() == 0, "gjkd exit status after SIGTERM")
+        status = d.stop()
+        check(status == 0, "gjkd exit status %d after SIGTERM:\n%s" % (status, d.stderr()[-4000:]))
 
 
 # ------------------------------------------------------------------ group: curve_refusals
