@@ -2347,19 +2347,22 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
-                           uint64_t deadline_ns, uint8_t **reply, size_t *reply_size);
+static void handle_request(gjkd_service *svc, const char *caller_key, const uint8_t *data,
+                           size_t size, bool probe, uint64_t deadline_ns, uint8_t **reply,
+                           size_t *reply_size);
 
 void gjkd_service_handle(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size)
 {
-    handle_request(svc, data, size, false, 0, reply, reply_size);
+    handle_request(svc, "", data, size, false, 0, reply, reply_size);
 }
 
-void gjkd_service_handle_until(gjkd_service *svc, const uint8_t *data, size_t size,
-                               uint64_t deadline_ns, uint8_t **reply, size_t *reply_size)
+void gjkd_service_handle_until(gjkd_service *svc, const gjkd_caller *caller, const uint8_t *data,
+                               size_t size, uint64_t deadline_ns, uint8_t **reply,
+                               size_t *reply_size)
 {
-    handle_request(svc, data, size, false, deadline_ns, reply, reply_size);
+    const char *key = caller != NULL && caller->key != NULL ? caller->key : "";
+    handle_request(svc, key, data, size, false, deadline_ns, reply, reply_size);
 }
 
 uint64_t gjkd_now_ns(void)
@@ -2370,7 +2373,7 @@ uint64_t gjkd_now_ns(void)
 void gjkd_service_handle_probe(gjkd_service *svc, const uint8_t *data, size_t size, uint8_t **reply,
                                size_t *reply_size)
 {
-    handle_request(svc, data, size, true, 0, reply, reply_size);
+    handle_request(svc, "", data, size, true, 0, reply, reply_size); /* probes change nothing */
 }
 
 void gjkd_service_set_queued(gjkd_service *svc, uint32_t queued)
@@ -2479,8 +2482,9 @@ static void replay(gjkd_service *svc, ssize_t which, uint64_t request_id, const 
     gjkd__v1__response__free_unpacked(r, NULL);
 }
 
-static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, bool probe,
-                           uint64_t deadline_ns, uint8_t **reply, size_t *reply_size)
+static void handle_request(gjkd_service *svc, const char *caller_key, const uint8_t *data,
+                           size_t size, bool probe, uint64_t deadline_ns, uint8_t **reply,
+                           size_t *reply_size)
 {
     gjkd_limits limits = gjkd_service_limits(svc);
     if (size > limits.max_message_bytes) {
@@ -2517,15 +2521,19 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
     for (size_t i = 0; i < COMMAND_COUNT; ++i)
         if (k_commands[i].body == req->body_case)
             which = (ssize_t)i;
-    /* A scene change with a change token runs once (tokens.h): a retry gets the first reply. */
+    /* A scene change with a change token runs once (tokens.h): a retry gets the first reply.
+     * The token is the caller's: (caller key, token) is what is remembered. */
     const ProtobufCBinaryData *token = &req->change_token;
+    const uint8_t *key = (const uint8_t *)caller_key;
+    size_t key_len = strlen(caller_key);
     bool tokened = token->len > 0 && is_scene_change(req->body_case);
     gjkd_token_result tok = GJKD_TOKEN_UNTRACKED;
     if (tokened && token->len <= GJKD_TOKEN_MAX) {
         uint8_t *first = NULL;
         size_t first_size = 0;
-        tok = gjkd_tokens_begin(svc->tokens, token->data, token->len, limits.change_tokens,
-                                (uint64_t)(limits.change_token_seconds * 1e9), &first, &first_size);
+        tok = gjkd_tokens_begin(svc->tokens, key, key_len, token->data, token->len,
+                                limits.change_tokens, (uint64_t)(limits.change_token_seconds * 1e9),
+                                &first, &first_size);
         if (tok == GJKD_TOKEN_REPLAY) {
             replay(svc, which, req->request_id, first, first_size, reply, reply_size);
             free(first);
@@ -2582,7 +2590,8 @@ static void handle_request(gjkd_service *svc, const uint8_t *data, size_t size, 
                  name, gjkd_code_name(status.code), GJKD_Q(error.message));
     pack_response(&resp, reply, reply_size);
     if (tok == GJKD_TOKEN_RUN)
-        gjkd_tokens_end(svc->tokens, token->data, token->len, ok ? *reply : NULL, *reply_size);
+        gjkd_tokens_end(svc->tokens, key, key_len, token->data, token->len, ok ? *reply : NULL,
+                        *reply_size);
     if (ctx.owned != NULL)
         protobuf_c_message_free_unpacked(ctx.owned, NULL);
     gjkd_arena_free(&ctx.arena);

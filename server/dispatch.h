@@ -16,6 +16,7 @@
 #include "config.h"
 #include "metrics.h"
 #include "store.h"
+#include "tokens.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,16 +41,29 @@ void gjkd_service_destroy(gjkd_service **service);
 bool gjkd_service_load_scene(gjkd_service *service, const uint8_t *data, size_t size, bool persist,
                              gjkd_error *error);
 
-/* Handles one serialized Request; *reply (malloc'd, caller frees) is the serialized Response.
- * Never fails: every problem is a status in the reply. */
+/* Handles one serialized Request from the anonymous caller (the empty key, gjkd_caller);
+ * *reply (malloc'd, caller frees) is the serialized Response. Never fails: every problem is
+ * a status in the reply. */
 void gjkd_service_handle(gjkd_service *service, const uint8_t *data, size_t size, uint8_t **reply,
                          size_t *reply_size);
 
-/* gjkd_service_handle with a deadline (CLOCK_MONOTONIC ns, gjkd_now_ns; 0 = none): past it
- * the request is refused with DEADLINE_EXCEEDED before it runs, and a query stops between
- * blocks of waypoints (issue 22, finding 13). */
-void gjkd_service_handle_until(gjkd_service *service, const uint8_t *data, size_t size,
-                               uint64_t deadline_ns, uint8_t **reply, size_t *reply_size);
+/* Who sent a request, as the transport knows it. key: the client's authenticated CURVE public
+ * key (Z85 text, ZeroMQ's "User-Id" property set by the ZAP handler, auth.c), or "" without
+ * CURVE: a daemon without authentication serves one trust domain (loopback, or --insecure).
+ * Change tokens belong to it (tokens.h): one client's token is not another's. A key longer
+ * than GJKD_CALLER_KEY_MAX leaves the request's change token unremembered. */
+#define GJKD_CALLER_KEY_MAX GJKD_TOKEN_KEY_MAX /* bytes of gjkd_caller.key */
+typedef struct gjkd_caller {
+    const char *key;
+} gjkd_caller;
+
+/* gjkd_service_handle for a caller (NULL: the empty key, as gjkd_service_handle) with a
+ * deadline (CLOCK_MONOTONIC ns, gjkd_now_ns; 0 = none): past it the request is refused with
+ * DEADLINE_EXCEEDED before it runs, and a query stops between blocks of waypoints (issue 22,
+ * finding 13). */
+void gjkd_service_handle_until(gjkd_service *service, const gjkd_caller *caller,
+                               const uint8_t *data, size_t size, uint64_t deadline_ns,
+                               uint8_t **reply, size_t *reply_size);
 uint64_t gjkd_now_ns(void);
 
 /* A reply to a request that never reached a handler (e.g. wrong framing, a full queue), with

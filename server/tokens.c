@@ -1,6 +1,6 @@
-/* tokens.c — recent change replies by change token (tokens.h). A flat array scanned under one
- * mutex: changes are serialized by the scene's exclusive lock anyway, and the array is at
- * most --change-tokens long. */
+/* tokens.c — recent change replies by (caller key, change token) (tokens.h). A flat array
+ * scanned under one mutex: changes are serialized by the scene's exclusive lock anyway, and
+ * the array is at most --change-tokens long. */
 #define _POSIX_C_SOURCE 200809L
 #include "tokens.h"
 
@@ -11,6 +11,8 @@
 #include <time.h>
 
 typedef struct token_entry {
+    uint8_t key[GJKD_TOKEN_KEY_MAX]; /* the caller's (tokens.h): part of the identity */
+    size_t key_len;
     uint8_t token[GJKD_TOKEN_MAX];
     size_t len;
     bool running;   /* the first request with it has not finished */
@@ -63,30 +65,34 @@ static void drop(gjkd_tokens *t, size_t i)
     t->entries[i] = t->entries[--t->count];
 }
 
-static ssize_t find(const gjkd_tokens *t, const uint8_t *token, size_t len)
+static ssize_t find(const gjkd_tokens *t, const uint8_t *key, size_t key_len, const uint8_t *token,
+                    size_t len)
 {
-    for (size_t i = 0; i < t->count; ++i)
-        if (t->entries[i].len == len && memcmp(t->entries[i].token, token, len) == 0)
+    for (size_t i = 0; i < t->count; ++i) {
+        const token_entry *e = &t->entries[i];
+        if (e->len == len && e->key_len == key_len && memcmp(e->token, token, len) == 0 &&
+            (key_len == 0 || memcmp(e->key, key, key_len) == 0))
             return (ssize_t)i;
+    }
     return -1;
 }
 
-gjkd_token_result gjkd_tokens_begin(gjkd_tokens *t, const uint8_t *token, size_t len,
-                                    uint32_t max_count, uint64_t max_age_ns, uint8_t **reply,
-                                    size_t *reply_size)
+gjkd_token_result gjkd_tokens_begin(gjkd_tokens *t, const uint8_t *key, size_t key_len,
+                                    const uint8_t *token, size_t len, uint32_t max_count,
+                                    uint64_t max_age_ns, uint8_t **reply, size_t *reply_size)
 {
-    if (max_count == 0 || len == 0 || len > GJKD_TOKEN_MAX)
+    if (max_count == 0 || len == 0 || len > GJKD_TOKEN_MAX || key_len > GJKD_TOKEN_KEY_MAX)
         return GJKD_TOKEN_UNTRACKED;
     pthread_mutex_lock(&t->lock);
     ssize_t i;
-    while ((i = find(t, token, len)) >= 0 && t->entries[i].running)
+    while ((i = find(t, key, key_len, token, len)) >= 0 && t->entries[i].running)
         pthread_cond_wait(&t->done, &t->lock);
     uint64_t now = now_ns();
     /* Expired entries go first (a finished one older than max_age_ns). */
     for (size_t k = t->count; k-- > 0;)
         if (!t->entries[k].running && now - t->entries[k].t_ns > max_age_ns)
             drop(t, k);
-    i = find(t, token, len);
+    i = find(t, key, key_len, token, len);
     if (i >= 0) {
         token_entry *e = &t->entries[i];
         *reply = malloc(e->reply_size > 0 ? e->reply_size : 1);
@@ -122,6 +128,9 @@ gjkd_token_result gjkd_tokens_begin(gjkd_tokens *t, const uint8_t *token, size_t
     }
     token_entry *e = &t->entries[t->count++];
     memset(e, 0, sizeof *e);
+    if (key_len > 0)
+        memcpy(e->key, key, key_len);
+    e->key_len = key_len;
     memcpy(e->token, token, len);
     e->len = len;
     e->running = true;
@@ -130,11 +139,11 @@ gjkd_token_result gjkd_tokens_begin(gjkd_tokens *t, const uint8_t *token, size_t
     return GJKD_TOKEN_RUN;
 }
 
-void gjkd_tokens_end(gjkd_tokens *t, const uint8_t *token, size_t len, const uint8_t *reply,
-                     size_t reply_size)
+void gjkd_tokens_end(gjkd_tokens *t, const uint8_t *key, size_t key_len, const uint8_t *token,
+                     size_t len, const uint8_t *reply, size_t reply_size)
 {
     pthread_mutex_lock(&t->lock);
-    ssize_t i = find(t, token, len);
+    ssize_t i = find(t, key, key_len, token, len);
     if (i >= 0) {
         token_entry *e = &t->entries[i];
         e->running = false;

@@ -18,7 +18,9 @@
 #include <zmq.h>
 
 /* Broker <-> worker message: [client identity][framing][payload]. framing is one byte:
- * 0 = the client sent [payload], 1 = it sent [empty][payload] (REQ); the reply mirrors it. */
+ * 0 = the client sent [payload], 1 = it sent [empty][payload] (REQ); the reply mirrors it.
+ * To the worker the framing frame also carries the request's deadline and caller key
+ * (send_to_worker). */
 enum { FRAMING_BARE = 0, FRAMING_DELIMITED = 1 };
 static const char k_ready[] = "READY";
 static const char k_stop[] = "STOP";
@@ -177,10 +179,18 @@ static void *worker_main(void *arg)
         uint8_t *reply = NULL;
         size_t reply_size = 0;
         uint64_t deadline_ns = 0;
-        if (zmq_msg_size(&f[1]) == 1 + sizeof deadline_ns)
-            memcpy(&deadline_ns, (uint8_t *)zmq_msg_data(&f[1]) + 1, sizeof deadline_ns);
-        gjkd_service_handle_until(w->service, zmq_msg_data(&f[2]), zmq_msg_size(&f[2]), deadline_ns,
-                                  &reply, &reply_size);
+        char key[GJKD_CALLER_KEY_MAX + 1] = "";
+        size_t second = zmq_msg_size(&f[1]);
+        const uint8_t *sp = zmq_msg_data(&f[1]);
+        if (second >= 1 + sizeof deadline_ns &&
+            second - 1 - sizeof deadline_ns <= GJKD_CALLER_KEY_MAX) {
+            memcpy(&deadline_ns, sp + 1, sizeof deadline_ns);
+            memcpy(key, sp + 1 + sizeof deadline_ns, second - 1 - sizeof deadline_ns);
+            key[second - 1 - sizeof deadline_ns] = '\0';
+        }
+        gjkd_caller caller = {key};
+        gjkd_service_handle_until(w->service, &caller, zmq_msg_data(&f[2]), zmq_msg_size(&f[2]),
+                                  deadline_ns, &reply, &reply_size);
         zmq_msg_send(&f[0], sock, ZMQ_SNDMORE);
         zmq_msg_send(&f[1], sock, ZMQ_SNDMORE);
         send_owned(sock, reply, reply_size);
@@ -616,9 +626,11 @@ static uint64_t request_deadline(uint32_t deadline_ms, const gjkd_limits *limits
     return 0;
 }
 
-/* Hands [identity][framing + deadline][payload] to the idle worker `worker_id` (all three
- * consumed) and remembers the request as in flight. The second frame is the framing byte and
- * the request's deadline (8 bytes, host order; 0 = none). */
+/* Hands [identity][framing + deadline + key][payload] to the idle worker `worker_id` (all
+ * three consumed) and remembers the request as in flight. The second frame is the framing
+ * byte, the request's deadline (8 bytes, host order; 0 = none) and the caller key: the
+ * payload's "User-Id" (the client's CURVE public key in Z85, set by the ZAP handler; the
+ * property travels with the message through the queue), nothing without CURVE. */
 static void send_to_worker(broker *b, zmq_msg_t *worker_id, zmq_msg_t *identity, uint8_t framing,
                            uint64_t deadline_ns, zmq_msg_t *payload)
 {
@@ -639,10 +651,16 @@ static void send_to_worker(broker *b, zmq_msg_t *worker_id, zmq_msg_t *identity,
     }
     zmq_msg_send(worker_id, b->backend, ZMQ_SNDMORE);
     zmq_msg_send(identity, b->backend, ZMQ_SNDMORE);
-    uint8_t second[1 + sizeof deadline_ns];
+    const char *key = zmq_msg_gets(payload, "User-Id");
+    size_t key_len = key != NULL ? strlen(key) : 0;
+    if (key_len > GJKD_CALLER_KEY_MAX) /* cannot be: with CURVE frontend_message passed only */
+        key_len = 0;                   /* keys of 40 characters (gjkd_auth_allows_user) */
+    uint8_t second[1 + sizeof deadline_ns + GJKD_CALLER_KEY_MAX];
     second[0] = framing;
     memcpy(second + 1, &deadline_ns, sizeof deadline_ns);
-    zmq_send(b->backend, second, sizeof second, ZMQ_SNDMORE);
+    if (key_len > 0)
+        memcpy(second + 1 + sizeof deadline_ns, key, key_len);
+    zmq_send(b->backend, second, 1 + sizeof deadline_ns + key_len, ZMQ_SNDMORE);
     zmq_msg_send(payload, b->backend, 0);
 }
 

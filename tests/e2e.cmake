@@ -53,8 +53,9 @@ if(TARGET gjkd AND TARGET gjkctl)
                      --source-dir ${PROJECT_SOURCE_DIR})
     set_tests_properties(e2e_kinematics PROPERTIES TIMEOUT 300 LABELS e2e)
     # Authentication and start-up configuration (tests/e2e/e2e_security.py): curve,
-    # curve_refusals (also labelled fault), config (GJKD_* environment, --scene).
-    foreach(group curve curve_refusals config)
+    # curve_tokens (change tokens per client key), curve_refusals (also labelled fault), config
+    # (GJKD_* environment, --scene).
+    foreach(group curve curve_tokens curve_refusals config)
       add_test(NAME e2e_${group}
                COMMAND ${GJK_SYSTEM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/e2e_security.py
                        --group ${group}
@@ -87,7 +88,7 @@ if(TARGET gjkd AND TARGET gjkctl)
         set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
       endforeach()
-      foreach(group curve curve_refusals)
+      foreach(group curve curve_tokens curve_refusals)
         set_tests_properties(e2e_${group} PROPERTIES ENVIRONMENT
           "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan-curve.supp")
       endforeach()

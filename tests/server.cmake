@@ -13,6 +13,9 @@ if(TARGET gjkd_server)
   gjk_add_test(test_server_auth SOURCES test_server_auth.c LIBS gjkd_server LABELS unit TIMEOUT 60)
   # Client text in log lines: quoted, escaped, one line (issue 22, finding 19).
   gjk_add_test(test_server_log SOURCES test_server_log.c LIBS gjkd_server LABELS unit TIMEOUT 30)
+  # Change tokens are per caller key (issue 22, finding 11): another key's token is not yours.
+  gjk_add_test(test_server_tokens SOURCES test_server_tokens.c LIBS gjkd_server LABELS unit
+               TIMEOUT 60)
   # The scene lock is writer-fair (issue 22, finding 7).
   gjk_add_test(test_server_rwlock SOURCES test_server_rwlock.c LIBS gjkd_server LABELS unit
                TIMEOUT 30)
@@ -41,7 +44,7 @@ endif()
 # Under -DGJK_SANITIZE_THREAD=ON, reports from inside libzmq (not built with TSan) are
 # suppressed; see tsan.supp.
 if(TARGET gjkd_server AND GJK_SANITIZE_THREAD)
-  foreach(t test_server_dispatch test_server_transport test_server_auth)
+  foreach(t test_server_dispatch test_server_transport test_server_auth test_server_tokens)
     set_tests_properties(${t} PROPERTIES ENVIRONMENT
       "TSAN_OPTIONS=halt_on_error=1 suppressions=${CMAKE_CURRENT_SOURCE_DIR}/tsan.supp")
   endforeach()

@@ -15,6 +15,8 @@ Groups:
   curve_refusals  no key, a key not on the list, the wrong server key: UNAUTHENTICATED with
                   a message naming the refusal (not a timeout), the refusal counter rises,
                   the log says so in few lines
+  curve_tokens    change tokens belong to the CURVE key that sent them: a client reusing
+                  another's token runs its own change, the owner's retry gets its first reply
   config          GJKD_* environment: precedence file < environment < command line, bad
                   values stop the start; --scene loads a JSON scene, a persisted scene wins,
                   a bad file stops the start with a clear message"""
@@ -248,6 +250,57 @@ def group_curve():
         check(d.stop() == 0, "gjkd exit status after SIGTERM")
 
 
+# ------------------------------------------------------------------ group: curve_tokens
+
+
+def group_curve_tokens():
+    """A change token's identity is (the client's CURVE key, token). It used to be the token
+    alone: client B resending client A's token got A's remembered reply (A's revision and
+    change id) and its own change never ran; B could thus read what A had done, and a B that
+    picked the same token lost its change while being told it was done."""
+    with tempfile.TemporaryDirectory() as tmp:
+        keys = {n: keygen(tmp, n) for n in ("server", "client", "client2")}
+        allow = os.path.join(tmp, "allowed.txt")
+        with open(allow, "w") as f:
+            f.write("%s\n%s\n" % (keys["client"][2], keys["client2"][2]))
+        d = CurveDaemon(keys, allow)
+        token = os.urandom(16)
+
+        def put(c, name, x):
+            req = e2e.pb.Request()
+            e2e.gjkd.documents.obstacle_to_pb(
+                {"name": name, "pose": {"position": [x, 3.0, 0.5]},
+                 "parts": [{"type": "sphere", "radius": 0.1}]}, req.put_obstacle.obstacle)
+            req.change_token = token
+            r = c.call(req)
+            check(r.status.code == e2e.pb.STATUS_CODE_OK, "put %s: %s" % (name, r.status))
+            return r
+
+        def obstacles(c):
+            return sorted(o["name"] for o in c.scene_summary()["obstacles"])
+
+        with d.client() as a, d.client(key="client2") as b:
+            first = put(a, "a_ball", 3.0)
+            # A's retry (same key, same token): the first reply, the change not run again.
+            again = put(a, "a_ball", 3.0)
+            check(again.revision == first.revision and again.change.id == first.change.id
+                  and a.health()["revision"] == first.revision,
+                  "A's retry ran again: revision %d -> %d, now %d"
+                  % (first.revision, again.revision, a.health()["revision"]))
+            # B with A's token: its own change runs (a new revision, its obstacle exists).
+            theirs = put(b, "b_ball", -3.0)
+            check(theirs.revision > first.revision and theirs.change.id != first.change.id,
+                  "B got A's remembered reply: revision %d (A's %d), id %d (A's %d)"
+                  % (theirs.revision, first.revision, theirs.change.id, first.change.id))
+            check("b_ball" in obstacles(b), "B's change did not run: %r" % obstacles(b))
+            # ... and B's retry gets B's reply; A's still gets A's.
+            check(put(b, "b_ball", -3.0).revision == theirs.revision, "B's retry ran again")
+            check(put(a, "a_ball", 3.0).revision == first.revision, "A's reply was replaced")
+            check(a.health()["revision"] == theirs.revision, "a retry moved the revision")
+        status = d.stop()
+        check(status == 0, "gjkd exit status %d after SIGTERM:\n%s" % (status, d.stderr()[-4000:]))
+
+
 # ------------------------------------------------------------------ group: curve_refusals
 
 
@@ -441,7 +494,8 @@ def group_config():
         check(d.stop() == 0, "exit status with the state directory made safe")
 
 
-GROUPS = {"curve": group_curve, "curve_refusals": group_curve_refusals, "config": group_config}
+GROUPS = {"curve": group_curve, "curve_tokens": group_curve_tokens,
+          "curve_refusals": group_curve_refusals, "config": group_config}
 
 if __name__ == "__main__":
     e2e.GROUPS = GROUPS
